@@ -1,0 +1,65 @@
+// swift-tools-version:6.0
+// The CrowdRoom transcode worker: USDZ/USDC/USDA + RoomPlan JSON → layered .glb, manifest and thumbnails.
+//
+// Module rules (enforced by the dependency lists below, so a violation does not compile):
+//  1. Feature modules (USDParse, Layering, GLBWriter, Thumbnailer, Manifest) depend on SceneModel and
+//     their own C wrappers only; they never import each other.
+//  2. Only TranscodeWorker does IO and logging; it is the one composer of the pipeline.
+//  3. Each C library is wrapped by one system-library target and called from exactly one Swift file.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+func cLibrary(_ name: String, pkg: String, apt: String) -> Target {
+    .systemLibrary(name: name, pkgConfig: pkg, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "transcode-worker",
+    products: [
+        .executable(name: "transcode-worker", targets: ["transcode-worker"]),
+        .library(name: "TranscodeWorker", targets: ["TranscodeWorker"]),
+    ],
+    targets: [
+        // C libraries (Debian packages installed by scripts/install-deps.sh).
+        cLibrary("CZlib", pkg: "zlib", apt: "zlib1g-dev"),
+        cLibrary("CLZ4", pkg: "liblz4", apt: "liblz4-dev"),
+        cLibrary("CLibPNG", pkg: "libpng", apt: "libpng-dev"),
+        cLibrary("CLibJPEG", pkg: "libjpeg", apt: "libjpeg62-turbo-dev"),
+        cLibrary("CLibWebP", pkg: "libwebp", apt: "libwebp-dev"),
+        cLibrary("CLibPQ", pkg: "libpq", apt: "libpq-dev"),
+        cLibrary("CLibCrypto", pkg: "libcrypto", apt: "libssl-dev"),
+        cLibrary("CMicroHTTPD", pkg: "libmicrohttpd", apt: "libmicrohttpd-dev"),
+
+        // The hub: pure Swift scene model.
+        .target(name: "SceneModel", swiftSettings: strict),
+
+        // Feature modules.
+        .target(name: "USDParse", dependencies: ["SceneModel", "CZlib", "CLZ4"], swiftSettings: strict),
+        .target(name: "Layering", dependencies: ["SceneModel"], swiftSettings: strict),
+        .target(name: "GLBWriter", dependencies: ["SceneModel"], swiftSettings: strict),
+        .target(
+            name: "Thumbnailer", dependencies: ["SceneModel", "CLibPNG", "CLibJPEG", "CLibWebP"],
+            swiftSettings: strict),
+        .target(name: "Manifest", dependencies: ["SceneModel"], swiftSettings: strict),
+
+        // The composer: pipeline, CLI, queue, storage, HTTP.
+        .target(
+            name: "TranscodeWorker",
+            dependencies: [
+                "SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "Manifest",
+                "CLibPQ", "CLibCrypto", "CMicroHTTPD",
+            ],
+            swiftSettings: strict),
+        .executableTarget(name: "transcode-worker", dependencies: ["TranscodeWorker"], swiftSettings: strict),
+
+        // Tests.
+        .testTarget(name: "SceneModelTests", dependencies: ["SceneModel"], swiftSettings: strict),
+        .testTarget(name: "USDParseTests", dependencies: ["USDParse", "SceneModel"], swiftSettings: strict),
+        .testTarget(
+            name: "TranscodeWorkerTests", dependencies: ["TranscodeWorker", "USDParse", "SceneModel"],
+            swiftSettings: strict),
+    ]
+)
