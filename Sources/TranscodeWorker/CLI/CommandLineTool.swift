@@ -1,7 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A command-line usage problem (exit status 64).
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+    static let helpRequested = UsageError("")
+}
+
 /// Entry point of the `transcode-worker` command: dispatches sub-commands and returns an exit status.
 public enum CommandLineTool {
+    public static let version = "0.1.0"
+
+    static let help = """
+        transcode-worker \(version): RoomPlan USDZ / USD → layered glTF, manifest and thumbnails.
+
+        USAGE: transcode-worker <command> [options]
+
+        COMMANDS:
+          inspect FILE     Parse a .usdz/.usdc/.usda file and report layers, prims, counts, warnings.
+          help             Show this help (also: --help, -h). `transcode-worker <command> --help`
+                           shows a command's own help.
+          version          Print the version.
+        """
+
     public static func main(_ args: [String]) -> Int32 {
-        print("transcode-worker: no commands yet")
-        return 0
+        guard let cmd = args.first else {
+            print(help)
+            return 64
+        }
+        let rest = Array(args.dropFirst())
+        do {
+            switch cmd {
+            case "inspect":
+                return try InspectCommand(rest).run()
+            case "help", "--help", "-h":
+                print(help)
+                return 0
+            case "version", "--version":
+                print(version)
+                return 0
+            default:
+                throw UsageError("unknown command '\(cmd)'")
+            }
+        } catch let u as UsageError {
+            if u.description.isEmpty {
+                print(cmd == "inspect" ? InspectCommand.help : help)
+                return 0
+            }
+            printError("error: \(u.description)\n\n" + (cmd == "inspect" ? InspectCommand.help : help))
+            return 64
+        } catch {
+            printError("error: \(error)")
+            return 1
+        }
     }
+}
+
+func printError(_ s: String) {
+    var line = s + "\n"
+    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
 }

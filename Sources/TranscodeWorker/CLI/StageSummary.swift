@@ -1,0 +1,52 @@
+import USDParse
+
+/// Counts on a composed stage, made the way Pixar's `usd-core` analysis counts them: Mesh prims
+/// (instance proxies included), summed `points` and `faceVertexCounts` lengths, Material prims,
+/// and the sorted set of texture asset paths (`inputs:file` values).
+struct StageSummary {
+    var primTypes: [String: Int] = [:]
+    var meshes = 0
+    var points = 0
+    var faces = 0
+    var materials = 0
+    var textures: [String] = []
+    var instanceable = 0
+    var pointInstancers = 0
+
+    init(_ stage: UsdStage) {
+        var tex: Set<String> = []
+        for prim in stage.prims.dropFirst() {
+            primTypes[prim.typeName.isEmpty ? "(none)" : prim.typeName, default: 0] += 1
+            switch prim.typeName {
+            case "Mesh":
+                meshes += 1
+                if let (_, st, _) = prim.attributes["points"]?.value?.typed { points += st.count / 3 }
+                if let (_, st, _) = prim.attributes["faceVertexCounts"]?.value?.typed { faces += st.count }
+            case "Material": materials += 1
+            case "PointInstancer": pointInstancers += 1
+            default: break
+            }
+            if prim.metadata["instanceable"]?.bool == true { instanceable += 1 }
+            if let file = prim.attributes["inputs:file"]?.value {
+                switch file {
+                case .scalar(.asset, .string(let s)): s.forEach { if !$0.isEmpty { tex.insert($0) } }
+                default: break
+                }
+            }
+        }
+        textures = tex.sorted()
+    }
+
+    var json: JSONValue {
+        .object([
+            "prim_types": .object(primTypes.mapValues { .int(Int64($0)) }),
+            "meshes": .int(Int64(meshes)),
+            "points": .int(Int64(points)),
+            "faces": .int(Int64(faces)),
+            "materials": .int(Int64(materials)),
+            "textures": .array(textures.map(JSONValue.string)),
+            "instanceable": .int(Int64(instanceable)),
+            "point_instancers": .int(Int64(pointInstancers)),
+        ])
+    }
+}

@@ -1,0 +1,274 @@
+import SceneModel
+
+/// Converts a `Mesh` prim into a scene `Mesh` in the prim's own frame (points are not
+/// transformed; normals stay in the same local frame).
+///
+/// * Topology is validated first (`MeshTopology`); a bad mesh is skipped with a warning
+///   (`MESH_INVALID_TOPOLOGY`, `MESH_NONFINITE`, `MESH_EMPTY`), never a whole-file failure.
+/// * Faces are fanned when convex and ear-clipped when concave (`Triangulator`);
+///   `orientation = leftHanded` reverses the winding so front faces are counter-clockwise.
+/// * `subdivisionScheme` other than `none` (when authored) renders the control cage with a
+///   `MESH_SUBDIVISION_CAGE` warning. The unauthored fallback (`catmullClark`) is treated as
+///   polygonal without a warning, since exporters that mean polygons often omit it.
+/// * GeomSubsets of family `materialBind` split the faces into one primitive per material, in
+///   subset order, then the faces in no subset (the mesh's own binding). Subsets that resolve to
+///   the same material share one primitive.
+/// * Primvars: `primvars:normals` (else `normals`), the UV set named by the bound material's
+///   primvar reader (else `st`, `st0`, `st_0`, `UVMap`, `uv`, `map1`, else the first
+///   `texCoord2*` primvar by name), `displayColor` / `displayOpacity`. Every interpolation and
+///   indexed primvars are supported; invalid primvars are dropped with `PRIMVAR_INVALID`.
+///   Normals without `interpolation` metadata are read per vertex (the `normals` fallback, also
+///   applied to `primvars:normals`); other primvars default to constant. Normals are normalised
+///   and dropped when an index is −1; missing UVs read (0, 0) and missing colours white.
+///   V is flipped (`v' = 1 − v`) because `Mesh.uv0` uses the glTF convention.
+/// * Colours: a constant `displayColor` on an unbound mesh becomes the material's base colour;
+///   varying colours become the `colors` stream (only when no material is bound, so they never
+///   tint a real material).
+/// * `doubleSided` makes every primitive's material double-sided (a copy when needed). A
+///   mirroring node transform (negative determinant) is not baked into the winding.
+enum MeshExtractor {
+    /// Common names of the primary UV set, tried after the material's own primvar names.
+    static let uvFallbackNames = ["st", "st0", "st_0", "UVMap", "uv", "map1"]
+
+    /// Converts the Mesh prim at `primIndex`; nil when it is skipped (with a warning).
+    /// - Throws: `USD_LIMIT_EXCEEDED` past `maxTriangles`; `USD_MEMORY_BUDGET_EXCEEDED`.
+    static func extract(primIndex: Int, ctx: StageBuildContext) throws -> MeshIndex? {
+        let stage = ctx.stage
+        let prim = stage.prims[primIndex]
+        let path = prim.path
+        guard let points = AttributeValues.floats(prim.value("points"), components: 3),
+            let counts = AttributeValues.int32s(prim.value("faceVertexCounts")),
+            let fvi = AttributeValues.int32s(prim.value("faceVertexIndices"))
+        else {
+            ctx.warn("MESH_INVALID_TOPOLOGY", "points, faceVertexCounts or faceVertexIndices missing or mistyped", path)
+            return nil
+        }
+        let holes = AttributeValues.int32s(prim.value("holeIndices"))
+        let topology: MeshTopology
+        do {
+            topology = try MeshTopology(points: points, counts: counts, indices: fvi, holes: holes)
+        } catch {
+            ctx.warn(error.code, error.message + "; mesh skipped", path)
+            return nil
+        }
+        guard topology.triangleCount > 0 else {
+            ctx.warn("MESH_EMPTY", "mesh has no drawable faces", path)
+            return nil
+        }
+        if topology.degenerateFaces > 0 {
+            ctx.warn(
+                "MESH_DEGENERATE_FACES", "\(topology.degenerateFaces) faces with fewer than 3 corners skipped", path)
+        }
+        if let scheme = prim.token("subdivisionScheme"), scheme != "none" {
+            ctx.warn("MESH_SUBDIVISION_CAGE", "subdivisionScheme \(scheme): the control cage is used", path)
+        }
+        try ctx.reserveMeshTriangles(topology.triangleCount, path: path)
+
+        // Materials: the mesh's binding, then one slot per distinct subset material.
+        let meshInfo = try ctx.materials.boundMaterial(primIndex: primIndex, ctx: ctx)
+        let subsets = try readSubsets(primIndex: primIndex, faceCount: topology.faceCount, ctx: ctx)
+        let anyBound = meshInfo != nil || subsets.contains { $0.info != nil }
+
+        var problem: String?
+        func report() {
+            if let p = problem { ctx.warn("PRIMVAR_INVALID", p + "; primvar ignored", path) }
+            problem = nil
+        }
+        func validated(_ pv: Primvar?) -> Primvar? {
+            guard var pv else {
+                report()
+                return nil
+            }
+            if let p = pv.validate(
+                faceCount: topology.faceCount, pointCount: topology.pointCount, cornerCount: topology.cornerCount)
+            {
+                ctx.warn("PRIMVAR_INVALID", p + "; primvar ignored", path)
+                return nil
+            }
+            return pv
+        }
+
+        var attrs = VertexAttributes()
+        // Normals.
+        for name in ["primvars:normals", "normals"] where attrs.normals == nil && prim.attributes[name] != nil {
+            if var n = validated(Primvar.read(prim, name: name, components: 3, fallback: .vertex, problem: &problem)) {
+                if n.hasMissing {
+                    ctx.warn("PRIMVAR_INVALID", "\(name) has unassigned (-1) indices; normals ignored", path)
+                    continue
+                }
+                normalize(&n.values)
+                attrs.normals = n
+            }
+        }
+        // Texture coordinates.
+        var varnames = meshInfo?.varnames ?? []
+        for s in subsets { for v in s.info?.varnames ?? [] where !varnames.contains(v) { varnames.append(v) } }
+        if varnames.count > 1 {
+            ctx.warn("MESH_MULTIPLE_UV_SETS", "materials read UV sets \(varnames); only \(varnames[0]) is kept", path)
+        }
+        let texNames = prim.attributes.keys.filter { $0.hasPrefix("primvars:") && !$0.hasSuffix(":indices") }
+            .filter { prim.attributes[$0]!.typeName.hasPrefix("texCoord2") }.sorted()
+        var tried = Set<String>()
+        for name in varnames.map({ "primvars:" + $0 }) + uvFallbackNames.map({ "primvars:" + $0 }) + texNames
+        where attrs.uv == nil && prim.attributes[name] != nil && tried.insert(name).inserted {
+            if var t = validated(Primvar.read(prim, name: name, components: 2, fallback: .constant, problem: &problem))
+            {
+                for k in t.values.indices where !t.values[k].isFinite { t.values[k] = 0 }
+                attrs.uv = t
+            }
+        }
+        let hasTextures = meshInfo?.hasTextures == true || subsets.contains { $0.info?.hasTextures == true }
+        if hasTextures && attrs.uv == nil {
+            ctx.warn("MESH_MISSING_UV", "textured material bound but the mesh has no texture coordinates", path)
+        }
+        // Colours.
+        let colorName = meshInfo?.colorPrimvar ?? subsets.lazy.compactMap { $0.info?.colorPrimvar }.first
+        let dcName = "primvars:" + (colorName ?? "displayColor")
+        let displayColor =
+            prim.attributes[dcName] == nil
+            ? nil
+            : validated(Primvar.read(prim, name: dcName, components: 3, fallback: .constant, problem: &problem))
+        let displayOpacity =
+            prim.attributes["primvars:displayOpacity"] == nil
+            ? nil
+            : validated(
+                Primvar.read(
+                    prim, name: "primvars:displayOpacity", components: 1, fallback: .constant, problem: &problem))
+        var defaultMaterial = meshInfo?.index
+        if colorName != nil, displayColor != nil {
+            attrs.color = displayColor
+            attrs.emitColors = true
+        } else if !anyBound && (displayColor != nil || displayOpacity != nil) {
+            let varying = !(displayColor?.isUniformValue ?? true) || !(displayOpacity?.isUniformValue ?? true)
+            if varying {
+                attrs.color = displayColor
+                attrs.opacity = displayOpacity
+                attrs.emitColors = true
+            }
+            let rgb = firstValue3(displayColor) ?? SIMD3(1, 1, 1)
+            let alpha = firstValue1(displayOpacity) ?? 1
+            attrs.constantRGB = rgb
+            attrs.constantAlpha = alpha
+            // Varying colours live in the stream alone (white material), so glTF's
+            // factor × vertex colour product does not apply them twice.
+            defaultMaterial = ctx.materials.displayColorMaterial(
+                rgb: varying ? SIMD3(1, 1, 1) : rgb, opacity: varying ? 1 : alpha,
+                vertexAlpha: varying && displayOpacity != nil, ctx: ctx)
+        }
+
+        // Slots: subsets (deduplicated by material), then the remaining faces.
+        var slotMaterials: [MaterialIndex?] = []
+        var faceSlots: [Int32]?
+        if !subsets.isEmpty {
+            var slots = [Int32](repeating: -1, count: topology.faceCount)
+            func slot(for m: MaterialIndex?) -> Int32 {
+                if let i = slotMaterials.firstIndex(where: { $0 == m }) { return Int32(i) }
+                slotMaterials.append(m)
+                return Int32(slotMaterials.count - 1)
+            }
+            for s in subsets {
+                let sid = slot(for: s.info?.index ?? defaultMaterial)
+                for f in s.faces where slots[f] < 0 { slots[f] = sid }
+            }
+            if slots.contains(-1) {
+                let rest = slot(for: defaultMaterial)
+                for f in slots.indices where slots[f] < 0 { slots[f] = rest }
+            }
+            faceSlots = slots
+        } else {
+            slotMaterials = [defaultMaterial]
+        }
+
+        // Triangulate, then build the vertex streams.
+        let flip = prim.token("orientation") == "leftHanded"
+        try ctx.charge(StageBuildContext.bytes(topology.triangleCount, 12), "indices of \(path)")
+        var triangulator = Triangulator()
+        var (corners, ranges) = topology.triangulate(
+            faceSlots: faceSlots, slotCount: slotMaterials.count, flip: flip, triangulator: &triangulator)
+        if triangulator.fannedConcaveCount > 0 {
+            ctx.warn(
+                "MESH_CONCAVE_FANNED", "\(triangulator.fannedConcaveCount) large concave faces were fan-triangulated",
+                path)
+        }
+        let streams = try MeshAssembler.assemble(
+            topology: topology, corners: &corners, attributes: attrs, ctx: ctx, path: path)
+
+        let doubleSided = AttributeValues.bool(prim.value("doubleSided")) ?? false
+        var primitives: [Mesh.Primitive] = []
+        for (s, range) in ranges.enumerated() where !range.isEmpty {
+            var material = slotMaterials[s]
+            if doubleSided { material = ctx.materials.doubleSided(material, ctx: ctx) }
+            primitives.append(Mesh.Primitive(indexStart: range.lowerBound, indexCount: range.count, material: material))
+        }
+        let mesh = Mesh(
+            name: prim.name, positions: streams.positions, normals: streams.normals, uv0: streams.uv0,
+            colors: streams.colors, indices: corners, primitives: primitives, sourcePath: path.string)
+        return ctx.scene.addMesh(mesh)
+    }
+
+    /// A `materialBind` face subset: its faces (validated) and its resolved material.
+    struct Subset {
+        var faces: [Int]
+        var info: MaterialExtractor.Info?
+    }
+
+    /// Reads the GeomSubset children of family `materialBind` in child order.
+    private static func readSubsets(primIndex: Int, faceCount: Int, ctx: StageBuildContext) throws -> [Subset] {
+        let stage = ctx.stage
+        var out: [Subset] = []
+        for child in stage.prims[primIndex].children where child >= 0 && child < stage.prims.count {
+            let sp = stage.prims[child]
+            guard sp.typeName == "GeomSubset", sp.isActive, sp.token("familyName") == "materialBind" else { continue }
+            let elementType = sp.token("elementType") ?? "face"
+            guard elementType == "face" else {
+                ctx.warn("GEOMSUBSET_UNSUPPORTED", "elementType \(elementType) is not supported", sp.path)
+                continue
+            }
+            let raw = AttributeValues.int32s(sp.value("indices")) ?? []
+            var faces: [Int] = []
+            faces.reserveCapacity(raw.count)
+            var bad = 0
+            for i in raw {
+                if i >= 0 && Int(i) < faceCount { faces.append(Int(i)) } else { bad += 1 }
+            }
+            if bad > 0 { ctx.warn("GEOMSUBSET_INVALID_INDICES", "\(bad) face indices out of range ignored", sp.path) }
+            out.append(Subset(faces: faces, info: try ctx.materials.boundMaterial(primIndex: child, ctx: ctx)))
+        }
+        return out
+    }
+
+    /// Normalises flat xyz vectors in place; zero or non-finite vectors become +Y.
+    static func normalize(_ v: inout [Float]) {
+        var k = 0
+        while k + 2 < v.count {
+            let x = v[k]
+            let y = v[k + 1]
+            let z = v[k + 2]
+            let len = (x * x + y * y + z * z).squareRoot()
+            if len > 0 && len.isFinite {
+                v[k] = x / len
+                v[k + 1] = y / len
+                v[k + 2] = z / len
+            } else {
+                v[k] = 0
+                v[k + 1] = 1
+                v[k + 2] = 0
+            }
+            k += 3
+        }
+    }
+
+    private static func firstValue3(_ pv: Primvar?) -> SIMD3<Float>? {
+        guard let pv, pv.values.count >= 3 else { return nil }
+        var e = 0
+        if let idx = pv.indices, let first = idx.first, first >= 0 { e = Int(first) }
+        return SIMD3(pv.values[e * 3], pv.values[e * 3 + 1], pv.values[e * 3 + 2])
+    }
+
+    private static func firstValue1(_ pv: Primvar?) -> Float? {
+        guard let pv, !pv.values.isEmpty else { return nil }
+        var e = 0
+        if let idx = pv.indices, let first = idx.first, first >= 0 { e = Int(first) }
+        return pv.values[e]
+    }
+}

@@ -1,0 +1,534 @@
+import Testing
+@testable import USDParse
+
+/// Spec structure, children fields, properties, list ops, arcs, variants and layer metadata.
+@Suite struct USDAParserTests {
+    @Test func detectsMagic() {
+        #expect(USDAParser.isUSDA(ByteView(Array("#usda 1.0\n".utf8))))
+        #expect(!USDAParser.isUSDA(ByteView(Array("PXR-USDC".utf8))))
+        #expect(!USDAParser.isUSDA(ByteView([])))
+    }
+
+    @Test func roomPlanStyleLayer() throws {
+        let layer = try USDATest.parse("""
+            #usda 1.0
+            (
+                defaultPrim = "Opening0"
+                metersPerUnit = 1
+                upAxis = "Y"
+            )
+
+            def Xform "Opening0" (
+                assetInfo = {
+                    asset identifier = @./Opening0.usda@
+                    string name = "Opening0"
+                }
+                customData = {
+                    string Category = "Opening"
+                    string UUID = "1492151B"
+                }
+                kind = "component"
+            )
+            {
+                def Cube "Opening0"
+                {
+                    rel material:binding = </Opening0/Opening0_color>
+                    double size = 1
+                    double3 xformOp:scale = (1.0886, 2, 0.0005)
+                    matrix4d xformOp:transform = ( (-0.686, 0, -0.727, 0), (0, 1, 0, 0), (0.727, 0, -0.686, 0), (0.763, -0.528, -1.301, 1) )
+                    uniform token[] xformOpOrder = ["xformOp:transform", "xformOp:scale"]
+                }
+
+                def Material "Opening0_color"
+                {
+                    token outputs:surface.connect = </Opening0/Opening0_color/surfaceShader.outputs:surface>
+
+                    def Shader "surfaceShader"
+                    {
+                        uniform token info:id = "UsdPreviewSurface"
+                        color3f inputs:diffuseColor = (0.33, 0.33, 0.33)
+                        token outputs:surface
+                    }
+                }
+            }
+            """)
+        let root = try #require(layer[.root])
+        #expect(root.type == .pseudoRoot)
+        #expect(root.fields == [
+            "defaultPrim": .token("Opening0"), "metersPerUnit": .double(1), "upAxis": .token("Y"),
+            "primChildren": .tokenVector(["Opening0"]),
+        ])
+        let top = try #require(layer[SdfPath("/Opening0")])
+        #expect(top.type == .prim)
+        #expect(top["specifier"] == .specifier(.def))
+        #expect(top["typeName"] == .token("Xform"))
+        #expect(top["kind"] == .token("component"))
+        #expect(top["primChildren"] == .tokenVector(["Opening0", "Opening0_color"]))
+        #expect(top["properties"] == nil)
+        #expect(top["assetInfo"] == .dictionary(["identifier": .asset("./Opening0.usda"), "name": .string("Opening0")]))
+        #expect(top["customData"] == .dictionary(["Category": .string("Opening"), "UUID": .string("1492151B")]))
+
+        let cube = try #require(layer[SdfPath("/Opening0/Opening0")])
+        #expect(cube["properties"] == .tokenVector(["material:binding", "size", "xformOp:scale", "xformOp:transform",
+                                                     "xformOpOrder"]))
+        let binding = try #require(layer[SdfPath("/Opening0/Opening0.material:binding")])
+        #expect(binding.type == .relationship)
+        #expect(binding.fields == [
+            "targetPaths": .pathListOp(SdfListOp(explicit: [SdfPath("/Opening0/Opening0_color")])),
+            "variability": .variability(.uniform),
+        ])
+        let size = try #require(layer[SdfPath("/Opening0/Opening0.size")])
+        #expect(size.fields == ["typeName": .token("double"), "default": .double(1)])
+        #expect(layer[SdfPath("/Opening0/Opening0.xformOpOrder")]?.fields == [
+            "typeName": .token("token[]"), "variability": .variability(.uniform),
+            "default": .array(.token, .string(["xformOp:transform", "xformOp:scale"])),
+        ])
+        #expect(layer[SdfPath("/Opening0/Opening0.xformOp:transform")]?["default"] == .scalar(.matrix4d, .double([
+            -0.686, 0, -0.727, 0, 0, 1, 0, 0, 0.727, 0, -0.686, 0, 0.763, -0.528, -1.301, 1,
+        ])))
+        let connect = try #require(layer[SdfPath("/Opening0/Opening0_color.outputs:surface")])
+        #expect(connect.fields == [
+            "typeName": .token("token"),
+            "connectionPaths": .pathListOp(SdfListOp(explicit: [
+                SdfPath("/Opening0/Opening0_color/surfaceShader.outputs:surface"),
+            ])),
+        ])
+        let output = try #require(layer[SdfPath("/Opening0/Opening0_color/surfaceShader.outputs:surface")])
+        #expect(output.fields == ["typeName": .token("token")])
+        #expect(layer.specs.count == 14)
+    }
+
+    @Test func attributeQualifiers() throws {
+        let layer = try USDATest.prim("""
+                custom uniform float a = 1
+                config double b
+                varying int c
+                custom rel r
+                varying rel v
+                """)
+        #expect(layer[SdfPath("/P.a")]?.fields == [
+            "typeName": .token("float"), "custom": .bool(true), "variability": .variability(.uniform),
+            "default": .float(1),
+        ])
+        #expect(layer[SdfPath("/P.b")]?.fields == ["typeName": .token("double"), "variability": .variability(.uniform)])
+        #expect(layer[SdfPath("/P.c")]?.fields == ["typeName": .token("int")])
+        #expect(layer[SdfPath("/P.r")]?.fields == ["custom": .bool(true), "variability": .variability(.uniform)])
+        #expect(layer[SdfPath("/P.v")]?.type == .relationship)
+        #expect(layer[SdfPath("/P.v")]?.fields == [:])
+        #expect(layer[SdfPath("/P")]?["properties"] == .tokenVector(["a", "b", "c", "r", "v"]))
+    }
+
+    @Test func repeatedPropertyStatementsMergeIntoOneSpec() throws {
+        let layer = try USDATest.prim("""
+                float a = 1
+                rel r = </X>
+                float b
+                float a.timeSamples = { 1: 2 }
+                rel r (doc = "d")
+                prepend float a.connect = </Q.out>
+                delete float a.connect = <../Z.o>
+                """)
+        #expect(layer[SdfPath("/P")]?["properties"] == .tokenVector(["a", "r", "b"]))
+        var op = SdfListOp<SdfPath>()
+        op.prependedItems = [SdfPath("/Q.out")]
+        op.deletedItems = [SdfPath("/Z.o")]
+        #expect(layer[SdfPath("/P.a")]?.fields == [
+            "typeName": .token("float"), "default": .float(1),
+            "timeSamples": .timeSamples(SdfTimeSamples(times: [1], values: [.float(2)])),
+            "connectionPaths": .pathListOp(op),
+        ])
+        #expect(layer[SdfPath("/P.r")]?["documentation"] == .string("d"))
+        #expect(layer[SdfPath("/P.r")]?["targetPaths"] == .pathListOp(SdfListOp(explicit: [SdfPath("/X")])))
+    }
+
+    @Test func relationshipTargets() throws {
+        let layer = try USDATest.parse("""
+            #usda 1.0
+            def "P"
+            {
+                rel none = None
+                rel many = [
+                    </A>,
+                    <Child>,
+                    <../Sib.attr>,
+                    <.prop>,
+                ]
+                prepend rel pre = </B>
+                append rel app = [</C>]
+                add rel ad = </D>
+                reorder rel ord = [</E>, </F>]
+                delete rel del = </G>
+                rel empty = <>
+            }
+            """)
+        func targets(_ name: String) -> SdfValue? { layer[SdfPath("/P." + name)]?["targetPaths"] }
+        #expect(targets("none") == .pathListOp(SdfListOp(explicit: [])))
+        #expect(targets("many") == .pathListOp(SdfListOp(explicit: [
+            SdfPath("/A"), SdfPath("/P/Child"), SdfPath("/Sib.attr"), SdfPath("/P.prop"),
+        ])))
+        #expect(targets("pre") == .pathListOp(SdfListOp(prepended: [SdfPath("/B")])))
+        var app = SdfListOp<SdfPath>()
+        app.appendedItems = [SdfPath("/C")]
+        #expect(targets("app") == .pathListOp(app))
+        var add = SdfListOp<SdfPath>()
+        add.addedItems = [SdfPath("/D")]
+        #expect(targets("ad") == .pathListOp(add))
+        var ord = SdfListOp<SdfPath>()
+        ord.orderedItems = [SdfPath("/E"), SdfPath("/F")]
+        #expect(targets("ord") == .pathListOp(ord))
+        var del = SdfListOp<SdfPath>()
+        del.deletedItems = [SdfPath("/G")]
+        #expect(targets("del") == .pathListOp(del))
+        #expect(targets("empty") == .pathListOp(SdfListOp(explicit: [SdfPath.empty])))
+    }
+
+    @Test func primMetadata() throws {
+        let layer = try USDATest.parse("""
+            #usda 1.0
+            class "C" {
+            }
+            over Mesh "P" (
+                "a comment"
+                doc = "documentation"
+                active = false
+                instanceable = true
+                hidden = 1
+                permission = private
+                prepend apiSchemas = ["MaterialBindingAPI", "SkelBindingAPI"]
+                delete apiSchemas = ["Old"]
+                inherits = </C>
+                specializes = [<../D>, </E>]
+                customData = {
+                    int count = 3
+                    dictionary nested = {
+                        bool flag = 1
+                        double "quoted key" = 1.5
+                    }
+                }
+            )
+            {
+            }
+            """)
+        let p = try #require(layer[SdfPath("/P")])
+        var api = SdfListOp<String>()
+        api.prependedItems = ["MaterialBindingAPI", "SkelBindingAPI"]
+        api.deletedItems = ["Old"]
+        #expect(p.fields == [
+            "specifier": .specifier(.over), "typeName": .token("Mesh"), "comment": .string("a comment"),
+            "documentation": .string("documentation"), "active": .bool(false), "instanceable": .bool(true),
+            "hidden": .bool(true), "permission": .permission(.private), "apiSchemas": .tokenListOp(api),
+            "inheritPaths": .pathListOp(SdfListOp(explicit: [SdfPath("/C")])),
+            "specializes": .pathListOp(SdfListOp(explicit: [SdfPath("/D"), SdfPath("/E")])),
+            "customData": .dictionary([
+                "count": .int(3),
+                "nested": .dictionary(["flag": .bool(true), "quoted key": .double(1.5)]),
+            ]),
+        ])
+        #expect(layer[SdfPath("/C")]?.fields == ["specifier": .specifier(.class)])
+        #expect(layer[.root]?["primChildren"] == .tokenVector(["C", "P"]))
+    }
+
+    @Test func listOpModeSwitchClearsOtherLists() throws {
+        let layer = try USDATest.parse("""
+            #usda 1.0
+            def "P" (
+                prepend apiSchemas = ["A"]
+                apiSchemas = ["B"]
+            )
+            {
+            }
+            def "Q" (
+                apiSchemas = ["B"]
+                append apiSchemas = ["C"]
+                references = None
+            )
+            {
+            }
+            """)
+        #expect(layer[SdfPath("/P")]?["apiSchemas"] == .tokenListOp(SdfListOp(explicit: ["B"])))
+        var q = SdfListOp<String>()
+        q.appendedItems = ["C"]
+        #expect(layer[SdfPath("/Q")]?["apiSchemas"] == .tokenListOp(q))
+        #expect(layer[SdfPath("/Q")]?["references"] == .referenceListOp(SdfListOp(explicit: [])))
+    }
+
+    @Test func referencesAndPayloads() throws {
+        let layer = try USDATest.parse("""
+            #usda 1.0
+            def "P" (
+                prepend references = [
+                    @./a.usda@</A> (offset = 5; scale = 2),
+                    @./b.usda@,
+                    </Internal> (customData = { string k = "v" }),
+                    @c.usda@<> ,
+                ]
+                payload = @./p.usdc@</Pay> (offset = 1.5)
+            )
+            {
+            }
+            def "Q" (
+                references = @@@weird@name.usda@@@
+                append payload = [</Int>, @x.usd@]
+            )
+            {
+            }
+            """)
+        let refs: [SdfReference] = [
+            SdfReference(assetPath: "./a.usda", primPath: SdfPath("/A"), layerOffset: SdfLayerOffset(offset: 5, scale: 2)),
+            SdfReference(assetPath: "./b.usda"),
+            SdfReference(assetPath: "", primPath: SdfPath("/Internal"), customData: ["k": .string("v")]),
+            SdfReference(assetPath: "c.usda"),
+        ]
+        #expect(layer[SdfPath("/P")]?["references"] == .referenceListOp(SdfListOp(prepended: refs)))
+        #expect(layer[SdfPath("/P")]?["payload"] == .payloadListOp(SdfListOp(explicit: [
+            SdfPayload(assetPath: "./p.usdc", primPath: SdfPath("/Pay"), layerOffset: SdfLayerOffset(offset: 1.5)),
+        ])))
+        #expect(layer[SdfPath("/Q")]?["references"] == .referenceListOp(SdfListOp(explicit: [
+            SdfReference(assetPath: "weird@name.usda"),
+        ])))
+        var pay = SdfListOp<SdfPayload>()
+        pay.appendedItems = [SdfPayload(assetPath: "", primPath: SdfPath("/Int")), SdfPayload(assetPath: "x.usd")]
+        #expect(layer[SdfPath("/Q")]?["payload"] == .payloadListOp(pay))
+    }
+
+    @Test func variantSetsAndVariants() throws {
+        let layer = try USDATest.parse("""
+            #usda 1.0
+            def Xform "P" (
+                variants = {
+                    string shading = "red"
+                }
+                prepend variantSets = "shading"
+            )
+            {
+                variantSet "shading" = {
+                    "red" (
+                        doc = "red variant"
+                    ) {
+                        float z = 1
+                        def "C" {
+                            rel r = <../X>
+                        }
+                        variantSet "inner" = {
+                            "x" {
+                                def "Deep" {
+                                }
+                            }
+                        }
+                    }
+                    "blue" {
+                        over "C" {
+                        }
+                    }
+                }
+                def "Child" {
+                }
+            }
+            """)
+        let p = try #require(layer[SdfPath("/P")])
+        #expect(p["variantSelection"] == .variantSelection(["shading": "red"]))
+        #expect(p["variantSetNames"] == .stringListOp(SdfListOp(prepended: ["shading"])))
+        #expect(p["variantSetChildren"] == .tokenVector(["shading"]))
+        #expect(p["primChildren"] == .tokenVector(["Child"]))
+        #expect(layer[SdfPath("/P{shading=}")]?.type == .variantSet)
+        #expect(layer[SdfPath("/P{shading=}")]?.fields == ["variantChildren": .tokenVector(["red", "blue"])])
+        let red = try #require(layer[SdfPath("/P{shading=red}")])
+        #expect(red.type == .variant)
+        #expect(red.fields == [
+            "documentation": .string("red variant"), "properties": .tokenVector(["z"]),
+            "primChildren": .tokenVector(["C"]), "variantSetChildren": .tokenVector(["inner"]),
+        ])
+        #expect(layer[SdfPath("/P{shading=red}.z")]?["default"] == .float(1))
+        #expect(layer[SdfPath("/P{shading=red}C")]?["specifier"] == .specifier(.def))
+        #expect(layer[SdfPath("/P{shading=red}C.r")]?["targetPaths"] == .pathListOp(SdfListOp(explicit: [SdfPath("/P/X")])))
+        #expect(layer[SdfPath("/P{shading=red}{inner=}")]?.fields == ["variantChildren": .tokenVector(["x"])])
+        #expect(layer[SdfPath("/P{shading=red}{inner=x}")]?["primChildren"] == .tokenVector(["Deep"]))
+        #expect(layer[SdfPath("/P{shading=red}{inner=x}Deep")]?.type == .prim)
+        #expect(layer[SdfPath("/P{shading=blue}C")]?["specifier"] == .specifier(.over))
+        #expect(layer[SdfPath("/P{shading=blue}")]?.fields == ["primChildren": .tokenVector(["C"])])
+        #expect(layer.specs.count == 13)
+    }
+
+    /// Sdf's text reader creates variant-set specs for explicit/added `variantSets` names and
+    /// overwrites `variantSetChildren` with them; `variantSet` blocks append only new sets, and a
+    /// repeated block replaces `variantChildren`.
+    @Test func variantSetsMetadataQuirks() throws {
+        let layer = try USDATest.parse("""
+            #usda 1.0
+            def "P" (
+                add variantSets = ["zz", "yy"]
+                variantSets = ["b2", "a2"]
+            )
+            {
+                variantSet "mm" = {
+                    "v1" {
+                    }
+                }
+                variantSet "zz" = {
+                    "x" {
+                    }
+                }
+                variantSet "mm" = {
+                    "v0" {
+                    }
+                }
+            }
+            """)
+        #expect(layer[SdfPath("/P")]?["variantSetChildren"] == .tokenVector(["b2", "a2", "mm"]))
+        for set in ["zz", "yy", "b2", "a2", "mm"] {
+            #expect(layer[SdfPath("/P{\(set)=}")]?.type == .variantSet)
+        }
+        #expect(layer[SdfPath("/P{a2=}")]?.fields == [:])
+        #expect(layer[SdfPath("/P{mm=}")]?["variantChildren"] == .tokenVector(["v0"]))
+        #expect(layer[SdfPath("/P{mm=v1}")]?.type == .variant)
+    }
+
+    @Test func layerMetadata() throws {
+        let layer = try USDATest.parse("""
+            #usda 1.0
+            (
+                "layer comment"
+                doc = \"\"\"multi
+            line\"\"\"
+                subLayers = [
+                    @./a.usda@ (offset = 2; scale = 3),
+                    @b.usda@
+                ]
+                timeCodesPerSecond = 24
+                framesPerSecond = 30.5
+                startTimeCode = 1
+                endTimeCode = 100
+                customLayerData = {
+                    string creator = "tool"
+                }
+                relocates = {
+                    </A/B>: </A/C>,
+                }
+                myCustomKey = 3
+                otherKey = "s"
+            )
+            reorder rootPrims = ["B", "A"]
+            def "A" {
+            }
+            def "B" {
+            }
+            """)
+        #expect(layer[.root]?.fields == [
+            "comment": .string("layer comment"), "documentation": .string("multi\nline"),
+            "subLayers": .stringVector(["./a.usda", "b.usda"]),
+            "subLayerOffsets": .layerOffsetVector([SdfLayerOffset(offset: 2, scale: 3), .identity]),
+            "timeCodesPerSecond": .double(24), "framesPerSecond": .double(30.5), "startTimeCode": .double(1),
+            "endTimeCode": .double(100), "customLayerData": .dictionary(["creator": .string("tool")]),
+            "layerRelocates": .relocates([SdfPath("/A/B"): SdfPath("/A/C")]),
+            "myCustomKey": .double(3), "otherKey": .string("s"),
+            "primOrder": .tokenVector(["B", "A"]), "primChildren": .tokenVector(["A", "B"]),
+        ])
+    }
+
+    @Test func reorderStatementsAndSeparators() throws {
+        let layer = try USDATest.parse("""
+            #usda 1.0
+            def "P" { reorder nameChildren = ["B", "A"]; reorder properties = "y"; float y = 1; float x = 2
+                def "A" { }
+                def "B" { }
+            }
+            """)
+        let p = try #require(layer[SdfPath("/P")])
+        #expect(p["primOrder"] == .tokenVector(["B", "A"]))
+        #expect(p["propertyOrder"] == .tokenVector(["y"]))
+        #expect(p["properties"] == .tokenVector(["y", "x"]))
+        #expect(p["primChildren"] == .tokenVector(["A", "B"]))
+    }
+
+    @Test func commentsEverywhere() throws {
+        let layer = try USDATest.parse("""
+            #usda 1.0
+            # a comment
+            // another
+            /* block
+               comment */ def /* inline */ Xform "P" // trailing
+            {
+                float a = /* here */ 1 # end
+                int[] b = [1, // one
+                    2 /* two */, 3]
+            }
+            """)
+        #expect(layer[SdfPath("/P")]?["typeName"] == .token("Xform"))
+        #expect(layer[SdfPath("/P.a")]?["default"] == .float(1))
+        #expect(layer[SdfPath("/P.b")]?["default"] == .array(.int, .int32([1, 2, 3])))
+    }
+
+    @Test func keywordsAsPropertyNamesAndNamespaces() throws {
+        let layer = try USDATest.prim("""
+                float def = 1
+                float references = 2
+                token primvars:st:indices = "x"
+                custom double3 xformOp:translate:pivot = (0, 0, 0)
+                """)
+        #expect(layer[SdfPath("/P.def")]?["default"] == .float(1))
+        #expect(layer[SdfPath("/P.references")]?["default"] == .float(2))
+        #expect(layer[SdfPath("/P.primvars:st:indices")]?["default"] == .token("x"))
+        #expect(layer[SdfPath("/P.xformOp:translate:pivot")]?["custom"] == .bool(true))
+    }
+
+    @Test func propertyMetadata() throws {
+        let layer = try USDATest.prim("""
+                texCoord2f[] primvars:st = [(0, 1)] (
+                    interpolation = "faceVarying"
+                    elementSize = 2
+                    customData = { string userDocBrief = "b" }
+                    doc = "d"
+                    displayName = "Name"
+                    displayGroup = "Group"
+                    colorSpace = "raw"
+                    allowedTokens = ["a", "b"]
+                    hidden = true
+                    permission = public
+                    unknownNumber = 2
+                    unknownList = ["x", "y"]
+                    unknownTuple = (1, 2, 3)
+                    unknownIdent = someToken
+                    "attr comment"
+                )
+                rel material:binding = </M> (
+                    bindMaterialAs = "strongerThanDescendants"
+                )
+                """)
+        #expect(layer[SdfPath("/P.primvars:st")]?.fields == [
+            "typeName": .token("texCoord2f[]"), "default": .array(.float2, .float([0, 1])),
+            "interpolation": .token("faceVarying"), "elementSize": .int(2),
+            "customData": .dictionary(["userDocBrief": .string("b")]), "documentation": .string("d"),
+            "displayName": .string("Name"), "displayGroup": .string("Group"), "colorSpace": .token("raw"),
+            "allowedTokens": .array(.token, .string(["a", "b"])), "hidden": .bool(true),
+            "permission": .permission(.public), "unknownNumber": .double(2),
+            "unknownList": .array(.string, .string(["x", "y"])), "unknownTuple": .scalar(.double3, .double([1, 2, 3])),
+            "unknownIdent": .token("someToken"), "comment": .string("attr comment"),
+        ])
+        #expect(layer[SdfPath("/P.material:binding")]?["bindMaterialAs"] == .token("strongerThanDescendants"))
+    }
+
+    @Test func typeNamesAreKeptAsWritten() throws {
+        let layer = try USDATest.prim("""
+                point3f[] points
+                color3f c
+                normal3h n
+                frame4d f
+                opaque o
+                timecode t = 5
+                asset[] files = [@a.png@, @b.png@]
+                """)
+        #expect(layer[SdfPath("/P.points")]?.fields == ["typeName": .token("point3f[]")])
+        #expect(layer[SdfPath("/P.c")]?.fields == ["typeName": .token("color3f")])
+        #expect(layer[SdfPath("/P.n")]?.fields == ["typeName": .token("normal3h")])
+        #expect(layer[SdfPath("/P.f")]?.fields == ["typeName": .token("frame4d")])
+        #expect(layer[SdfPath("/P.o")]?.fields == ["typeName": .token("opaque")])
+        #expect(layer[SdfPath("/P.t")]?["default"] == .scalar(.timecode, .double([5])))
+        #expect(layer[SdfPath("/P.files")]?["default"] == .array(.asset, .string(["a.png", "b.png"])))
+    }
+
+    @Test func emptyLayerHasOnlyThePseudoRoot() throws {
+        let layer = try USDATest.parse("#usda 1.0\n")
+        #expect(layer.specs == [.root: SdfSpec(type: .pseudoRoot)])
+        #expect(layer.identifier == "test.usda")
+    }
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build links against and the Python packages the tests use.
+# Idempotent: only missing packages are installed. Needs root (or sudo) for apt-get.
+set -euo pipefail
+
+APT_PACKAGES=(
+  pkg-config
+  zlib1g-dev liblz4-dev
+  libpng-dev libjpeg62-turbo-dev libwebp-dev
+  libpq-dev libssl-dev libmicrohttpd-dev
+)
+PIP_PACKAGES=(usd-core)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ "${SKIP_PIP:-0}" != "1" ]; then
+  PY=${PYTHON:-python3}
+  if ! "$PY" -c 'import pxr' 2>/dev/null; then
+    echo "installing Python packages: ${PIP_PACKAGES[*]}"
+    "$PY" -m pip install -q "${PIP_PACKAGES[@]}"
+  fi
+fi

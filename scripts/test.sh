@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The test command: installs what the tests need, generates the usd-core differential cases,
+# builds, runs the whole Swift test suite, then the parser tests once more under AddressSanitizer.
+#   scripts/test.sh            everything
+#   SKIP_ASAN=1 scripts/test.sh   skip the sanitizer pass
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+
+CORPUS="$(cd .. && pwd)/shared/corpus"
+if [ -d "$CORPUS" ]; then
+  export TRANSCODE_REQUIRE_CORPUS=1   # corpus tests are mandatory when the corpus is present
+  echo "corpus: $CORPUS"
+else
+  echo "corpus: not found beside the checkout; corpus tests will be skipped"
+fi
+
+WORK=$(mktemp -d /tmp/transcode-tests.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+echo "== generating differential cases with usd-core"
+python3 scripts/gen-differential.py "$WORK/diff" --count 200 --seed 1
+export TRANSCODE_DIFF_DIR="$WORK/diff"
+
+echo "== swift build"
+swift build --build-tests > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; echo "build failed"; exit 1; }
+grep -E "warning:" "$WORK/build.log" | sort -u | head -n 20 || true
+
+echo "== swift test"
+set +e
+swift test --skip-build 2>&1 | tee "$WORK/test.log" | awk '/Test run with/ || !/(started|passed after [0-9.]+ seconds)\.?$/' 
+status=${PIPESTATUS[0]}
+set -e
+[ "$status" -eq 0 ] || { echo "swift test failed ($status)"; exit "$status"; }
+
+if [ "${SKIP_ASAN:-0}" != "1" ]; then
+  echo "== parser tests under AddressSanitizer"
+  set +e
+  swift test --sanitize=address --scratch-path .build/asan --filter USDParseTests > "$WORK/asan.log" 2>&1
+  status=$?
+  set -e
+  tail -n 3 "$WORK/asan.log"
+  [ "$status" -eq 0 ] || { grep -E "ERROR|failed|error:" "$WORK/asan.log" | head -n 40; echo "sanitizer pass failed"; exit 1; }
+fi
+echo "all tests passed"
