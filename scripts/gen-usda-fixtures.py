@@ -18,7 +18,8 @@ the default, children lists only when non-empty, no `specifier` on variants.
 With --corpus it also records, for every USDA layer of the real-world corpus (standalone `.usda` and
 `#usda`-headed `.usd` files, and `#usda` entries of `.usdz` packages, nested ones included), the facts
 USDACorpusTests checks: spec counts per type, the total number of stored fields, and the complete
-pseudo-root and default-prim specs. The corpus files themselves are never copied.
+pseudo-root and default-prim specs (field names only for the RoomPlan captures, which carry no
+licence). The corpus files themselves are never copied.
 """
 import io
 import json
@@ -598,6 +599,10 @@ def corpus_facts(root):
         }
         if default_prim and "/" + default_prim in specs:
             entry["specs"]["/" + default_prim] = specs["/" + default_prim]
+        if key.startswith("roomplan/"):
+            # Captures of real rooms carry no licence: record field names only, not their values.
+            entry["specs"] = {path: {"type": spec["type"], "fieldNames": sorted(spec["fields"])}
+                              for path, spec in entry["specs"].items()}
         facts[key] = entry
     with open(os.path.join(OUT, "corpus-facts.json"), "w") as f:
         lines = [json.dumps(k) + ": " + json.dumps(facts[k], sort_keys=True, separators=(",", ":"))

@@ -50,7 +50,7 @@ import Testing
             compared += 1
         }
         #expect(compared == Self.cases.count)
-        #expect(failures.isEmpty, "\(failures.count) of \(compared) .\(format) cases differ:\n" + failures.prefix(20).joined(separator: "\n"))
+        #expect(failures.isEmpty, Comment(rawValue: "\(failures.count) of \(compared) .\(format) cases differ:\n" + failures.prefix(20).joined(separator: "\n")))
     }
 }
 

@@ -319,6 +319,35 @@ import Testing
         #expect(missing.emissive == SIMD3(0.1, 0.1, 0.1))
     }
 
+    @Test func nodeGraphOutputsAreFollowedAndConnectionCyclesTerminate() throws {
+        let s = TestStage()
+        for name in ["A", "B"] {
+            s.prim("/\(name)", "Mesh") {
+                triangle(&$0)
+                $0.rel("material:binding", ["/Mat\(name)"])
+            }
+        }
+        addPreviewMaterial(s, "/MatA", diffuse: StageValue.float3(0, 0, 0)) {
+            $0.connect("inputs:diffuseColor", "color3f", to: "/MatA/Graph.outputs:albedo")
+        }
+        s.prim("/MatA/Graph", "NodeGraph") { $0.connect("outputs:albedo", "color3f", to: "/MatA/Graph/Tex.outputs:rgb") }
+        s.prim("/MatA/Graph/Tex", "Shader") {
+            $0.set("info:id", "token", .token("UsdUVTexture"), uniform: true)
+            $0.set("inputs:file", "asset", .asset("a.png"))
+        }
+        addPreviewMaterial(s, "/MatB", diffuse: StageValue.float3(0.5, 0.5, 0.5)) {
+            $0.connect("inputs:diffuseColor", "color3f", to: "/MatB.inputs:x")
+        }
+        s.prim("/MatB") {
+            $0.connect("inputs:x", "color3f", to: "/MatB.inputs:y")
+            $0.connect("inputs:y", "color3f", to: "/MatB.inputs:x")
+        }
+        let scene = try buildTestScene(s.build(), assets: ["a.png": png])
+        #expect(try material(scene, "A").baseColorTexture != nil)
+        // The cycle resolves to nothing; the shader's own value is not used for a connected input.
+        #expect(try material(scene, "B").baseColor == SIMD4(0.5, 0.5, 0.5, 1))
+    }
+
     @Test func textureBytesAreDeduplicatedAcrossPaths() throws {
         let s = TestStage()
         s.prim("/Mesh", "Mesh") {

@@ -45,6 +45,9 @@ import Testing
         expectSyntax("#usda 1.0\ndef \"P\" {\n    float a = 1 ]\n}\n", line: 3)
         expectSyntax("#usda 1.0\ndef \"P\" {\n    reorder nameChildren = [1]\n}\n", line: 3)
         expectSyntax("#usda 1.0\ndef \"P\" {\n    float a.timeSamples = { nan: 1 }\n}\n", line: 3)
+        expectSyntax("#usda 1.0\ndef \"P\" {\n    hello world\n}\n", line: 3, column: 5)
+        expectSyntax("#usda 1.0\ndef \"P\" {\n    float3x a = 1\n}\n", line: 3, column: 5)
+        expectSyntax("#usda 1.0\ndef \"P\" {\n    float a = 1 1\n}\n", line: 3)
     }
 
     @Test func notUSDAIsUnrecognized() {
@@ -151,10 +154,44 @@ import Testing
         // The budget is shared: a second layer of the same parse sees what the first charged.
         let budget = MemoryBudget(limits: limits)
         #expect((try? USDAParser.parse(ByteView(Array(ok.utf8)), identifier: "a", limits: limits, budget: budget)) != nil)
-        #expect(budget.used == 80_000)
+        // 80,000 bytes of doubles plus the estimate for the specs /P and /P.a.
+        #expect(budget.used == 80_000 + 2 * USDADocumentParser.specCost + "/P".utf8.count + "/P.a".utf8.count)
         #expect(throws: USDParseError.self) {
             try USDAParser.parse(ByteView(Array(ok.utf8)), identifier: "b", limits: limits, budget: budget)
         }
+    }
+
+    /// Paths concatenate names, so a deep tree of long names (or relative paths resolved against a
+    /// long prim path) would amplify memory; path bytes are charged to the budget.
+    @Test func pathAmplificationIsBounded() {
+        var limits = ParseLimits()
+        limits.memoryBudgetBytes = 20_000_000
+        let name = String(repeating: "n", count: 20_000)
+        let deep = "#usda 1.0\n" + String(repeating: "def \"\(name)\" {\n", count: 250)
+        let e = USDATest.error(deep, limits: limits)
+        #expect(e?.code == .memoryBudgetExceeded)
+        let targets = "#usda 1.0\ndef \"\(name)\" {\n rel r = [" + String(repeating: "<a>, ", count: 2_000) + "]\n}\n"
+        #expect(USDATest.error(targets, limits: limits)?.code == .memoryBudgetExceeded)
+        let generic = "#usda 1.0\n(\n x = [" + String(repeating: "1,", count: 500_000) + "]\n)\n"
+        #expect(USDATest.error(generic, limits: limits)?.code == .memoryBudgetExceeded)
+    }
+
+    /// Wide blocks stay linear: many prims, variant sets and variants on one prim.
+    @Test func wideBlocksAreLinear() throws {
+        let n = 20_000
+        var text = "#usda 1.0\ndef \"P\" {\n"
+        for i in 0..<n { text += "variantSet \"s\(i)\" = {\n\"v\" {\n}\n}\n" }
+        text += "variantSet \"big\" = {\n"
+        for i in 0..<n { text += "\"v\(i)\" {\n}\n" }
+        text += "}\n"
+        for i in 0..<n { text += "def \"c\(i)\" {\n}\n" }
+        text += "}\n"
+        let start = ContinuousClock.now
+        let layer = try USDATest.parse(text)
+        #expect(ContinuousClock.now - start < .seconds(20))
+        #expect(layer[SdfPath("/P")]?["variantSetChildren"]?.tokens?.count == n + 1)
+        #expect(layer[SdfPath("/P{big=}")]?["variantChildren"]?.tokens?.count == n)
+        #expect(layer[SdfPath("/P")]?["primChildren"]?.tokens?.count == n)
     }
 
     static let sweepSources: [String] = [

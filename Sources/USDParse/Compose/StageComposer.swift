@@ -345,6 +345,8 @@ public enum StageComposer {
             for s in sites {
                 for m in s.stack.members {
                     guard let spec = cache.layers[m.layer].specs[s.path] else { continue }
+                    // Sdf's fallback specifier is `over`; crate writers omit the field then.
+                    if spec.fields["specifier"] == nil, spec.type == .prim { sawOver = true }
                     for (key, value) in spec.fields {
                         switch key {
                         case "specifier":

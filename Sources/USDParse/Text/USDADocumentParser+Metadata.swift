@@ -102,12 +102,7 @@ extension USDADocumentParser {
                     guard Self.isIdentifier(name) else {
                         throw error("invalid variant set name \"\(name)\"", at: namesToken)
                     }
-                    let setPath = owner.appendingVariantSelection(set: name, variant: "")
-                    switch layer.create(setPath, .variantSet) {
-                    case .created, .exists(.variantSet): break
-                    case .exists: throw error("\(setPath) is not a variant set", at: namesToken)
-                    case .limit: throw lexer.limitError("more specs than maxSpecs (\(limits.maxSpecs))", at: keyToken.start)
-                    }
+                    _ = try createVariantSet(owner: owner, name: name, at: keyToken)
                 }
                 fields["variantSetChildren"] = names.isEmpty ? nil : .tokenVector(names)
             }

@@ -32,11 +32,16 @@ extension USDADocumentParser {
             try advance()
             return try parseRelationship(owner: owner, listOp: listOp, custom: custom, varying: varying, start: start)
         }
+        let typeToken = token
         var typeName = try expectIdentifier("a property type name")
         if token.kind == .lbracket {
             try advance()
             try expect(.rbracket, "']' in an array type name")
             typeName += "[]"
+        }
+        let valueType = SdfValueType.parse(typeName: typeName)
+        guard valueType != nil || typeName == "opaque" || typeName == "group" else {
+            throw error("unknown attribute type '\(typeName)'", at: typeToken)
         }
         let nameToken = token
         let name = try expectIdentifier("a property name after type \(typeName)")
@@ -59,7 +64,6 @@ extension USDADocumentParser {
         }
         if custom { fields["custom"] = .bool(true) }
         if uniform { fields["variability"] = .variability(.uniform) }
-        let valueType = SdfValueType.parse(typeName: typeName)
 
         if token.kind == .dot {
             try advance()
@@ -104,7 +108,10 @@ extension USDADocumentParser {
     {
         if !isNew {
             layer.putFields(path, fields)
-        } else if !layer.insert(path, type, fields) {
+            return
+        }
+        try charge(Self.specCost + path.string.utf8.count, "USDA property spec", at: start)
+        if !layer.insert(path, type, fields) {
             throw lexer.limitError("more specs than maxSpecs (\(limits.maxSpecs))", at: start.start)
         }
     }

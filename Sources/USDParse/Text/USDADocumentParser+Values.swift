@@ -27,29 +27,17 @@ extension USDADocumentParser {
             if count > limits.maxArrayElements {
                 throw lexer.limitError("array longer than maxArrayElements (\(limits.maxArrayElements))", at: token.start)
             }
-            if count % chunk == 0 { try charge(chunk * elementBytes, at: open) }
+            if count % chunk == 0 { try charge(chunk * elementBytes, "USDA array value", at: open) }
             if token.kind == .comma {
                 try advance()
             } else if token.kind != .rbracket {
                 throw error("expected ',' or ']' in a \(type.rawValue)[] value, found \(describe(token))")
             }
         }
-        try charge((count % chunk) * elementBytes, at: open)
+        try charge((count % chunk) * elementBytes, "USDA array value", at: open)
         try advance()
         leave()
         return .array(type, builder.build())
-    }
-
-    private func charge(_ bytes: Int, at t: USDAToken) throws(USDParseError) {
-        do {
-            try budget.charge(bytes, "USDA array value")
-        } catch {
-            let (line, column) = lexer.lineColumn(at: t.start)
-            var e = error.adding(format: .usda, byteOffset: t.start, layer: identifier)
-            e.line = line
-            e.column = column
-            throw e
-        }
     }
 
     /// One element: an atom, a `(…)` vector, a real-first quaternion, a `((…), …)` matrix, a quoted
@@ -198,6 +186,7 @@ extension USDADocumentParser {
             } else {
                 value = try parseGenericValue(anchor: owner).inferred
             }
+            try charge(64, "USDA time sample", at: timeToken)
             samples.append((time, value))
             guard samples.count <= limits.maxTimeSamples else {
                 throw lexer.limitError("more time samples than maxTimeSamples (\(limits.maxTimeSamples))",
@@ -273,6 +262,7 @@ extension USDADocumentParser {
                 let inner = token
                 try expect(.lbrace, "'{' starting dictionary '\(key)'")
                 try enter(inner)
+                try charge(96 + key.utf8.count, "USDA dictionary entry", at: typeToken)
                 stack.append((entries, key))
                 entries = [:]
                 continue
@@ -281,6 +271,7 @@ extension USDADocumentParser {
             guard let (type, array) = SdfValueType.parse(typeName: typeName) else {
                 throw error("unknown value type '\(typeName)' in a dictionary", at: typeToken)
             }
+            try charge(96 + key.utf8.count, "USDA dictionary entry", at: typeToken)
             entries[key] = try parseTypedValue(type, isArray: array)
             guard entries.count <= limits.maxDictionaryEntries else {
                 throw lexer.limitError("dictionary larger than maxDictionaryEntries (\(limits.maxDictionaryEntries))",
@@ -338,6 +329,7 @@ extension USDADocumentParser {
             default:
                 throw error("expected a value, found \(describe(t))")
             }
+            try charge(48, "USDA value", at: t)
             // Attach the finished value to the enclosing tuples/lists, closing as many as end here.
             while true {
                 guard var top = stack.popLast() else { return value }

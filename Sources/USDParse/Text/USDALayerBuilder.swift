@@ -10,16 +10,6 @@ struct USDALayerBuilder {
         specs[.root] = SdfSpec(type: .pseudoRoot)
     }
 
-    enum CreateResult { case created, exists(SdfSpecType), limit }
-
-    /// Creates an empty spec at `path` unless one exists.
-    mutating func create(_ path: SdfPath, _ type: SdfSpecType) -> CreateResult {
-        if let existing = specs[path] { return .exists(existing.type) }
-        guard specs.count < maxSpecs else { return .limit }
-        specs[path] = SdfSpec(type: type)
-        return .created
-    }
-
     /// Adds a new spec with its fields (the caller checked that none exists); false at `maxSpecs`.
     mutating func insert(_ path: SdfPath, _ type: SdfSpecType, _ fields: [String: SdfValue]) -> Bool {
         guard specs.count < maxSpecs else { return false }
@@ -45,8 +35,6 @@ struct USDALayerBuilder {
 
     func type(at path: SdfPath) -> SdfSpecType? { specs[path]?.type }
 
-    func field(_ path: SdfPath, _ name: String) -> SdfValue? { specs[path]?.fields[name] }
-
     /// Sets (or, with nil, removes) a field of an existing spec.
     mutating func set(_ path: SdfPath, _ name: String, _ value: SdfValue?) {
         guard specs[path] != nil else { return }
@@ -57,14 +45,6 @@ struct USDALayerBuilder {
     mutating func merge(_ path: SdfPath, _ fields: [String: SdfValue]) {
         guard specs[path] != nil, !fields.isEmpty else { return }
         for (k, v) in fields { specs[path]!.fields[k] = v }
-    }
-
-    /// Appends `name` to a token-vector field (creating it).
-    mutating func appendToken(_ path: SdfPath, _ name: String, _ token: String) {
-        var list: [String] = []
-        if case .tokenVector(let existing) = specs[path]?.fields[name] { list = existing }
-        list.append(token)
-        set(path, name, .tokenVector(list))
     }
 
     func build(identifier: String) -> SdfLayer {
