@@ -4,7 +4,7 @@
 For every input file and each of the two readers, one warm-up run and then --reps measured runs, each a
 separate process (the readers alternate, so machine noise hits both alike):
 
-  ours      <binary> inspect --json --timing FILE
+  ours      <binary> inspect --json --timing --no-scene FILE
             in-process time = "timing": {"parse_ms": ...} from its JSON output (open, compose, read
             every mesh's points and indices)
   usd-core  a small Python child: imports pxr (not timed), then times Usd.Stage.Open plus a
@@ -167,7 +167,7 @@ def main() -> int:
     readers: dict[str, list[str]] = {}
     if args.only != "usd-core":
         if os.access(binary, os.X_OK):
-            readers["ours"] = [binary, "inspect", "--json", "--timing"]
+            readers["ours"] = [binary, "inspect", "--json", "--timing", "--no-scene"]
         elif args.binary or args.only == "ours":
             print(f"bench: binary {binary} not found or not executable", file=sys.stderr)
             return 2

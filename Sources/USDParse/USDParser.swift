@@ -40,8 +40,19 @@ public enum USDParser {
         guard bytes.count <= limits.maxInputBytes else {
             throw USDParseError(.limitExceeded, "input is \(bytes.count) bytes; maxInputBytes is \(limits.maxInputBytes)")
         }
+        return try openStage(ByteView(bytes), name: name, limits: limits, budget: budget, siblings: siblings)
+    }
+
+    /// Opens and composes the stage in `view` (for example a read-only file mapping, which the
+    /// returned values keep alive). Throws as the `[UInt8]` variant.
+    public static func openStage(
+        _ view: ByteView, name: String, limits: ParseLimits = .default, budget: MemoryBudget? = nil,
+        siblings: (any AssetProvider)? = nil
+    ) throws -> OpenedStage {
+        guard view.count <= limits.maxInputBytes else {
+            throw USDParseError(.limitExceeded, "input is \(view.count) bytes; maxInputBytes is \(limits.maxInputBytes)")
+        }
         let budget = budget ?? MemoryBudget(limits: limits)
-        let view = ByteView(bytes)
         let format = detectFormat(view)
         switch format {
         case .usdz:

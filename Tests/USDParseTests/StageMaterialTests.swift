@@ -330,7 +330,9 @@ import Testing
         addPreviewMaterial(s, "/MatA", diffuse: StageValue.float3(0, 0, 0)) {
             $0.connect("inputs:diffuseColor", "color3f", to: "/MatA/Graph.outputs:albedo")
         }
-        s.prim("/MatA/Graph", "NodeGraph") { $0.connect("outputs:albedo", "color3f", to: "/MatA/Graph/Tex.outputs:rgb") }
+        s.prim("/MatA/Graph", "NodeGraph") {
+            $0.connect("outputs:albedo", "color3f", to: "/MatA/Graph/Tex.outputs:rgb")
+        }
         s.prim("/MatA/Graph/Tex", "Shader") {
             $0.set("info:id", "token", .token("UsdUVTexture"), uniform: true)
             $0.set("inputs:file", "asset", .asset("a.png"))
@@ -344,7 +346,7 @@ import Testing
         }
         let scene = try buildTestScene(s.build(), assets: ["a.png": png])
         #expect(try material(scene, "A").baseColorTexture != nil)
-        // The cycle resolves to nothing; the shader's own value is not used for a connected input.
+        // The cycle is cut at the depth cap; the last value authored on the chain (the shader's own) wins.
         #expect(try material(scene, "B").baseColor == SIMD4(0.5, 0.5, 0.5, 1))
     }
 

@@ -19,8 +19,9 @@ struct InspectCommand {
         OPTIONS:
           --json          Print one JSON object (stable keys, for scripts). On failure the object has
                           "error": {"code", "message", ...} and the exit status is 2.
-          --timing        Add "timing": {"parse_ms", "scene_ms"} (parse = read file, open, compose and
-                          touch every mesh's points and indices; scene = conversion to the scene).
+          --timing        Add "timing": {"parse_ms", "scene_ms"} (parse = read the file, open, compose
+                          and decode every mesh's points, faceVertexCounts and faceVertexIndices;
+                          scene = decoding everything else and converting to the scene).
           --no-scene      Skip the conversion to the scene.
           --max-prims N   Print at most N prims of the tree in text mode (default 200).
 
@@ -56,9 +57,9 @@ struct InspectCommand {
     func run() -> Int32 {
         let limits = ParseLimits.default
         let t0 = Clock.now()
-        let bytes: [UInt8]
+        let bytes: ByteView
         do {
-            bytes = try FileReader.read(path, maxBytes: limits.maxInputBytes)
+            bytes = try FileReader.map(path, maxBytes: limits.maxInputBytes)
         } catch let f as FileReader.Failure {
             return fail(code: f.code, message: f.message, extra: [:], status: f.code == "IO_TOO_LARGE" ? 2 : 66)
         } catch {
@@ -70,6 +71,9 @@ struct InspectCommand {
         do {
             let budget = MemoryBudget(limits: limits)
             let opened = try USDParser.openStage(bytes, name: name, limits: limits, budget: budget, siblings: siblings)
+            // Read every mesh's points and topology (the arrays a viewer needs first), on all cores.
+            try DeferredDecoding.resolve(
+                opened.stage, attributes: ["points", "faceVertexCounts", "faceVertexIndices"], primTypes: ["Mesh"])
             let summary = StageSummary(opened.stage)
             let t1 = Clock.now()
             var sceneJSON: JSONValue = .null

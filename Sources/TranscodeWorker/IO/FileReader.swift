@@ -1,3 +1,5 @@
+import USDParse
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -53,5 +55,44 @@ public enum FileReader {
             throw Failure(code: "IO_READ_FAILED", message: "\(path) changed size while being read")
         }
         return bytes
+    }
+
+    /// Maps the file at `path` read-only into memory (no copy; pages are read on first touch) and
+    /// returns a view that unmaps it when the last reference goes. Empty files give an empty view.
+    /// Throws like `read`.
+    public static func map(_ path: String, maxBytes: Int) throws -> ByteView {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let e = errno
+            throw Failure(code: e == ENOENT ? "IO_NOT_FOUND" : "IO_READ_FAILED",
+                          message: "cannot open \(path): \(String(cString: strerror(e)))")
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            throw Failure(code: "IO_READ_FAILED", message: "\(path) is not a readable regular file")
+        }
+        let size = Int(st.st_size)
+        guard size <= maxBytes else {
+            throw Failure(code: "IO_TOO_LARGE", message: "\(path) is \(size) bytes; the limit is \(maxBytes) bytes")
+        }
+        if size == 0 { return ByteView([]) }
+        guard let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
+            throw Failure(code: "IO_READ_FAILED", message: "cannot map \(path): \(String(cString: strerror(errno)))")
+        }
+        let buffer = UnsafeRawBufferPointer(start: p, count: size)
+        let storage = ByteStorage(
+            adopting: buffer,
+            release: { b in _ = munmap(UnsafeMutableRawPointer(mutating: b.baseAddress), b.count) },
+            discard: { range in
+                // Whole pages inside the range only; the mapping is private and read-only, so
+                // dropped pages are simply read from the file again if touched.
+                let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+                let start = Int(bitPattern: range.baseAddress!)
+                let first = (start + page - 1) / page * page
+                let end = (start + range.count) / page * page
+                if end > first { _ = madvise(UnsafeMutableRawPointer(bitPattern: first), end - first, MADV_DONTNEED) }
+            })
+        return ByteView(storage: storage)
     }
 }

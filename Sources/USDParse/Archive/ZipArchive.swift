@@ -117,7 +117,7 @@ public struct ZipArchive: Sendable {
     ///
     /// Stored entries are a zero-copy slice of the archive. Their CRC-32 is verified once, on first
     /// access: zlib's CRC runs at memory speed, so the cost is small next to parsing the bytes.
-    /// A mismatch is recorded as the warning `ZIP_CRC_MISMATCH` and the bytes are still returned:
+    /// A mismatch (checked for stored entries up to 1 MiB and every deflated entry) is recorded as the warning `ZIP_CRC_MISMATCH` and the bytes are still returned:
     /// USD never checks CRCs, so content that opens in USD (and in Apple's viewers) must open here,
     /// and the structural checks already guarantee the bytes lie inside the entry's own range.
     ///
@@ -140,7 +140,11 @@ public struct ZipArchive: Sendable {
             throw error.adding(format: .usdz, section: name, byteOffset: entry.dataOffset)
         }
         if entry.method == ZipFormat.methodStored {
-            if diagnostics.claimCRCCheck(index) { verifyCRC(Inflate.crc32(raw), of: entry, name: name) }
+            // Stored entries are read in place; checking a large one's CRC would cost more than
+            // reading it (USD checks none), so only entries up to `maxVerifiedStoredBytes` are checked.
+            if entry.compressedSize <= Self.maxVerifiedStoredBytes, diagnostics.claimCRCCheck(index) {
+                verifyCRC(Inflate.crc32(raw), of: entry, name: name)
+            }
             return raw
         }
         do throws(USDParseError) {
@@ -163,6 +167,9 @@ public struct ZipArchive: Sendable {
         if diagnostics.claimCRCCheck(index) { verifyCRC(Inflate.crc32(bytes), of: entry, name: name) }
         return ByteView(bytes)
     }
+
+    /// Largest stored entry whose CRC-32 is verified on first read (1 MiB: layers and textures).
+    static let maxVerifiedStoredBytes = 1 << 20
 
     private func verifyCRC(_ actual: UInt32, of entry: ZipEntry, name: String) {
         guard actual != entry.crc32 else { return }

@@ -165,7 +165,9 @@ public enum StageComposer {
             let payloads = listItems("payload", stack: node.stack, path: node.path) { v -> SdfListOp<SdfPayload>? in
                 switch v {
                 case .payloadListOp(let op): return op
-                case .payload(let p): return SdfListOp(explicit: [p])
+                case .payload(let p):
+                    // A single payload; `payload = None` is stored as an empty one.
+                    return SdfListOp(explicit: p.assetPath.isEmpty && p.primPath.isEmpty ? [] : [p])
                 default: return nil
                 }
             }

@@ -142,13 +142,21 @@ public struct UsdAttribute: Sendable {
     public var value: SdfValue? {
         if let d = defaultValue {
             if case .valueBlock = d { return nil }
-            return d
+            return d.resolved
         }
         if let ts = timeSamples, let first = ts.values.first {
             if case .valueBlock = first { return nil }
-            return first
+            return first.resolved
         }
         return nil
+    }
+
+    /// Every deferred array this attribute holds (default and samples), for eager or parallel decoding.
+    public var deferredValues: [DeferredValue] {
+        var out: [DeferredValue] = []
+        if case .deferred(let d)? = defaultValue { out.append(d) }
+        for v in timeSamples?.values ?? [] { if case .deferred(let d) = v { out.append(d) } }
+        return out
     }
 
     /// `interpolation` metadata (fallback `constant` for primvars).

@@ -2,7 +2,7 @@
 /// checked against its `ParseLimits` cap and against the bytes that could encode it before anything
 /// is allocated, and every cross-table index is validated once here, so later stages can index
 /// these arrays directly.
-struct CrateTables {
+struct CrateTables: Sendable {
     static let invalidIndex: UInt32 = 0xFFFF_FFFF
 
     var tokens: [String] = []

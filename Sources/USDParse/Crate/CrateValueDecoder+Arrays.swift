@@ -76,7 +76,7 @@ extension CrateValueDecoder {
     ) throws(USDParseError) -> [T] {
         let bytes = try Checked.bytes(count, MemoryLayout<T>.size, what())
         try charge(try Checked.bytes(count, MemoryLayout<T>.stride, what()), what())
-        return try view.withCheckedBytes(at, bytes) { raw in
+        let out = try view.withCheckedBytes(at, bytes) { raw in
             [T](unsafeUninitializedCapacity: count) { buffer, initialized in
                 if bytes > 0, let dst = buffer.baseAddress, let src = raw.baseAddress {
                     UnsafeMutableRawPointer(dst).copyMemory(from: src, byteCount: bytes)
@@ -87,6 +87,9 @@ extension CrateValueDecoder {
                 initialized = count
             }
         }
+        // The elements now live in `out`; a file mapping need not keep the source pages resident.
+        if bytes >= Self.deferredArrayBytes { view.discard(at, bytes) }
+        return out
     }
 
     #if _endian(big)

@@ -65,7 +65,8 @@ final class CrateValueDecoder {
             guard let valueType = type.valueType else { throw corrupt("value rep \(rep): \(type) cannot be an array") }
             if rep.payload == 0 { return .array(valueType, Self.emptyStorage(valueType.storageKind)) }
             return try cached(rep, recursive: false) { () throws(USDParseError) in
-                try decodeArray(rep, type, valueType)
+                if let deferred = try deferredArray(rep, type, valueType) { return deferred }
+                return try decodeArray(rep, type, valueType)
             }
         }
         if type.isAlwaysInlined || rep.isInlined {

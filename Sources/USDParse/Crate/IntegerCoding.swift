@@ -197,6 +197,7 @@ extension CrateCursor {
         }
         let coded = try FastCompression.decompress(
             view, offset: dataAt, length: compressedSize, capacity: worst, exact: false, what: what, budget: budget)
+        if compressedSize >= 1 << 16 { view.discard(dataAt, compressedSize) }
         try budget.charge(try Checked.bytes(count, width, what), what)
         let values: [T]
         do {

@@ -33,11 +33,28 @@ public indirect enum SdfValue: Hashable, Sendable {
     case animationBlock
     /// A value the reader recognised but does not decode (splines, array edits, unknown types).
     case unsupported(String)
+    /// A large array whose elements are decoded on first use (see `DeferredValue`). The accessors
+    /// below resolve it; pattern matches should go through `resolve()` or `resolved`.
+    case deferred(DeferredValue)
+
+    // MARK: Deferred values
+
+    /// This value with a deferred array decoded. Throws the decoder's `USDParseError`.
+    public func resolve() throws(USDParseError) -> SdfValue {
+        if case .deferred(let d) = self { return try d.resolve() }
+        return self
+    }
+
+    /// This value with a deferred array decoded; a decode failure becomes `.unsupported(reason)`.
+    public var resolved: SdfValue {
+        guard case .deferred(let d) = self else { return self }
+        do { return try d.resolve() } catch { return .unsupported(error.description) }
+    }
 
     // MARK: Convenience accessors
 
     public var token: String? {
-        switch self {
+        switch resolved {
         case .scalar(.token, .string(let s)), .scalar(.string, .string(let s)), .scalar(.asset, .string(let s)):
             return s.first
         default: return nil
@@ -49,19 +66,20 @@ public indirect enum SdfValue: Hashable, Sendable {
 
     /// A numeric scalar as Double (bool/int/float/half/double).
     public var double: Double? {
-        if case .scalar(_, let st) = self, st.count == 1 { return st.double(at: 0) }
+        if case .scalar(_, let st) = resolved, st.count == 1 { return st.double(at: 0) }
         return nil
     }
 
     public var bool: Bool? {
-        if case .scalar(.bool, .bool(let b)) = self { return b.first }
-        if case .scalar(_, let st) = self, st.count == 1, let d = st.double(at: 0) { return d != 0 }
+        let v = resolved
+        if case .scalar(.bool, .bool(let b)) = v { return b.first }
+        if case .scalar(_, let st) = v, st.count == 1, let d = st.double(at: 0) { return d != 0 }
         return nil
     }
 
     /// The element type and storage of a scalar or array.
     public var typed: (type: SdfValueType, storage: SdfStorage, isArray: Bool)? {
-        switch self {
+        switch resolved {
         case .scalar(let t, let s): return (t, s, false)
         case .array(let t, let s): return (t, s, true)
         default: return nil
@@ -70,7 +88,7 @@ public indirect enum SdfValue: Hashable, Sendable {
 
     /// A token array, token vector or token list op flattened.
     public var tokens: [String]? {
-        switch self {
+        switch resolved {
         case .array(_, .string(let a)): return a
         case .tokenVector(let a), .stringVector(let a): return a
         case .tokenListOp(let op), .stringListOp(let op): return op.flattened

@@ -40,7 +40,7 @@ public enum SceneBuilder {
     ///   - budget: charged before the large output allocations (index and vertex streams,
     ///     welding tables, texture bytes).
     ///   - loadAsset: called once per distinct (asset path, layer) pair; the returned bytes are
-    ///     copied into the scene, which owns them.
+    ///     stored in the scene, which owns them from then on.
     /// - Returns: a scene that passes `SceneValidator` without errors.
     /// - Throws: `USDParseError` with `USD_LIMIT_EXCEEDED` (`maxTriangles`, `maxComposedPrims`) or
     ///   `USD_MEMORY_BUDGET_EXCEEDED`. Malformed geometry, materials and transforms are skipped
@@ -49,9 +49,14 @@ public enum SceneBuilder {
         stage: UsdStage, sourceFormat: String, limits: ParseLimits, budget: MemoryBudget,
         loadAsset: (String, String) -> [UInt8]?
     ) throws -> Scene {
-        try withoutActuallyEscaping(loadAsset) { load in
+        // Large arrays are decoded lazily; decode them all now, in parallel, so that a corrupt
+        // array is a typed error (with its prim path) rather than a missing value.
+        try DeferredDecoding.resolve(stage)
+        return try withoutActuallyEscaping(loadAsset) { load in
             let ctx = StageBuildContext(stage: stage, limits: limits, budget: budget, loadAsset: load)
             let correction = stageCorrection(stage: stage, ctx: ctx)
+            ctx.scene.metadata.sourceFormat = sourceFormat
+            ctx.scene.metadata.defaultPrim = stage.defaultPrim
             guard let root = stage.prims.first else {
                 ctx.warn("STAGE_EMPTY", "the stage has no prims", nil)
                 ctx.finishWarnings()
@@ -61,8 +66,6 @@ public enum SceneBuilder {
             var nodes: [Node] = []
             try traversal.emit(roots: root.children, correction: correction, prototype: false, into: &nodes)
             ctx.scene.nodes = nodes
-            ctx.scene.metadata.sourceFormat = sourceFormat
-            ctx.scene.metadata.defaultPrim = stage.defaultPrim
             ctx.finishWarnings()
             return ctx.scene
         }
@@ -74,7 +77,7 @@ public enum SceneBuilder {
     static func stageCorrection(stage: UsdStage, ctx: StageBuildContext) -> Matrix4 {
         var upAxis = SceneMetadata.UpAxis.y
         if let token = stage.upAxis {
-            switch token {
+            switch token.uppercased() {
             case "Y": upAxis = .y
             case "Z": upAxis = .z
             default: ctx.warn("STAGE_UP_AXIS_INVALID", "upAxis \(token) is not Y or Z; Y assumed", nil)

@@ -1,9 +1,10 @@
 /// The USDA parser proper: a token-level parser that builds an `SdfLayer` with the same specs and
 /// field values a crate reader produces for the same content. Prim, variant-set and variant blocks
-/// are tracked on an explicit scope stack, and every nested construct (blocks, dictionaries,
-/// tuples, lists) counts against `ParseLimits.maxTextNesting`, so hostile nesting fails with
-/// `USD_LIMIT_EXCEEDED` long before the machine stack is at risk. Values live in
-/// `USDADocumentParser+Values.swift`, metadata in `USDADocumentParser+Metadata.swift`.
+/// are tracked on an explicit scope stack and dictionaries and untyped lists on explicit stacks too
+/// (nothing recurses with the input's nesting). Every nested construct (blocks, metadata,
+/// dictionaries, tuples, lists) counts against `ParseLimits.maxTextNesting`, so hostile nesting
+/// fails early with `USD_LIMIT_EXCEEDED`. Properties live in `USDADocumentParser+Properties.swift`,
+/// values in `+Values.swift`, metadata in `+Metadata.swift`.
 struct USDADocumentParser {
     var lexer: USDALexer
     /// The current (lookahead) token.

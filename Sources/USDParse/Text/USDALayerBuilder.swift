@@ -1,5 +1,5 @@
-/// Collects the specs of a USDA layer while it is parsed: creates specs (capped by `maxSpecs`),
-/// sets fields and edits list-op fields in place.
+/// Collects the specs of a USDA layer while it is parsed: inserts specs (capped by `maxSpecs`) and
+/// lets the parser edit a spec's fields without copying them (`takeFields` / `putFields`).
 struct USDALayerBuilder {
     private(set) var specs: [SdfPath: SdfSpec] = [:]
     var warnings: [String] = []
