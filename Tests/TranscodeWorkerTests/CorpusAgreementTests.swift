@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SceneModel
 import USDParse
 
 @testable import TranscodeWorker
@@ -82,5 +83,38 @@ import USDParse
             }
         }
         #expect(failures.isEmpty, Comment(rawValue: "\(failures.count) disagreements:\n" + failures.joined(separator: "\n")))
+    }
+
+    @Test(.enabled(if: corpus != nil, "../shared/corpus is absent"))
+    func everyValidCorpusFileConvertsToAValidScene() throws {
+        var failures: [String] = []
+        var converted = 0
+        for e in Self.entries where e["open_error"] == nil {
+            let file = e["file"] as! String
+            let path = Self.corpus! + "/" + file
+            let dir = String(path[..<path.lastIndex(of: "/")!])
+            let name = String(file.split(separator: "/").last!)
+            do {
+                let bytes = try FileReader.map(path, maxBytes: ParseLimits.default.maxInputBytes)
+                let opened = try USDParser.openStage(
+                    bytes, name: name, siblings: DirectoryAssetProvider(root: dir, maxBytes: 1 << 28))
+                let provider = opened.provider
+                let scene = try SceneBuilder.build(
+                    stage: opened.stage, sourceFormat: opened.format.rawValue, limits: .default,
+                    budget: MemoryBudget(limits: .default),
+                    loadAsset: { p, l in provider.resolve(p, anchor: l).flatMap { try? provider.data(at: $0).array } })
+                let errors = SceneValidator.validate(scene).filter { $0.severity == .error }
+                if !errors.isEmpty { failures.append("\(file): \(errors.prefix(3))") }
+                // Every Mesh prim with faces becomes drawable triangles.
+                if (e["faces"] as? Int ?? 0) > 0 && scene.meshes.allSatisfy({ $0.indices.isEmpty }) {
+                    failures.append("\(file): usd-core counts faces, the scene has no triangles")
+                }
+                converted += 1
+            } catch {
+                failures.append("\(file): \(error)")
+            }
+        }
+        #expect(converted > 0)
+        #expect(failures.isEmpty, Comment(rawValue: failures.joined(separator: "\n")))
     }
 }

@@ -119,14 +119,9 @@ func expectZipError(
         #expect(error?.format == .usdz)
     }
 
-    @Test func missingEndRecordFallsBackToLocalHeaderWalk() throws {
-        let zip = try ZipTestFiles.archive("no_eocd.usdz")
-        #expect(zip.entries.map(\.name) == ["root.usda", "tex.png"])
-        #expect(zip.warnings.contains { $0.hasPrefix("ZIP_NO_CENTRAL_DIRECTORY") })
-        #expect(ZipTestFiles.text(try zip.data(of: zip.entries[1])) == "PNG:walk")
-        var limits = ParseLimits()
-        limits.maxZipEntries = 1
-        expectZipError(.limitExceeded) { _ = try ZipTestFiles.archive("no_eocd.usdz", limits: limits) }
+    @Test func missingEndRecordIsRefusedAsTruncated() throws {
+        let error = expectZipError(.zipInvalid) { _ = try ZipTestFiles.archive("no_eocd.usdz") }
+        #expect(error?.message.contains("truncated") == true)
     }
 
     @Test func entryCountIsCappedBeforeReading() throws {

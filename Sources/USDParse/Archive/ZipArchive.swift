@@ -2,9 +2,8 @@
 ///
 /// Reading is driven by the central directory (ZIP64 records when present), and every entry is
 /// cross-checked against its local header, which is what USD itself reads (usd-format.md 12.2).
-/// When no end-of-central-directory record exists, the entries are found by walking local headers
-/// from offset 0 instead, like USD does (see `ZipLocalWalk`), with a `ZIP_NO_CENTRAL_DIRECTORY`
-/// warning.
+/// An archive without an end-of-central-directory record is refused (`USD_ZIP_INVALID`): that is
+/// what a truncated upload looks like, and a partial room must not come out of it.
 ///
 /// Ownership: the archive keeps the `ByteView` it was opened on (shared storage, no copy); stored
 /// entries are returned as slices of it. It also keeps a reference to the parse's `MemoryBudget`,
@@ -14,7 +13,6 @@
 /// - `ZIP_MISALIGNED_ENTRY`: data does not start on a 64-byte boundary (USD requires it; accepted).
 /// - `ZIP_DEFLATED_ENTRY`: the entry is deflate-compressed (USD refuses it; inflated on read).
 /// - `ZIP_DATA_DESCRIPTOR`: sizes live in a data descriptor, which USD's local-header walk cannot read.
-/// - `ZIP_NO_CENTRAL_DIRECTORY`: no end record; entries were found by the local-header walk.
 /// - `ZIP_ZIP64`: ZIP64 records are present (USD's writer never produces them).
 /// - `ZIP_LEADING_BYTES`: the first local header is not at offset 0, so USD could not walk the archive.
 /// - `ZIP_CRC_MISMATCH`: found lazily by `data(of:)` (see there).
@@ -64,9 +62,12 @@ public struct ZipArchive: Sendable {
                 scanned.reserveCapacity(records.count)
                 for record in records { scanned.append(try Self.crossCheck(record, in: view)) }
             } else {
-                scanned = try ZipLocalWalk.walk(view, limits: limits)
-                warnings.append("ZIP_NO_CENTRAL_DIRECTORY: no end of central directory record; "
-                                + "\(scanned.count) entries found by walking local headers")
+                // USD itself walks local headers and would open the entries before a cut; a
+                // transcode service must not turn a truncated upload into a partial room.
+                throw USDParseError(
+                    .zipInvalid,
+                    "no end of central directory record: the file is truncated or not a complete zip archive",
+                    byteOffset: view.count)
             }
         } catch {
             throw error.adding(format: .usdz)
