@@ -1,2 +1,107 @@
+import Foundation
 import Testing
+
 @testable import TranscodeWorker
+
+/// The `transcode-worker` executable, run as a child process the way scripts run it.
+@Suite struct CommandLineToolTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The executable built beside the test bundle.
+    static let binary: String? = {
+        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [dir, dir.deletingLastPathComponent()] {
+            let p = candidate.appendingPathComponent("transcode-worker").path
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return nil
+    }()
+
+    struct Run {
+        var status: Int32
+        var exited: Bool
+        var stdout: String
+        var stderr: String
+        var json: [String: Any]? {
+            (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
+        }
+    }
+
+    func run(_ args: [String]) throws -> Run {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.binary!)
+        p.arguments = args
+        p.currentDirectoryURL = Self.packageRoot
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, exited: p.terminationReason == .exit,
+                   stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    func temporaryFile(_ bytes: [UInt8], name: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let url = dir.appendingPathComponent(name)
+        try Data(bytes).write(to: url)
+        return url.path
+    }
+
+    @Test(.enabled(if: binary != nil, "the transcode-worker executable is not built"))
+    func inspectJSONReportsTheSampleRoom() throws {
+        let r = try run(["inspect", "--json", "samples/room.usdz"])
+        #expect(r.exited && r.status == 0, "\(r.stderr)")
+        let json = try #require(r.json)
+        #expect(json["format"] as? String == "usdz")
+        let usd = try #require(json["usd"] as? [String: Any])
+        #expect(usd["meshes"] as? Int == 1)
+        #expect((usd["prim_types"] as? [String: Int])?["Cube"] == 49)
+        let stage = try #require(json["stage"] as? [String: Any])
+        #expect(stage["upAxis"] as? String == "Y" && stage["defaultPrim"] as? String == "Room")
+        let scene = try #require(json["scene"] as? [String: Any])
+        #expect(scene["triangles"] as? Int == 616)
+        #expect(scene["validation_errors"] as? Int == 0)
+    }
+
+    @Test(.enabled(if: binary != nil, "the transcode-worker executable is not built"))
+    func invalidInputsExitWithStatus3AndATypedError() throws {
+        let cases: [([UInt8], String, String)] = [
+            (Array("hello, not usd".utf8), "x.usd", "USD_UNRECOGNIZED_FORMAT"),
+            (Array("#usda 1.0\ndef Xform \"A\" {".utf8), "x.usda", "USD_SYNTAX"),
+            (Array((try Data(contentsOf: Self.packageRoot.appendingPathComponent("samples/room.usdz"))).prefix(5000)),
+             "cut.usdz", "USD_ZIP_INVALID"),
+        ]
+        for (bytes, name, code) in cases {
+            let path = try temporaryFile(bytes, name: name)
+            let r = try run(["inspect", "--json", path])
+            #expect(r.exited && r.status == 3, "\(name): \(r.status) \(r.stderr)")
+            let error = r.json?["error"] as? [String: Any]
+            #expect(error?["code"] as? String == code, "\(name): \(r.stdout)")
+        }
+        let missing = try run(["inspect", "--json", "/nonexistent/room.usdz"])
+        #expect(missing.status == 3)
+        #expect((missing.json?["error"] as? [String: Any])?["code"] as? String == "IO_NOT_FOUND")
+    }
+
+    @Test(.enabled(if: binary != nil, "the transcode-worker executable is not built"))
+    func usageErrorsExitWithStatus2AndHelpExplains() throws {
+        #expect(try run([]).status == 2)
+        #expect(try run(["frobnicate"]).status == 2)
+        #expect(try run(["inspect"]).status == 2)
+        #expect(try run(["inspect", "--bogus", "x"]).status == 2)
+        let help = try run(["inspect", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: transcode-worker inspect"))
+        let top = try run(["--help"])
+        #expect(top.status == 0 && top.stdout.contains("inspect"))
+    }
+
+    @Test func jsonValueSerialisationIsDeterministicAndEscaped() {
+        let v = JSONValue.object(["b": .int(1), "a": .array([.string("q\"\n\u{1}"), .double(0.5), .null, .bool(true)])])
+        #expect(v.serialized() == #"{"a":["q\"\n\u0001",0.5,null,true],"b":1}"#)
+    }
+}

@@ -2,7 +2,18 @@
 import Glibc
 #endif
 
-/// A command-line usage problem (exit status 64).
+/// Exit statuses shared by every command.
+enum ExitStatus {
+    static let ok: Int32 = 0
+    /// Bad arguments.
+    static let usage: Int32 = 2
+    /// The input is invalid or cannot be read (a typed error with a stable code was printed).
+    static let invalidInput: Int32 = 3
+    /// A failure that is not the input's fault.
+    static let internalError: Int32 = 4
+}
+
+/// A command-line usage problem (exit status 2).
 struct UsageError: Error, CustomStringConvertible {
     var description: String
     init(_ d: String) { description = d }
@@ -28,7 +39,7 @@ public enum CommandLineTool {
     public static func main(_ args: [String]) -> Int32 {
         guard let cmd = args.first else {
             print(help)
-            return 64
+            return ExitStatus.usage
         }
         let rest = Array(args.dropFirst())
         do {
@@ -50,10 +61,10 @@ public enum CommandLineTool {
                 return 0
             }
             printError("error: \(u.description)\n\n" + (cmd == "inspect" ? InspectCommand.help : help))
-            return 64
+            return ExitStatus.usage
         } catch {
             printError("error: \(error)")
-            return 1
+            return ExitStatus.internalError
         }
     }
 }

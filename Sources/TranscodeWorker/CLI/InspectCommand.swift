@@ -25,7 +25,7 @@ struct InspectCommand {
           --no-scene      Skip the conversion to the scene.
           --max-prims N   Print at most N prims of the tree in text mode (default 200).
 
-        EXIT STATUS: 0 success, 2 the input is invalid (typed error), 64 usage error, 66 cannot read FILE.
+        EXIT STATUS: 0 success, 2 usage error, 3 invalid or unreadable input (typed error), 4 internal error.
         """
 
     var path = ""
@@ -61,9 +61,9 @@ struct InspectCommand {
         do {
             bytes = try FileReader.map(path, maxBytes: limits.maxInputBytes)
         } catch let f as FileReader.Failure {
-            return fail(code: f.code, message: f.message, extra: [:], status: f.code == "IO_TOO_LARGE" ? 2 : 66)
+            return fail(code: f.code, message: f.message, extra: [:], status: ExitStatus.invalidInput)
         } catch {
-            return fail(code: "IO_READ_FAILED", message: "\(error)", extra: [:], status: 66)
+            return fail(code: "IO_READ_FAILED", message: "\(error)", extra: [:], status: ExitStatus.invalidInput)
         }
         let name = String(path.split(separator: "/").last ?? Substring(path))
         let dir = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
@@ -144,9 +144,9 @@ struct InspectCommand {
             if let l = e.layer { extra["layer"] = .string(l) }
             if let l = e.line { extra["line"] = .int(Int64(l)) }
             if let c = e.column { extra["column"] = .int(Int64(c)) }
-            return fail(code: e.code.rawValue, message: e.message, extra: extra, status: 2)
+            return fail(code: e.code.rawValue, message: e.message, extra: extra, status: ExitStatus.invalidInput)
         } catch {
-            return fail(code: "INTERNAL", message: "\(error)", extra: [:], status: 2)
+            return fail(code: "INTERNAL", message: "\(error)", extra: [:], status: ExitStatus.internalError)
         }
     }
 
