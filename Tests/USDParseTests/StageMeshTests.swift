@@ -342,7 +342,7 @@ func addPreviewMaterial(_ s: TestStage, _ path: String, diffuse: SdfValue, extra
     /// Random, mostly malformed meshes: the conversion must never trap and must always produce a
     /// scene the validator accepts.
     @Test func randomMalformedMeshesNeverTrap() throws {
-        var rng = TriangulatorRNG(seed: 2024)
+        var rng = SplitMix64(seed: 2024)
         func r(_ n: Int) -> Int { Int(rng.next() % UInt64(max(n, 1))) }
         let interpolations = ["constant", "uniform", "vertex", "varying", "faceVarying", "bogus"]
         var produced = 0

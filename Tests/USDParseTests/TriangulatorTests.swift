@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test func randomPolygonsAlwaysGiveValidTriangles() {
-        var rng = TriangulatorRNG(seed: 42)
+        var rng = SplitMix64(seed: 42)
         for _ in 0..<500 {
             let n = 3 + Int(rng.next() % 20)
             var poly: [SIMD3<Double>] = []
@@ -117,7 +117,7 @@ import Testing
 
     @Test func randomSimplePolygonsAreTiledExactly() {
         // Star-shaped (radially monotone) polygons are simple; ear clipping must cover their area.
-        var rng = TriangulatorRNG(seed: 7)
+        var rng = SplitMix64(seed: 7)
         for _ in 0..<200 {
             let n = 4 + Int(rng.next() % 30)
             var poly: [SIMD3<Double>] = []
@@ -155,20 +155,6 @@ import Testing
         #expect(out.count == (n - 2) * 3)
         #expect(t.fannedConcaveCount == 1)
     }
-}
-
-/// A tiny deterministic generator for test inputs.
-struct TriangulatorRNG {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
 
 #if canImport(Glibc)

@@ -57,7 +57,7 @@ import Testing
 
     @Test func seededByteFlipsOpenOrThrow() throws {
         let files = try Self.samples.map { try ZipTestFiles.fixture($0) } + [try ZipTestFiles.fixture("contains_itself.usdz")]
-        var rng = ZipFuzzRandom(seed: 0x5EED_2024)
+        var rng = SplitMix64(seed: 0x5EED_2024)
         var opened = 0
         // ZIP_FUZZ_ROUNDS raises the count for a longer local run.
         let rounds = ProcessInfo.processInfo.environment["ZIP_FUZZ_ROUNDS"].flatMap { Int($0) } ?? 2_000
@@ -107,18 +107,5 @@ import Testing
             return i
         }
         return nil
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so failures reproduce.
-struct ZipFuzzRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -17,24 +17,8 @@ public enum FileReader {
 
     /// The bytes of the file at `path`. Throws `IO_TOO_LARGE` when it exceeds `maxBytes`.
     public static func read(_ path: String, maxBytes: Int) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let e = errno
-            throw Failure(code: e == ENOENT ? "IO_NOT_FOUND" : "IO_READ_FAILED",
-                          message: "cannot open \(path): \(String(cString: strerror(e)))")
-        }
+        let (fd, size) = try openRegularFile(path, maxBytes: maxBytes)
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else {
-            throw Failure(code: "IO_READ_FAILED", message: "cannot stat \(path): \(String(cString: strerror(errno)))")
-        }
-        guard (st.st_mode & S_IFMT) == S_IFREG else {
-            throw Failure(code: "IO_READ_FAILED", message: "\(path) is not a regular file")
-        }
-        let size = Int(st.st_size)
-        guard size <= maxBytes else {
-            throw Failure(code: "IO_TOO_LARGE", message: "\(path) is \(size) bytes; the limit is \(maxBytes) bytes")
-        }
         var failure: Failure?
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buf, count in
             var done = 0
@@ -61,21 +45,8 @@ public enum FileReader {
     /// returns a view that unmaps it when the last reference goes. Empty files give an empty view.
     /// Throws like `read`.
     public static func map(_ path: String, maxBytes: Int) throws -> ByteView {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let e = errno
-            throw Failure(code: e == ENOENT ? "IO_NOT_FOUND" : "IO_READ_FAILED",
-                          message: "cannot open \(path): \(String(cString: strerror(e)))")
-        }
+        let (fd, size) = try openRegularFile(path, maxBytes: maxBytes)
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-            throw Failure(code: "IO_READ_FAILED", message: "\(path) is not a readable regular file")
-        }
-        let size = Int(st.st_size)
-        guard size <= maxBytes else {
-            throw Failure(code: "IO_TOO_LARGE", message: "\(path) is \(size) bytes; the limit is \(maxBytes) bytes")
-        }
         if size == 0 { return ByteView([]) }
         guard let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
             throw Failure(code: "IO_READ_FAILED", message: "cannot map \(path): \(String(cString: strerror(errno)))")
@@ -94,5 +65,27 @@ public enum FileReader {
                 if end > first { _ = madvise(UnsafeMutableRawPointer(bitPattern: first), end - first, MADV_DONTNEED) }
             })
         return ByteView(storage: storage)
+    }
+
+    /// Opens `path` read-only and checks it is a regular file of at most `maxBytes`; the caller
+    /// closes the descriptor.
+    private static func openRegularFile(_ path: String, maxBytes: Int) throws -> (Int32, Int) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let e = errno
+            throw Failure(code: e == ENOENT ? "IO_NOT_FOUND" : "IO_READ_FAILED",
+                          message: "cannot open \(path): \(String(cString: strerror(e)))")
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw Failure(code: "IO_READ_FAILED", message: "\(path) is not a readable regular file")
+        }
+        let size = Int(st.st_size)
+        guard size <= maxBytes else {
+            close(fd)
+            throw Failure(code: "IO_TOO_LARGE", message: "\(path) is \(size) bytes; the limit is \(maxBytes) bytes")
+        }
+        return (fd, size)
     }
 }
