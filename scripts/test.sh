@@ -37,10 +37,11 @@ set -e
 if [ "${SKIP_ASAN:-0}" != "1" ]; then
   echo "== parser tests under AddressSanitizer"
   set +e
-  swift test --sanitize=address --scratch-path .build/asan --filter USDParseTests > "$WORK/asan.log" 2>&1
+  LSAN_OPTIONS="suppressions=$PWD/scripts/sanitizers/lsan.supp:print_suppressions=0" \
+    swift test --sanitize=address --scratch-path .build/asan --filter USDParseTests > "$WORK/asan.log" 2>&1
   status=$?
   set -e
   tail -n 3 "$WORK/asan.log"
-  [ "$status" -eq 0 ] || { grep -E "ERROR|failed|error:" "$WORK/asan.log" | head -n 40; echo "sanitizer pass failed"; exit 1; }
+  [ "$status" -eq 0 ] || { grep -E -A 30 "ERROR|✘" "$WORK/asan.log" | head -n 200; echo "sanitizer pass failed"; exit 1; }
 fi
 echo "all tests passed"
