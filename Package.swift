@@ -61,5 +61,6 @@ let package = Package(
         .testTarget(
             name: "TranscodeWorkerTests", dependencies: ["TranscodeWorker", "USDParse", "SceneModel"],
             swiftSettings: strict),
+        .testTarget(name: "ManifestTests", dependencies: ["Manifest", "SceneModel"], exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

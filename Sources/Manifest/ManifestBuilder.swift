@@ -1,0 +1,178 @@
+import SceneModel
+
+/// Builds `layer_manifest.json`: the document that tells the web editor and the apps what is in the
+/// layered `.glb` (layers, elements by RoomPlan identifier, glTF node indices, bounds), how the room
+/// measures and grades, which thumbnails exist and how they were shot, and which inputs produced it.
+///
+/// The output is deterministic: the same input gives the same bytes (sorted keys, fixed number
+/// policy, no timestamps). Its shape is described by `schemas/layer_manifest.schema.json` and
+/// `docs/manifest.md`; every manifest the builder returns conforms to that schema, and input the
+/// schema could not describe is refused with a `ManifestError`.
+public enum ManifestBuilder {
+    /// Version of the manifest's shape, written as `schema_version` and recorded by the worker as
+    /// `room_versions.manifest_schema_version`. Bumped on every incompatible change.
+    public static let schemaVersion = 1
+
+    /// Text of `units.output`: the frame of the GLB and of every coordinate in the manifest.
+    public static let outputUnits = "metres, +Y up"
+
+    /// Warning code added when layer or element nodes have no glTF node index.
+    public static let unmappedNodeWarningCode = "MANIFEST_NODE_NOT_IN_GLB"
+
+    /// The manifest as UTF-8 JSON bytes: keys sorted at every level, two-space indentation,
+    /// integers as integers, real-valued measurements rounded to 6 decimal places (see
+    /// `docs/manifest.md`) and written in shortest round-trip form, no timestamps, one trailing
+    /// newline.
+    ///
+    /// - Throws: `ManifestError` when a value cannot be written as the schema requires (a hash that
+    ///   is not 64 hex digits, an unknown thumbnail kind, an index out of range, a non-finite
+    ///   transform, a duplicate identifier, …).
+    public static func build(_ input: ManifestInput) throws -> [UInt8] {
+        JSONWriter.serialize(try document(input))
+    }
+
+    /// The manifest as a JSON tree (the bytes before serialisation).
+    static func document(_ input: ManifestInput) throws -> JSONValue {
+        let layered = input.layered
+        let geometry = SubtreeGeometry(scene: layered.scene)
+        let room = try RoomContent(layered: layered, geometry: geometry, glbNodeIndex: input.glbNodeIndex)
+        let metadata = layered.scene.metadata
+        guard metadata.sourceMetersPerUnit.isFinite, metadata.sourceMetersPerUnit > 0 else {
+            throw ManifestError.invalidValue(
+                field: "units.source_meters_per_unit", value: String(metadata.sourceMetersPerUnit),
+                expected: "a finite number > 0")
+        }
+        var warnings = input.warnings
+        if !room.unmappedNodes.isEmpty {
+            warnings.append(SceneWarning(
+                code: unmappedNodeWarningCode,
+                message: "\(room.unmappedNodes.count) layer/element node(s) have no glTF node index "
+                    + "(first: \(room.unmappedNodes[0])); their \"node\" is null"))
+        }
+        return .object([
+            "schema_version": .int(schemaVersion),
+            "generator": .object([
+                "name": .string(try FieldChecks.nonEmpty(input.generator, field: "generator.name")),
+                "version": .string(try FieldChecks.nonEmpty(input.generatorVersion, field: "generator.version")),
+            ]),
+            "version_id": .string(try input.versionId.map { try FieldChecks.uuid($0, field: "version_id") }),
+            "room_id": .string(try input.roomId.map { try FieldChecks.uuid($0, field: "room_id") }),
+            "source": room.source,
+            "inputs": .array(try inputs(input.inputs)),
+            "units": .object([
+                "source_up_axis": .string(metadata.sourceUpAxis.rawValue),
+                "source_meters_per_unit": .number(metadata.sourceMetersPerUnit),
+                "output": .string(outputUnits),
+            ]),
+            "glb": .object([
+                "path": .string(try FieldChecks.relativePath(input.glb.path, field: "glb.path")),
+                "bytes": try FieldChecks.count(input.glb.bytes, field: "glb.bytes"),
+                "sha256": .string(try FieldChecks.sha256(input.glb.sha256, field: "glb.sha256")),
+            ]),
+            "bounds": ManifestNumbers.bounds(geometry.sceneBounds),
+            "stories": room.stories,
+            "layers": room.layers,
+            "elements": room.elements,
+            "sections": room.sections,
+            "metrics": room.metrics,
+            "quality": room.quality,
+            "thumbnails": .array(try thumbnails(input.thumbnails)),
+            "redactions": .array(try redactions(input.redactions)),
+            "warnings": .array(warnings.map { w in
+                .object(["code": .string(w.code), "message": .string(w.message), "prim_path": .string(w.primPath)])
+            }),
+            "stats": .object([
+                "meshes": try FieldChecks.count(input.stats.meshes, field: "stats.meshes"),
+                "triangles": try FieldChecks.count(input.stats.triangles, field: "stats.triangles"),
+                "vertices": try FieldChecks.count(input.stats.vertices, field: "stats.vertices"),
+                "materials": try FieldChecks.count(input.stats.materials, field: "stats.materials"),
+                "textures": try FieldChecks.count(input.stats.textures, field: "stats.textures"),
+                "glb_bytes": try FieldChecks.count(input.stats.glbBytes, field: "stats.glb_bytes"),
+            ]),
+        ])
+    }
+
+    /// Inputs sorted by role (`InputFile.roles` order), then name, then hash.
+    private static func inputs(_ files: [InputFile]) throws -> [JSONValue] {
+        var rows: [(role: Int, name: String, sha: String, value: JSONValue)] = []
+        for (i, f) in files.enumerated() {
+            let field = "inputs[\(i)]"
+            let role = try FieldChecks.oneOf(f.role, InputFile.roles, field: "\(field).role")
+            let sha = try FieldChecks.sha256(f.sha256, field: "\(field).sha256")
+            rows.append((InputFile.roles.firstIndex(of: role)!, f.name, sha, .object([
+                "role": .string(role),
+                "name": .string(try FieldChecks.nonEmpty(f.name, field: "\(field).name")),
+                "format": .string(try FieldChecks.nonEmpty(f.format, field: "\(field).format")),
+                "bytes": try FieldChecks.count(f.bytes, field: "\(field).bytes"),
+                "sha256": .string(sha),
+            ])))
+        }
+        return rows.sorted {
+            if $0.role != $1.role { return $0.role < $1.role }
+            if $0.name != $1.name { return precedes($0.name, $1.name) }
+            return $0.sha < $1.sha
+        }.map(\.value)
+    }
+
+    /// Thumbnails sorted by kind (`Thumbnail.kinds` order), then path.
+    private static func thumbnails(_ thumbs: [Thumbnail]) throws -> [JSONValue] {
+        var rows: [(kind: Int, path: String, value: JSONValue)] = []
+        for (i, t) in thumbs.enumerated() {
+            let field = "thumbnails[\(i)]"
+            let kind = try FieldChecks.oneOf(t.kind, Thumbnail.kinds, field: "\(field).kind")
+            let path = try FieldChecks.relativePath(t.path, field: "\(field).path")
+            rows.append((Thumbnail.kinds.firstIndex(of: kind)!, path, .object([
+                "kind": .string(kind),
+                "path": .string(path),
+                "width": try FieldChecks.positive(t.width, field: "\(field).width"),
+                "height": try FieldChecks.positive(t.height, field: "\(field).height"),
+                "bytes": try FieldChecks.count(t.bytes, field: "\(field).bytes"),
+                "camera": try camera(t.camera, field: "\(field).camera"),
+            ])))
+        }
+        return rows.sorted { $0.kind != $1.kind ? $0.kind < $1.kind : precedes($0.path, $1.path) }.map(\.value)
+    }
+
+    /// A camera: perspective (`fov_degrees` in (0, 180), `ortho_half_extent` null) or orthographic
+    /// (`ortho_half_extent` > 0, `fov_degrees` null).
+    private static func camera(_ c: Camera, field: String) throws -> JSONValue {
+        let fov = ManifestNumbers.measure(c.fovDegrees)
+        let ortho = ManifestNumbers.measure(c.orthoHalfExtent)
+        switch (fov, ortho) {
+        case (.number(let f), .null) where f > 0 && f < 180: break
+        case (.null, .number(let h)) where h > 0: break
+        default:
+            throw ManifestError.invalidValue(
+                field: field, value: "fov_degrees \(String(describing: c.fovDegrees)), "
+                    + "ortho_half_extent \(String(describing: c.orthoHalfExtent))",
+                expected: "either a field of view in (0, 180) degrees or an orthographic half extent > 0")
+        }
+        return .object([
+            "position": try FieldChecks.vector(c.position, field: "\(field).position"),
+            "target": try FieldChecks.vector(c.target, field: "\(field).target"),
+            "up": try FieldChecks.vector(c.up, field: "\(field).up"),
+            "fov_degrees": fov,
+            "ortho_half_extent": ortho,
+        ])
+    }
+
+    /// Redactions sorted by texture path, then replacement name.
+    private static func redactions(_ subs: [TextureSubstitution]) throws -> [JSONValue] {
+        var rows: [(path: String, name: String, value: JSONValue)] = []
+        for (i, r) in subs.enumerated() {
+            let field = "redactions[\(i)]"
+            rows.append((r.texturePath, r.replacementName, .object([
+                "texture_path": .string(try FieldChecks.nonEmpty(r.texturePath, field: "\(field).texture_path")),
+                "replacement_name": .string(try FieldChecks.nonEmpty(r.replacementName, field: "\(field).replacement_name")),
+                "replacement_sha256": .string(
+                    try FieldChecks.sha256(r.replacementSHA256, field: "\(field).replacement_sha256")),
+            ])))
+        }
+        return rows.sorted { $0.path != $1.path ? precedes($0.path, $1.path) : precedes($0.name, $1.name) }.map(\.value)
+    }
+
+    /// Code-point order, independent of Unicode normalisation and locale.
+    private static func precedes(_ a: String, _ b: String) -> Bool {
+        a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars)
+    }
+}
