@@ -59,6 +59,7 @@ let package = Package(
         .testTarget(name: "SceneModelTests", dependencies: ["SceneModel"], swiftSettings: strict),
         .testTarget(name: "USDParseTests", dependencies: ["USDParse", "SceneModel"], swiftSettings: strict),
         .testTarget(name: "LayeringTests", dependencies: ["Layering", "SceneModel", "USDParse"], swiftSettings: strict),
+        .testTarget(name: "GLBWriterTests", dependencies: ["GLBWriter", "SceneModel"], swiftSettings: strict),
         .testTarget(
             name: "TranscodeWorkerTests", dependencies: ["TranscodeWorker", "USDParse", "SceneModel"],
             swiftSettings: strict),

@@ -30,11 +30,22 @@ public enum CommandLineTool {
         USAGE: transcode-worker <command> [options]
 
         COMMANDS:
+          convert INPUT --out DIR [--roomplan ROOM.json] [--redacted-textures DIR] [--json]
+                           Convert a room scan (USDZ/USDC/USDA and/or the RoomPlan JSON) into
+                           DIR/model.glb and DIR/layer_manifest.json.
           inspect FILE     Parse a .usdz/.usdc/.usda file and report layers, prims, counts, warnings.
           help             Show this help (also: --help, -h). `transcode-worker <command> --help`
                            shows a command's own help.
           version          Print the version.
         """
+
+    static func commandHelp(_ cmd: String) -> String {
+        switch cmd {
+        case "inspect": return InspectCommand.help
+        case "convert": return ConvertCommand.help
+        default: return help
+        }
+    }
 
     public static func main(_ args: [String]) -> Int32 {
         guard let cmd = args.first else {
@@ -46,6 +57,8 @@ public enum CommandLineTool {
             switch cmd {
             case "inspect":
                 return try InspectCommand(rest).run()
+            case "convert":
+                return try ConvertCommand(rest).run()
             case "help", "--help", "-h":
                 print(help)
                 return 0
@@ -57,10 +70,10 @@ public enum CommandLineTool {
             }
         } catch let u as UsageError {
             if u.description.isEmpty {
-                print(cmd == "inspect" ? InspectCommand.help : help)
+                print(Self.commandHelp(cmd))
                 return 0
             }
-            printError("error: \(u.description)\n\n" + (cmd == "inspect" ? InspectCommand.help : help))
+            printError("error: \(u.description)\n\n" + Self.commandHelp(cmd))
             return ExitStatus.usage
         } catch {
             printError("error: \(error)")

@@ -1,0 +1,131 @@
+import SceneModel
+
+/// Builds the whole `.glb` in three steps: measure (node plan, prepared meshes, materials, buffer
+/// layout), describe (the JSON document, complete because every size and bound is known), then
+/// write once (the file is allocated at its final size and the BIN data written in place).
+struct GLTFDocumentBuilder {
+    let layered: LayeredScene
+    let options: GLBOptions
+
+    func build() throws -> GLBOutput {
+        try validate()
+        let scene = layered.scene
+        var warnings: [SceneWarning] = []
+
+        // Measure.
+        let plan = try NodeTreePlanner(layered: layered).plan()
+        warnings += plan.warnings
+        let prepared: [PreparedMesh] = plan.meshes.map { source in
+            switch source {
+            case .scene(let m): return MeshPreparer.prepare(scene.meshes[m.rawValue], options: options)
+            case .baked(let mesh, _): return MeshPreparer.prepare(mesh, options: options)
+            }
+        }
+        var used = [Bool](repeating: false, count: scene.materials.count)
+        var needsDefault = false
+        for mesh in prepared {
+            for p in mesh.primitives {
+                if let m = p.material { used[m.rawValue] = true } else { needsDefault = true }
+            }
+        }
+        var converter = MaterialConverter(scene: scene)
+        let materials = converter.convert(used: used, needsDefault: needsDefault)
+        warnings += materials.warnings
+
+        var layout = BinaryLayout()
+        let meshViews = prepared.map { MeshEncoder.layout($0, in: &layout) }
+        let imageViews = materials.images.map {
+            layout.add(length: scene.textures[$0.texture.rawValue].bytes.count, target: nil)
+        }
+        guard layout.paddedLength <= GLBContainer.maxBinLength else {
+            throw GLBWriterError.tooLarge("binary buffer of \(layout.paddedLength) bytes exceeds the 2 GiB limit")
+        }
+
+        // Describe.
+        var accessors: [JSONValue] = []
+        let defaultMaterial = materials.defaultMaterial ?? 0
+        let meshes = prepared.indices.map { i in
+            MeshEncoder.json(prepared[i], views: meshViews[i], accessors: &accessors) { m in
+                m.flatMap { materials.materialIndex[$0.rawValue] } ?? defaultMaterial
+            }
+        }
+        let images: [JSONValue] = materials.images.indices.map { i in
+            var o = JSONObjectBuilder()
+            o.set("name", materials.images[i].name.map { .string($0) })
+            o.set("bufferView", .int(imageViews[i]))
+            o.set("mimeType", .string(materials.images[i].mimeType))
+            return o.value
+        }
+        var doc = JSONObjectBuilder()
+        doc.set("asset", .object([JSONMember("generator", .string(options.generator)),
+                                  JSONMember("version", .string("2.0"))]))
+        if materials.usesTextureTransform { doc.set("extensionsUsed", .array([.string("KHR_texture_transform")])) }
+        doc.set("scene", .int(0))
+        var sceneObject = JSONObjectBuilder()
+        if !plan.roots.isEmpty { sceneObject.set("nodes", .array(plan.roots.map { .int($0) })) }
+        doc.set("scenes", .array([sceneObject.value]))
+        setNonEmpty(&doc, "nodes", plan.nodes.map(nodeJSON))
+        setNonEmpty(&doc, "meshes", meshes)
+        setNonEmpty(&doc, "materials", materials.materials)
+        setNonEmpty(&doc, "textures", materials.textures)
+        setNonEmpty(&doc, "images", images)
+        setNonEmpty(&doc, "samplers", materials.samplers)
+        setNonEmpty(&doc, "accessors", accessors)
+        setNonEmpty(&doc, "bufferViews", layout.json)
+        if layout.paddedLength > 0 {
+            doc.set("buffers", .array([.object([JSONMember("byteLength", .int(layout.paddedLength))])]))
+        }
+        let json = JSONWriter.serialize(doc.value)
+
+        // Write once.
+        var repairedPerMesh = [Int](repeating: 0, count: prepared.count)
+        let bytes = try GLBContainer.assemble(json: json, binLength: layout.paddedLength) { bin in
+            for i in prepared.indices {
+                repairedPerMesh[i] = MeshEncoder.write(prepared[i], views: meshViews[i], layout: layout, into: bin)
+            }
+            for (i, image) in materials.images.enumerated() {
+                bin.put(bytes: scene.textures[image.texture.rawValue].bytes, at: layout.views[imageViews[i]].offset)
+            }
+            layout.zeroGaps(bin)
+        }
+        for (i, count) in repairedPerMesh.enumerated() where count > 0 {
+            warnings.append(SceneWarning(
+                code: "GLB_VERTEX_DATA_REPAIRED",
+                message: "mesh \(prepared[i].name): \(count) vertex value(s) were not finite or zero-length "
+                    + "(texture coordinates and colours set to 0, normals to +Y)",
+                primPath: prepared[i].sourcePath.isEmpty ? nil : prepared[i].sourcePath))
+        }
+
+        return GLBOutput(
+            bytes: bytes, nodeIndex: plan.nodeIndex, meshCount: prepared.count,
+            triangleCount: prepared.reduce(0) { $0 + $1.triangleCount },
+            vertexCount: prepared.reduce(0) { $0 + $1.vertexCount },
+            materialCount: materials.materials.count, textureCount: materials.textures.count,
+            imageCount: materials.images.count, warnings: warnings)
+    }
+
+    /// Throws `GLB_INVALID_SCENE` when the validator reports errors (up to three are quoted).
+    private func validate() throws {
+        let errors = SceneValidator.validate(layered.scene).filter { $0.severity == .error }
+        guard errors.isEmpty else {
+            let quoted = errors.prefix(3).map(\.description).joined(separator: "; ")
+            throw GLBWriterError.invalidScene(
+                "scene has \(errors.count) validation error(s): \(quoted)\(errors.count > 3 ? "; …" : "")")
+        }
+    }
+
+    private func nodeJSON(_ node: PlannedNode) -> JSONValue {
+        var o = JSONObjectBuilder()
+        o.set("name", node.name.map { .string($0) })
+        if !node.children.isEmpty { o.set("children", .array(node.children.map { .int($0) })) }
+        o.set("matrix", node.matrix.map { .doubles($0.m) })
+        o.set("mesh", node.mesh.map { .int($0) })
+        o.set("extras", node.extras)
+        return o.value
+    }
+
+    /// glTF arrays must not be empty when present.
+    private func setNonEmpty(_ doc: inout JSONObjectBuilder, _ key: String, _ items: [JSONValue]) {
+        if !items.isEmpty { doc.set(key, .array(items)) }
+    }
+}

@@ -1,0 +1,163 @@
+import SceneModel
+
+/// Buffer views of one prepared mesh (view index per stream; nil when the stream is not written).
+struct MeshViews {
+    var position: Int
+    var normal: Int
+    var texcoord: Int?
+    var color: Int?
+    /// One per primitive.
+    var indices: [Int]
+}
+
+/// Lays out and writes one prepared mesh's streams: POSITION, NORMAL (always), TEXCOORD_0 (when
+/// present), COLOR_0 (when the colours vary), then each primitive's indices. Vertex streams are
+/// float32; indices are u16 or u32 per primitive.
+enum MeshEncoder {
+    /// Reserves the mesh's buffer views in `layout`.
+    static func layout(_ mesh: PreparedMesh, in layout: inout BinaryLayout) -> MeshViews {
+        let n = mesh.vertexCount
+        let position = layout.add(length: n * 12, target: BinaryLayout.arrayBuffer)
+        let normal = layout.add(length: n * 12, target: BinaryLayout.arrayBuffer)
+        let texcoord = mesh.writesTexcoords ? layout.add(length: n * 8, target: BinaryLayout.arrayBuffer) : nil
+        let color = mesh.writesColors ? layout.add(length: n * 16, target: BinaryLayout.arrayBuffer) : nil
+        let indices = mesh.primitives.map {
+            layout.add(length: $0.indexCount * ($0.shortIndices ? 2 : 4), target: BinaryLayout.elementArrayBuffer)
+        }
+        return MeshViews(position: position, normal: normal, texcoord: texcoord, color: color, indices: indices)
+    }
+
+    /// Writes the mesh's streams into their views. Returns how many vertex values were repaired
+    /// (non-finite texture coordinates or colours set to 0, zero or non-finite normals set to +Y).
+    static func write(_ prepared: PreparedMesh, views: MeshViews, layout: BinaryLayout, into bin: BinaryWriter)
+        -> Int
+    {
+        let mesh = prepared.mesh
+        let sourceCount = mesh.positions.count / 3
+        var repaired = 0
+        mesh.positions.withUnsafeBufferPointer { p in
+            let at = layout.views[views.position].offset
+            bin.put(p, at: at)
+            duplicateExtras(prepared.extraSource, sourceCount: sourceCount, stride: 12, at: at, bin: bin)
+        }
+        let normalAt = layout.views[views.normal].offset
+        if let generated = prepared.generatedNormals {
+            generated.withUnsafeBufferPointer { bin.put($0, at: normalAt) }
+        } else {
+            mesh.normals.withUnsafeBufferPointer { nm in
+                for v in 0..<sourceCount {
+                    let x = nm[3 * v], y = nm[3 * v + 1], z = nm[3 * v + 2]
+                    let len2 = x * x + y * y + z * z
+                    var n = SIMD3(x, y, z)
+                    if !(len2.isFinite && len2 > 0) {
+                        n = SIMD3(0, 1, 0)
+                        repaired += 1
+                    } else if abs(len2 - 1) > 1e-6 {
+                        n = NormalGenerator.normalized(n)
+                    }
+                    bin.put(n.x, at: normalAt + 12 * v)
+                    bin.put(n.y, at: normalAt + 12 * v + 4)
+                    bin.put(n.z, at: normalAt + 12 * v + 8)
+                }
+            }
+        }
+        if let view = views.texcoord {
+            mesh.uv0.withUnsafeBufferPointer { uv in
+                let at = layout.views[view].offset
+                repaired += putFinite(uv, clamp: false, at: at, bin: bin)
+                duplicateExtras(prepared.extraSource, sourceCount: sourceCount, stride: 8, at: at, bin: bin)
+            }
+        }
+        if let view = views.color {
+            mesh.colors.withUnsafeBufferPointer { c in
+                let at = layout.views[view].offset
+                repaired += putFinite(c, clamp: true, at: at, bin: bin)
+                duplicateExtras(prepared.extraSource, sourceCount: sourceCount, stride: 16, at: at, bin: bin)
+            }
+        }
+        prepared.indices.withUnsafeBufferPointer { idx in
+            for (i, primitive) in prepared.primitives.enumerated() {
+                let at = layout.views[views.indices[i]].offset
+                let range = UnsafeBufferPointer(rebasing: idx[primitive.indexStart..<(primitive.indexStart + primitive.indexCount)])
+                if primitive.shortIndices {
+                    for (k, value) in range.enumerated() { bin.put(UInt16(truncatingIfNeeded: value), at: at + 2 * k) }
+                } else {
+                    bin.put(range, at: at)
+                }
+            }
+        }
+        return repaired
+    }
+
+    /// Writes `values`, replacing non-finite ones with 0 (and clamping to [0, 1] when asked);
+    /// returns the number replaced.
+    private static func putFinite(_ values: UnsafeBufferPointer<Float>, clamp: Bool, at: Int, bin: BinaryWriter) -> Int {
+        var bad = 0
+        for (i, v) in values.enumerated() {
+            var out = v
+            if !v.isFinite {
+                out = 0
+                bad += 1
+            } else if clamp {
+                out = min(max(v, 0), 1)
+            }
+            bin.put(out, at: at + 4 * i)
+        }
+        return bad
+    }
+
+    /// Fills the split vertices (after the `sourceCount` written ones) with copies of their source
+    /// vertex's already written, already sanitised bytes.
+    private static func duplicateExtras(
+        _ extraSource: [UInt32], sourceCount: Int, stride: Int, at: Int, bin: BinaryWriter
+    ) {
+        for (k, s) in extraSource.enumerated() {
+            bin.copy(from: at + Int(s) * stride, to: at + (sourceCount + k) * stride, count: stride)
+        }
+    }
+
+    /// Accessor objects for the mesh's views, and the mesh object referring to them.
+    static func json(
+        _ mesh: PreparedMesh, views: MeshViews, accessors: inout [JSONValue], material: (MaterialIndex?) -> Int
+    ) -> JSONValue {
+        func accessor(_ view: Int, _ componentType: Int, _ count: Int, _ type: String, min: JSONValue? = nil,
+                      max: JSONValue? = nil) -> Int {
+            var o = JSONObjectBuilder()
+            o.set("bufferView", .int(view))
+            o.set("componentType", .int(componentType))
+            o.set("count", .int(count))
+            o.set("type", .string(type))
+            o.set("min", min)
+            o.set("max", max)
+            accessors.append(o.value)
+            return accessors.count - 1
+        }
+        let lo = mesh.minPosition, hi = mesh.maxPosition
+        var attributes = [
+            JSONMember("POSITION", .int(accessor(
+                views.position, 5126, mesh.vertexCount, "VEC3",
+                min: .doubles([Double(lo.x), Double(lo.y), Double(lo.z)]),
+                max: .doubles([Double(hi.x), Double(hi.y), Double(hi.z)])))),
+            JSONMember("NORMAL", .int(accessor(views.normal, 5126, mesh.vertexCount, "VEC3"))),
+        ]
+        if let view = views.texcoord {
+            attributes.append(JSONMember("TEXCOORD_0", .int(accessor(view, 5126, mesh.vertexCount, "VEC2"))))
+        }
+        if let view = views.color {
+            attributes.append(JSONMember("COLOR_0", .int(accessor(view, 5126, mesh.vertexCount, "VEC4"))))
+        }
+        var primitives: [JSONValue] = []
+        for (i, p) in mesh.primitives.enumerated() {
+            let indices = accessor(views.indices[i], p.shortIndices ? 5123 : 5125, p.indexCount, "SCALAR")
+            primitives.append(.object([
+                JSONMember("attributes", .object(attributes)),
+                JSONMember("indices", .int(indices)),
+                JSONMember("material", .int(material(p.material))),
+            ]))
+        }
+        var o = JSONObjectBuilder()
+        if !mesh.name.isEmpty { o.set("name", .string(mesh.name)) }
+        o.set("primitives", .array(primitives))
+        return o.value
+    }
+}

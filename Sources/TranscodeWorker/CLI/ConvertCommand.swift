@@ -1,0 +1,157 @@
+import Foundation
+import USDParse
+
+/// `transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR] [--json]`
+struct ConvertCommand {
+    static let help = """
+        USAGE: transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR] [--json]
+
+        Converts a room scan into a layered glTF binary and its manifest, written atomically into DIR:
+          DIR/model.glb             one glTF 2.0 binary: a node per layer, a child node per element
+          DIR/layer_manifest.json   layers, elements, sections, metrics, quality grade, inputs, stats
+
+        INPUT is a .usdz, .usdc, .usda or .usd file, or a RoomPlan CapturedRoom .json alone (the room
+        is then built from the JSON).
+
+        OPTIONS:
+          --roomplan FILE           The RoomPlan CapturedRoom JSON exported with the USDZ.
+          --out DIR                 Output directory (created when missing; existing outputs replaced).
+          --redacted-textures DIR   Face-blurred textures: DIR/<path> replaces the package texture at
+                                    <path> (or the one texture with the same file name) before anything
+                                    is written; the manifest lists every substitution.
+          --json                    Print the summary as one JSON object.
+
+        EXIT STATUS: 0 success, 2 usage error, 3 invalid or unreadable input, 4 internal error.
+        """
+
+    var input = ""
+    var roomPlan: String?
+    var out = ""
+    var redacted: String?
+    var json = false
+
+    init(_ args: [String]) throws {
+        var it = args.makeIterator()
+        func value(_ flag: String) throws -> String {
+            guard let v = it.next(), !v.hasPrefix("--") else { throw UsageError("\(flag) needs a value") }
+            return v
+        }
+        while let a = it.next() {
+            switch a {
+            case "--roomplan": roomPlan = try value(a)
+            case "--out": out = try value(a)
+            case "--redacted-textures": redacted = try value(a)
+            case "--json": json = true
+            case "-h", "--help": throw UsageError.helpRequested
+            default:
+                if a.hasPrefix("-") { throw UsageError("unknown option \(a)") }
+                guard input.isEmpty else { throw UsageError("convert takes one INPUT") }
+                input = a
+            }
+        }
+        if input.isEmpty { throw UsageError("convert needs an INPUT file") }
+        if out.isEmpty { throw UsageError("convert needs --out DIR") }
+    }
+
+    func run() -> Int32 {
+        let limits = ParseLimits.default
+        let t0 = Clock.now()
+        var pipelineInput = PipelineInput(limits: limits)
+        do {
+            let name = (input as NSString).lastPathComponent
+            let isJSON = input.lowercased().hasSuffix(".json")
+            if isJSON {
+                pipelineInput.roomPlanJSON = (name, try FileReader.read(input, maxBytes: limits.maxInputBytes))
+            } else {
+                let dir = (input as NSString).deletingLastPathComponent
+                pipelineInput.usd = PipelineInput.USDSource(
+                    name: name, bytes: try FileReader.map(input, maxBytes: limits.maxInputBytes),
+                    siblings: DirectoryAssetProvider(root: dir.isEmpty ? "." : dir, maxBytes: limits.maxInputBytes))
+                if let roomPlan {
+                    pipelineInput.roomPlanJSON = ((roomPlan as NSString).lastPathComponent,
+                                                  try FileReader.read(roomPlan, maxBytes: limits.maxInputBytes))
+                }
+            }
+            if let redacted { pipelineInput.redactedTextures = try Self.readRedactions(redacted, maxBytes: limits.maxInputBytes) }
+        } catch let f as FileReader.Failure {
+            return report(PipelineError(code: f.code, message: f.message, phase: "reading"), status: ExitStatus.invalidInput)
+        } catch {
+            return report(PipelineError(code: "IO_READ_FAILED", message: "\(error)", phase: "reading"),
+                          status: ExitStatus.invalidInput)
+        }
+        let result: PipelineResult
+        do {
+            result = try TranscodePipeline.run(pipelineInput)
+        } catch {
+            return report(error, status: error.isInputError ? ExitStatus.invalidInput : ExitStatus.internalError)
+        }
+        do {
+            try OutputDirectory.write(result.files, into: out)
+        } catch {
+            return report(PipelineError(code: "IO_WRITE_FAILED", message: "\(error)", phase: "writing"),
+                          status: ExitStatus.internalError)
+        }
+        printSummary(result, totalMs: Clock.ms(t0, Clock.now()))
+        return ExitStatus.ok
+    }
+
+    /// Every regular file under `dir`, by path relative to it (sorted).
+    static func readRedactions(_ dir: String, maxBytes: Int) throws -> [PipelineInput.RedactedTexture] {
+        guard let walker = FileManager.default.enumerator(atPath: dir) else {
+            throw FileReader.Failure(code: "IO_NOT_FOUND", message: "cannot list \(dir)")
+        }
+        var out: [PipelineInput.RedactedTexture] = []
+        while let rel = walker.nextObject() as? String {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: dir + "/" + rel, isDirectory: &isDir), !isDir.boolValue else { continue }
+            out.append(.init(relativePath: rel, bytes: try FileReader.read(dir + "/" + rel, maxBytes: maxBytes)))
+        }
+        return out.sorted { $0.relativePath < $1.relativePath }
+    }
+
+    private func report(_ e: PipelineError, status: Int32) -> Int32 {
+        if json {
+            var err: [String: JSONValue] = ["code": .string(e.code), "message": .string(e.message), "phase": .string(e.phase),
+                                            "retryable": .bool(e.isRetryable)]
+            for (k, v) in e.context { err[k] = .string(v) }
+            print(JSONValue.object(["input": .string(input), "error": .object(err)]).serialized(pretty: true))
+        } else {
+            printError("error: \(input): \(e)")
+        }
+        return status
+    }
+
+    private func printSummary(_ r: PipelineResult, totalMs: Double) {
+        let s = r.summary
+        if json {
+            print(JSONValue.object([
+                "input": .string(input),
+                "out": .string(out),
+                "files": .array(r.files.map { .object(["path": .string($0.path), "bytes": .int(Int64($0.bytes.count))]) }),
+                "layers": .array(s.layers.map { .object(["id": .string($0.id), "elements": .int(Int64($0.elements))]) }),
+                "elements": .int(Int64(s.elements)),
+                "linked_elements": .int(Int64(s.linkedElements)),
+                "synthesized_elements": .int(Int64(s.synthesizedElements)),
+                "triangles": .int(Int64(s.triangles)),
+                "vertices": .int(Int64(s.vertices)),
+                "quality_grade": s.qualityGrade.map(JSONValue.string) ?? .null,
+                "timing_ms": .object(Dictionary(uniqueKeysWithValues: s.phaseMilliseconds.map { ($0.phase, JSONValue.double($0.ms)) }
+                                                + [("total", JSONValue.double(totalMs))])),
+                "warnings": .array(s.warnings.map {
+                    .object(["code": .string($0.code), "message": .string($0.message), "path": $0.path.map(JSONValue.string) ?? .null])
+                }),
+            ]).serialized(pretty: true))
+            return
+        }
+        print("converted \(input) → \(out)")
+        for f in r.files { print("  \(f.path)  \(f.bytes.count) bytes") }
+        print("layers:    \(s.layers.count)  (" + s.layers.map { "\($0.id) \($0.elements)" }.joined(separator: ", ") + ")")
+        print("elements:  \(s.elements)  (linked \(s.linkedElements), synthesized \(s.synthesizedElements))")
+        print("triangles: \(s.triangles)  vertices: \(s.vertices)")
+        print("quality:   \(s.qualityGrade ?? "n/a")")
+        print("timing:    " + s.phaseMilliseconds.map { "\($0.phase) \($0.ms) ms" }.joined(separator: ", ") + ", total \(totalMs) ms")
+        print("warnings:  \(s.warnings.count)")
+        for w in s.warnings.prefix(50) { print("  \(w.code): \(w.message)" + (w.path.map { " (\($0))" } ?? "")) }
+        if s.warnings.count > 50 { print("  … \(s.warnings.count - 50) more (see layer_manifest.json)") }
+    }
+}

@@ -1,0 +1,73 @@
+import USDParse
+
+/// Everything one conversion needs, already in memory (the caller did the IO).
+public struct PipelineInput: Sendable {
+    /// A USD source: the file name (used as the root layer identifier and in the manifest) and its
+    /// bytes, plus where sibling files of a loose `.usda`/`.usdc` are found.
+    public struct USDSource: Sendable {
+        public var name: String
+        public var bytes: ByteView
+        public var siblings: (any AssetProvider)?
+        public init(name: String, bytes: ByteView, siblings: (any AssetProvider)? = nil) {
+            self.name = name
+            self.bytes = bytes
+            self.siblings = siblings
+        }
+    }
+
+    /// A replacement (face-blurred) texture: its path relative to the redaction folder, and bytes.
+    public struct RedactedTexture: Sendable {
+        public var relativePath: String
+        public var bytes: [UInt8]
+        public init(relativePath: String, bytes: [UInt8]) {
+            self.relativePath = relativePath
+            self.bytes = bytes
+        }
+    }
+
+    public var usd: USDSource?
+    /// The RoomPlan CapturedRoom JSON: file name and bytes.
+    public var roomPlanJSON: (name: String, bytes: [UInt8])?
+    public var redactedTextures: [RedactedTexture]
+    /// `room_versions.id` and `rooms.id` when run by the worker (nil offline).
+    public var versionId: String?
+    public var roomId: String?
+    public var limits: ParseLimits
+
+    public init(
+        usd: USDSource? = nil, roomPlanJSON: (name: String, bytes: [UInt8])? = nil,
+        redactedTextures: [RedactedTexture] = [], versionId: String? = nil, roomId: String? = nil,
+        limits: ParseLimits = .default
+    ) {
+        self.usd = usd
+        self.roomPlanJSON = roomPlanJSON
+        self.redactedTextures = redactedTextures
+        self.versionId = versionId
+        self.roomId = roomId
+        self.limits = limits
+    }
+}
+
+/// What a conversion produced: the files to store (relative paths, manifest last) and a summary.
+public struct PipelineResult: Sendable {
+    /// Output files in write order; `layer_manifest.json` is last so that a visible manifest
+    /// implies every other file is complete.
+    public var files: [(path: String, bytes: [UInt8])]
+    public var summary: PipelineSummary
+}
+
+/// Counts, sizes, timings and warnings of one conversion.
+public struct PipelineSummary: Sendable {
+    public var layers: [(id: String, elements: Int)]
+    public var elements: Int
+    public var linkedElements: Int
+    public var synthesizedElements: Int
+    public var triangles: Int
+    public var vertices: Int
+    public var glbBytes: Int
+    public var manifestBytes: Int
+    /// Milliseconds per phase, in phase order.
+    public var phaseMilliseconds: [(phase: String, ms: Double)]
+    public var warnings: [(code: String, message: String, path: String?)]
+    public var qualityGrade: String?
+}

@@ -1,0 +1,136 @@
+import GLBWriter
+import Layering
+import Manifest
+import SceneModel
+import USDParse
+
+/// The one composer of the conversion: parse → layer → write the `.glb` → build the manifest.
+/// `convert` and the queue worker both run exactly this. Pure apart from the progress callback:
+/// inputs are bytes, outputs are bytes; the caller reads and writes files.
+public enum TranscodePipeline {
+    public static let generatorName = "crowdroom-transcode-worker"
+    public static var generatorVersion: String { CommandLineTool.version }
+
+    /// Runs the conversion.
+    ///
+    /// - Parameter progress: called with the phase name (`parsing`, `layering`, `writing`,
+    ///   `manifest`) as each phase starts.
+    /// - Throws: `PipelineError` with the phase and a stable code (the parser's `USD_*` codes,
+    ///   Layering's `ROOMPLAN_*` codes, `GLB_*`, `MANIFEST_*`, `INPUT_MISSING`, `INTERNAL_ERROR`).
+    public static func run(_ input: PipelineInput, progress: (String) -> Void = { _ in }) throws(PipelineError) -> PipelineResult {
+        var timings: [(String, Double)] = []
+        var warnings: [SceneWarning] = []
+        func phase<T>(_ name: String, _ body: () throws -> T) throws(PipelineError) -> T {
+            progress(name)
+            let t0 = Clock.now()
+            do {
+                let v = try body()
+                timings.append((name, Clock.ms(t0, Clock.now())))
+                return v
+            } catch {
+                throw PipelineError.wrap(error, phase: name)
+            }
+        }
+        guard input.usd != nil || input.roomPlanJSON != nil else {
+            throw PipelineError(code: "INPUT_MISSING", message: "a USD file, a RoomPlan JSON or both are needed",
+                                phase: "reading")
+        }
+
+        // Parsing: container, layers, composition, stage → scene (with redacted textures swapped in).
+        var redactions: [TextureSubstitution] = []
+        var redactionInputs: [InputFile] = []
+        let scene: Scene? = try phase("parsing") { () throws -> Scene? in
+            guard let usd = input.usd else { return nil }
+            let budget = MemoryBudget(limits: input.limits)
+            let opened = try USDParser.openStage(
+                usd.bytes, name: usd.name, limits: input.limits, budget: budget, siblings: usd.siblings)
+            let offers = input.redactedTextures.map { RedactingAssetProvider.Offer(relativePath: $0.relativePath, bytes: $0.bytes) }
+            var entries: [String] = []
+            if let package = opened.provider as? USDZPackage {
+                entries = package.entryNames
+            } else {
+                entries = offers.compactMap { opened.provider.resolve($0.relativePath, anchor: usd.name) }
+            }
+            let (matched, unmatched) = RedactingAssetProvider.match(offers, entries: entries)
+            for (entry, offer) in matched.sorted(by: { $0.key < $1.key }) {
+                let hash = Digest.hex(Digest.sha256(offer.bytes))
+                redactions.append(TextureSubstitution(texturePath: entry, replacementName: offer.relativePath,
+                                                      replacementSHA256: hash))
+                redactionInputs.append(InputFile(role: "redacted_texture", name: offer.relativePath,
+                                                 format: Self.imageFormat(offer.bytes), bytes: offer.bytes.count,
+                                                 sha256: hash))
+            }
+            for offer in unmatched {
+                warnings.append(SceneWarning(
+                    code: "REDACTION_UNMATCHED",
+                    message: "redacted texture \(offer.relativePath) matches no texture of the package"))
+            }
+            let provider = RedactingAssetProvider(base: opened.provider, replacements: matched.mapValues(\.bytes))
+            var scene = try SceneBuilder.build(
+                stage: opened.stage, sourceFormat: opened.format.rawValue, limits: input.limits, budget: budget,
+                loadAsset: { path, layer in
+                    guard let resolved = provider.resolve(path, anchor: layer) else { return nil }
+                    return try? provider.data(at: resolved).array
+                })
+            for w in opened.containerWarnings { scene.warnings.append(SceneWarning(code: "CONTAINER_WARNING", message: w)) }
+            for w in opened.stage.warnings {
+                scene.warnings.append(SceneWarning(code: w.code, message: w.message, primPath: w.path))
+            }
+            return scene
+        }
+
+        // Layering: RoomPlan identity, synthesized geometry, layers, metrics, quality.
+        let layered = try phase("layering") {
+            try RoomLayering.layer(scene: scene, capturedRoomJSON: input.roomPlanJSON?.bytes)
+        }
+        warnings = (scene?.warnings ?? []) + warnings + layered.warnings
+
+        // Writing the .glb.
+        let glb = try phase("writing") {
+            try GLBWriter.write(layered, options: GLBOptions(generator: "CrowdRoom transcode-worker \(generatorVersion)"))
+        }
+        warnings += glb.warnings
+
+        // The manifest, last.
+        var inputs: [InputFile] = []
+        if let usd = input.usd {
+            inputs.append(InputFile(role: "usd", name: usd.name, format: layered.scene.metadata.sourceFormat,
+                                    bytes: usd.bytes.count, sha256: Digest.hex(Digest.sha256(usd.bytes))))
+        }
+        if let json = input.roomPlanJSON {
+            inputs.append(InputFile(role: "roomplan_json", name: json.name, format: "json", bytes: json.bytes.count,
+                                    sha256: Digest.hex(Digest.sha256(json.bytes))))
+        }
+        inputs += redactionInputs
+        let glbArtifact = Artifact(path: "model.glb", bytes: glb.bytes.count, sha256: Digest.hex(Digest.sha256(glb.bytes)))
+        let stats = Stats(meshes: glb.meshCount, triangles: glb.triangleCount, vertices: glb.vertexCount,
+                          materials: glb.materialCount, textures: glb.textureCount, glbBytes: glb.bytes.count)
+        let manifestWarnings = warnings
+        let manifest = try phase("manifest") {
+            try ManifestBuilder.build(ManifestInput(
+                layered: layered, generator: generatorName, generatorVersion: generatorVersion,
+                versionId: input.versionId, roomId: input.roomId, inputs: inputs, glb: glbArtifact,
+                glbNodeIndex: glb.nodeIndex, thumbnails: [], redactions: redactions, stats: stats,
+                warnings: manifestWarnings))
+        }
+
+        let summary = PipelineSummary(
+            layers: layered.layers.map { ($0.id, $0.elements.count) },
+            elements: layered.elements.count,
+            linkedElements: layered.elements.filter { $0.geometry == .usd }.count,
+            synthesizedElements: layered.elements.filter { $0.geometry == .synthesized }.count,
+            triangles: glb.triangleCount, vertices: glb.vertexCount, glbBytes: glb.bytes.count,
+            manifestBytes: manifest.count, phaseMilliseconds: timings,
+            warnings: warnings.map { ($0.code, $0.message, $0.primPath) }, qualityGrade: layered.quality.grade)
+        return PipelineResult(files: [("model.glb", glb.bytes), ("layer_manifest.json", manifest)], summary: summary)
+    }
+
+    static func imageFormat(_ bytes: [UInt8]) -> String {
+        switch Texture.sniffMIMEType(bytes) {
+        case "image/png": return "png"
+        case "image/jpeg": return "jpeg"
+        case "image/webp": return "webp"
+        default: return "unknown"
+        }
+    }
+}

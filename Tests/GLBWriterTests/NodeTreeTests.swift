@@ -1,0 +1,153 @@
+import Testing
+import SceneModel
+@testable import GLBWriter
+
+/// Instancing, dropped nodes, transform rules and the layout contract.
+@Suite struct NodeTreeTests {
+    @Test func twoNodesDrawingOneMeshShareOneGLTFMesh() throws {
+        var b = RoomBuilder()
+        let m = b.scene.addMesh(Meshes.cube8())
+        let layer = b.addLayer("objects.stool", kind: "objects", category: "stool")
+        b.addElement("S1", layer: layer, category: "stool", transform: .translation(1, 0, 0), mesh: m)
+        b.addElement("S2", layer: layer, category: "stool", transform: .translation(-1, 0, 0), mesh: m)
+        let (output, reader) = try writeAndRead(b.layered)
+        #expect(output.meshCount == 1 && reader.meshes.count == 1)
+        #expect(int(reader.nodes[1]["mesh"]) == 0 && int(reader.nodes[2]["mesh"]) == 0)
+        #expect(output.triangleCount == 12, "a shared mesh counts once")
+    }
+
+    @Test func meshWithoutTrianglesIsNotWrittenAndItsNodeKeepsNoMesh() throws {
+        var b = RoomBuilder()
+        let empty = b.scene.addMesh(Mesh(name: "empty", positions: [0, 0, 0, 1, 0, 0]))
+        let zeroPrimitive = b.scene.addMesh(Mesh(
+            name: "zero", positions: [0, 0, 0, 1, 0, 0, 0, 1, 0], indices: [],
+            primitives: [.init(indexStart: 0, indexCount: 0, material: nil)]))
+        let layer = b.addLayer("walls")
+        let wall = b.addElement("W", layer: layer, category: "wall", mesh: empty)
+        b.addChild("emptyChild", of: wall, mesh: zeroPrimitive)
+        let (output, reader) = try writeAndRead(b.layered)
+        #expect(output.meshCount == 0 && reader.meshes.isEmpty)
+        #expect(reader.nodes.count == 2 && reader.nodes[1]["mesh"] == nil)
+    }
+
+    @Test func emptyHelperChainsAreDroppedButChainsToGeometryKept() throws {
+        var b = RoomBuilder()
+        let m = b.scene.addMesh(Meshes.triangle())
+        let layer = b.addLayer("unclassified")
+        let e = b.addElement("U", layer: layer, category: "unclassified")
+        let a = b.addChild("a", of: e)
+        let a1 = b.addChild("a1", of: a)
+        b.addChild("a2", of: a1)
+        let g = b.addChild("g", of: e, transform: .translation(0, 1, 0))
+        b.addChild("gm", of: g, mesh: m)
+        let (output, reader) = try writeAndRead(b.layered)
+        #expect(reader.nodes.map { $0["name"] as? String } == ["layer:unclassified", "U", "g", "gm"])
+        #expect(output.nodeIndex[a] == nil && output.nodeIndex[g] == 2)
+    }
+
+    @Test func layerWithoutElementsIsStillWritten() throws {
+        var b = RoomBuilder()
+        b.addLayer("windows")
+        let (_, reader) = try writeAndRead(b.layered)
+        #expect(reader.nodes.count == 1 && reader.crowdroom(0)?["layer"] as? String == "windows")
+    }
+
+    @Test func mirroredTransformIsKeptAsAMatrix() throws {
+        let mirror = Matrix4.scale(-1, 1, 1) * .translation(0, 2, 0)
+        let (output, reader) = try writeAndRead(singleMeshRoom(Meshes.triangle(), transform: mirror))
+        #expect((reader.nodes[1]["matrix"] as? [Any])?.compactMap(double) == mirror.m)
+        #expect(output.warnings.isEmpty)
+    }
+
+    @Test func shearedTransformIsBakedIntoADedicatedMeshCopy() throws {
+        var shear = Matrix4.identity
+        shear[0, 1] = 0.5  // x += 0.5 y
+        var b = RoomBuilder()
+        let m = b.scene.addMesh(Meshes.triangle())
+        let layer = b.addLayer("objects.table", kind: "objects", category: "table")
+        let sheared = b.addElement("T1", layer: layer, category: "table", transform: .translation(0, 0, 3) * shear, mesh: m)
+        b.addElement("T2", layer: layer, category: "table", mesh: m)
+        let child = b.addChild("leg", of: sheared, transform: .translation(1, 0, 0), mesh: m)
+        let (output, reader) = try writeAndRead(b.layered)
+        #expect(output.warnings.map(\.code) == ["GLB_TRANSFORM_BAKED", "GLB_TRANSFORM_BAKED"])
+        #expect(reader.nodes[1]["matrix"] == nil, "the sheared node is written without a transform")
+        #expect(output.meshCount == 3, "T1's baked copy, the shared mesh (T2), the leg's baked copy")
+        let baked = try reader.floats(attribute(reader, mesh: int(reader.nodes[1]["mesh"])!, "POSITION")!)
+        #expect(baked == [0, 0, 3, 1, 0, 3, 0.5, 1, 3])
+        let normals = try reader.floats(attribute(reader, mesh: int(reader.nodes[1]["mesh"])!, "NORMAL")!)
+        #expect(normals == [0, 0, 1, 0, 0, 1, 0, 0, 1])
+        // The child's transform is relative to a parent that no longer has the shear: its own
+        // matrix is also not decomposable, so it is baked with the carried transform.
+        let legNode = try #require(output.nodeIndex[child])
+        let leg = try reader.floats(attribute(reader, mesh: int(reader.nodes[legNode]["mesh"])!, "POSITION")!)
+        #expect(leg == [1, 0, 3, 2, 0, 3, 1.5, 1, 3])
+        #expect(reader.nodes[2]["matrix"] == nil)
+        #expect(Set((1...3).compactMap { int(reader.nodes[$0]["mesh"]) }).count == 3)
+    }
+
+    @Test func bakingAMirroringProjectionKeepsFrontFaces() throws {
+        var m = Matrix4.scale(-1, 1, 1)
+        m[3, 0] = 0.25  // projective row: not decomposable
+        let (output, reader) = try writeAndRead(singleMeshRoom(Meshes.triangle(), transform: m))
+        #expect(output.warnings.map(\.code) == ["GLB_TRANSFORM_BAKED"])
+        let indices = try reader.integers(indicesAccessor(reader)!)
+        #expect(indices == [0, 2, 1], "winding reversed with the mirror")
+        let n = try reader.floats(attribute(reader, "NORMAL")!)
+        #expect(n[2] == 1, "normal still faces the viewer of the front face")
+    }
+
+    @Test func rootsOutsideTheLayersAreDroppedWithAWarning() throws {
+        var b = RoomBuilder()
+        let layer = b.addLayer("walls")
+        b.addElement("W", layer: layer, category: "wall")
+        b.scene.addNode(Node(name: "stray", mesh: b.scene.addMesh(Meshes.triangle())))
+        let (output, reader) = try writeAndRead(b.layered)
+        #expect(reader.nodes.count == 2)
+        #expect(output.warnings.map(\.code) == ["GLB_NODES_OUTSIDE_LAYERS"])
+    }
+
+    @Test func brokenLayoutContractThrowsInvalidScene() throws {
+        var b = RoomBuilder()
+        let layer = b.addLayer("walls")
+        b.addElement("W", layer: layer, category: "wall")
+        var notRoot = b.layered
+        notRoot.layers.append(RoomLayer(id: "doors", kind: "doors", node: notRoot.elements[0].node))
+        var outOfRange = b.layered
+        outOfRange.elements[0].node = NodeIndex(99)
+        var orphan = b.layered
+        orphan.scene.nodes[1].parent = nil
+        for bad in [notRoot, outOfRange, orphan] {
+            #expect(throws: GLBWriterError.self) { try GLBWriter.write(bad, options: GLBOptions(generator: "g")) }
+            do {
+                _ = try GLBWriter.write(bad, options: GLBOptions(generator: "g"))
+            } catch let error as GLBWriterError {
+                #expect(error.code == "GLB_INVALID_SCENE")
+            }
+        }
+    }
+
+    @Test func validatorErrorsThrowInvalidScene() throws {
+        var mesh = Meshes.triangle()
+        mesh.indices = [0, 1, 7]
+        do {
+            _ = try GLBWriter.write(singleMeshRoom(mesh), options: GLBOptions(generator: "g"))
+            Issue.record("expected GLB_INVALID_SCENE")
+        } catch let error as GLBWriterError {
+            #expect(error.code == "GLB_INVALID_SCENE")
+            #expect(error.description.contains("MESH_INDEX_RANGE"))
+        }
+    }
+
+    @Test func decompositionRuleAcceptsRotationsAndScalesOnly() {
+        #expect(TransformRule.decide(.identity) == .identity)
+        let trs = Matrix4.translation(1, 2, 3) * .rotation(axis: 2, degrees: 30) * .scale(2, 3, 4)
+        #expect(TransformRule.decide(trs) == .matrix(trs))
+        #expect(TransformRule.decide(.scale(0, 1, 1)) == .matrix(.scale(0, 1, 1)))
+        var shear = Matrix4.identity
+        shear[1, 0] = 0.1
+        #expect(TransformRule.decide(shear) == .bake)
+        var projective = Matrix4.identity
+        projective[3, 2] = -1
+        #expect(TransformRule.decide(projective) == .bake)
+    }
+}

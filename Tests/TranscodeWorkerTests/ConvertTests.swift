@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+import USDParse
+
+@testable import TranscodeWorker
+
+/// The conversion pipeline on the project's samples: every sample converts, outputs are
+/// deterministic, RoomPlan identity reaches the `.glb` and the manifest, redacted textures replace
+/// the originals everywhere, and failures carry typed codes.
+@Suite struct ConvertTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    /// The RoomPlan sample pairs listed in samples/roomplan/index.json.
+    static var roomPlanPairs: [(usdz: String, json: String)] {
+        guard let data = FileManager.default.contents(atPath: path("samples/roomplan/index.json")),
+              let list = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
+        else { return [] }
+        return list.map { ("samples/roomplan/\($0["usdz"] as! String)", "samples/roomplan/\($0["json"] as! String)") }
+    }
+
+    func input(usd: String?, json: String? = nil, redacted: String? = nil) throws -> PipelineInput {
+        var input = PipelineInput()
+        if let usd {
+            let p = Self.path(usd)
+            input.usd = .init(name: (p as NSString).lastPathComponent, bytes: try FileReader.map(p, maxBytes: 1 << 28),
+                              siblings: DirectoryAssetProvider(root: (p as NSString).deletingLastPathComponent, maxBytes: 1 << 28))
+        }
+        if let json {
+            input.roomPlanJSON = ((json as NSString).lastPathComponent, try FileReader.read(Self.path(json), maxBytes: 1 << 26))
+        }
+        if let redacted { input.redactedTextures = try ConvertCommand.readRedactions(Self.path(redacted), maxBytes: 1 << 26) }
+        return input
+    }
+
+    /// The JSON chunk of a GLB.
+    func glbJSON(_ bytes: [UInt8]) throws -> [String: Any] {
+        try #require(bytes.count >= 20 && Array(bytes[0..<4]) == Array("glTF".utf8))
+        let len = Int(bytes[12]) | Int(bytes[13]) << 8 | Int(bytes[14]) << 16 | Int(bytes[15]) << 24
+        let json = try JSONSerialization.jsonObject(with: Data(bytes[20..<(20 + len)]))
+        return try #require(json as? [String: Any])
+    }
+
+    func file(_ r: PipelineResult, _ path: String) throws -> [UInt8] {
+        try #require(r.files.first { $0.path == path }?.bytes)
+    }
+
+    @Test func everyRoomPlanSamplePairConvertsWithEveryIdentifierInOneLayer() throws {
+        #expect(Self.roomPlanPairs.count >= 4)
+        for pair in Self.roomPlanPairs {
+            let r = try TranscodePipeline.run(try input(usd: pair.usdz, json: pair.json))
+            #expect(r.files.map(\.path) == ["model.glb", "layer_manifest.json"])
+            let manifest = try #require(try JSONSerialization.jsonObject(with: Data(try file(r, "layer_manifest.json"))) as? [String: Any])
+            let elements = try #require(manifest["elements"] as? [[String: Any]])
+            let ids = elements.compactMap { $0["identifier"] as? String }
+            #expect(Set(ids).count == ids.count, "\(pair.usdz): an identifier appears twice")
+            // Every JSON identifier ends in exactly one element.
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.path(pair.json)))) as? [String: Any])
+            var jsonIDs: [String] = []
+            for key in ["walls", "doors", "windows", "openings", "floors", "objects"] {
+                for e in (json[key] as? [[String: Any]]) ?? [] { if let id = e["identifier"] as? String { jsonIDs.append(id) } }
+            }
+            #expect(!jsonIDs.isEmpty)
+            for id in jsonIDs { #expect(ids.filter { $0 == id }.count == 1, "\(pair.usdz): \(id)") }
+            // Element nodes of the glb carry the identifier and semantics.
+            let gltf = try glbJSON(try file(r, "model.glb"))
+            let nodes = try #require(gltf["nodes"] as? [[String: Any]])
+            for e in elements {
+                let index = try #require(e["node"] as? Int)
+                #expect(nodes[index]["name"] as? String == e["identifier"] as? String)
+                let extras = (nodes[index]["extras"] as? [String: Any])?["crowdroom"] as? [String: Any]
+                #expect(extras?["identifier"] as? String == e["identifier"] as? String)
+            }
+            #expect(r.summary.synthesizedElements + r.summary.linkedElements == r.summary.elements)
+        }
+    }
+
+    @Test func outputsAreByteIdenticalForTheSameInput() throws {
+        let pair = try #require(Self.roomPlanPairs.first)
+        let a = try TranscodePipeline.run(try input(usd: pair.usdz, json: pair.json))
+        let b = try TranscodePipeline.run(try input(usd: pair.usdz, json: pair.json))
+        #expect(a.files.map(\.bytes) == b.files.map(\.bytes))
+        let c = try TranscodePipeline.run(try input(usd: "samples/room.usdz"))
+        let d = try TranscodePipeline.run(try input(usd: "samples/room.usdz"))
+        #expect(c.files.map(\.bytes) == d.files.map(\.bytes))
+    }
+
+    @Test func theJSONAloneBuildsTheRoom() throws {
+        let pair = try #require(Self.roomPlanPairs.first)
+        let r = try TranscodePipeline.run(try input(usd: nil, json: pair.json))
+        #expect(r.summary.elements > 0 && r.summary.synthesizedElements == r.summary.elements)
+        #expect(r.summary.triangles > 0)
+    }
+
+    @Test func redactedTexturesReplaceTheOriginalEverywhere() throws {
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.path("samples/textured/textured_box.usdz"))))
+        let originalPNG = try #require(Self.extract(original, entry: "textures/albedo.png"))
+        let replacement = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.path("samples/textured/redacted/textures/albedo.png"))))
+        #expect(originalPNG != replacement)
+
+        let plain = try TranscodePipeline.run(try input(usd: "samples/textured/textured_box.usdz"))
+        #expect(Self.contains(try file(plain, "model.glb"), originalPNG), "without redaction the original is embedded")
+
+        let r = try TranscodePipeline.run(try input(usd: "samples/textured/textured_box.usdz", redacted: "samples/textured/redacted"))
+        let glb = try file(r, "model.glb")
+        #expect(Self.contains(glb, replacement))
+        for f in r.files { #expect(!Self.contains(f.bytes, originalPNG), "\(f.path) contains the original texture") }
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(try file(r, "layer_manifest.json"))) as? [String: Any])
+        let redactions = try #require(manifest["redactions"] as? [[String: Any]])
+        #expect(redactions.count == 1)
+        #expect(redactions.first?["texture_path"] as? String == "textures/albedo.png")
+    }
+
+    @Test func aRedactedTextureThatMatchesNothingIsAWarning() throws {
+        var i = try input(usd: "samples/textured/textured_box.usdz")
+        i.redactedTextures = [.init(relativePath: "faces/nobody.png", bytes: [1, 2, 3])]
+        let r = try TranscodePipeline.run(i)
+        #expect(r.summary.warnings.contains { $0.code == "REDACTION_UNMATCHED" })
+    }
+
+    @Test func invalidInputsFailWithTypedCodes() throws {
+        var bad = PipelineInput()
+        bad.usd = .init(name: "x.usda", bytes: ByteView(Array("#usda 1.0\ndef \"A\" {".utf8)))
+        #expect { try TranscodePipeline.run(bad) } throws: { ($0 as? PipelineError)?.code == "USD_SYNTAX" }
+        var badJSON = PipelineInput()
+        badJSON.roomPlanJSON = ("room.json", Array("{\"walls\": [".utf8))
+        #expect { try TranscodePipeline.run(badJSON) } throws: {
+            guard let e = $0 as? PipelineError else { return false }
+            return e.code.hasPrefix("ROOMPLAN_JSON") && e.phase == "layering" && !e.isRetryable
+        }
+        #expect { try TranscodePipeline.run(PipelineInput()) } throws: { ($0 as? PipelineError)?.code == "INPUT_MISSING" }
+    }
+
+    // MARK: helpers
+
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard needle.count <= haystack.count, let first = needle.first else { return needle.isEmpty }
+        var i = 0
+        while i <= haystack.count - needle.count {
+            if haystack[i] == first && Array(haystack[i..<(i + needle.count)]) == needle { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// A stored entry's bytes from a zip (local headers; enough for our own samples).
+    static func extract(_ zip: [UInt8], entry: String) -> [UInt8]? {
+        var at = 0
+        func u16(_ o: Int) -> Int { Int(zip[o]) | Int(zip[o + 1]) << 8 }
+        func u32(_ o: Int) -> Int { u16(o) | u16(o + 2) << 16 }
+        while at + 30 <= zip.count, u32(at) == 0x0403_4B50 {
+            let size = u32(at + 18), nameLen = u16(at + 26), extraLen = u16(at + 28)
+            let name = String(decoding: zip[(at + 30)..<(at + 30 + nameLen)], as: UTF8.self)
+            let data = at + 30 + nameLen + extraLen
+            if name == entry { return Array(zip[data..<(data + size)]) }
+            at = data + size
+        }
+        return nil
+    }
+}
