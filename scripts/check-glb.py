@@ -8,7 +8,8 @@ embedded images). For each file:
 
   - trimesh.load(...) as a scene, and pygltflib.GLTF2().load(...), with Python warnings and
     log records at WARNING or above captured: any of them is a failure;
-  - pygltflib's node names must include `layer:` nodes, every scene root must be one, and the
+  - pygltflib's node names must include `layer:` nodes (unless the file has no nodes: an input
+    without geometry), every scene root must be one, and the
     buffer's byteLength must match the binary blob pygltflib read;
   - one summary line per file: layers, nodes, meshes, triangles, vertices, materials, images.
 
@@ -61,7 +62,8 @@ def check(path):
                 summary["meshes"] = len(gltf.meshes)
                 summary["materials"] = len(gltf.materials)
                 summary["images"] = len(gltf.images)
-                if not layers:
+                if gltf.nodes and not layers:
+                    # A scene without geometry (a file with only empty groups) has no nodes at all.
                     problems.append("pygltflib: no node named layer:<id>")
                 scene_index = gltf.scene if gltf.scene is not None else 0
                 if gltf.scenes and scene_index < len(gltf.scenes):

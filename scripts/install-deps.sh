@@ -9,7 +9,7 @@ APT_PACKAGES=(
   libpng-dev libjpeg62-turbo-dev libwebp-dev
   libpq-dev libssl-dev libmicrohttpd-dev
 )
-PIP_PACKAGES=(usd-core)
+PIP_PACKAGES=(usd-core numpy trimesh pygltflib jsonschema)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -24,7 +24,7 @@ fi
 
 if [ "${SKIP_PIP:-0}" != "1" ]; then
   PY=${PYTHON:-python3}
-  if ! "$PY" -c 'import pxr' 2>/dev/null; then
+  if ! "$PY" -c 'import pxr, numpy, trimesh, pygltflib, jsonschema' 2>/dev/null; then
     echo "installing Python packages: ${PIP_PACKAGES[*]}"
     "$PY" -m pip install -q "${PIP_PACKAGES[@]}"
   fi

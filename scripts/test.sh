@@ -34,6 +34,9 @@ status=${PIPESTATUS[0]}
 set -e
 [ "$status" -eq 0 ] || { echo "swift test failed ($status)"; exit "$status"; }
 
+echo "== converting every sample and corpus file; checking outputs with trimesh, pygltflib and jsonschema"
+python3 scripts/check-conversions.py --binary .build/debug/transcode-worker --corpus "$CORPUS"
+
 if [ "${SKIP_ASAN:-0}" != "1" ]; then
   echo "== parser tests under AddressSanitizer"
   set +e
