@@ -58,16 +58,19 @@ struct BinaryWriter {
 
     @inline(__always)
     func put(_ value: Float, at offset: Int) {
+        assert(offset >= 0 && offset + 4 <= count, "BIN write out of range")
         base.storeBytes(of: value.bitPattern.littleEndian, toByteOffset: offset, as: UInt32.self)
     }
 
     @inline(__always)
     func put(_ value: UInt32, at offset: Int) {
+        assert(offset >= 0 && offset + 4 <= count, "BIN write out of range")
         base.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self)
     }
 
     @inline(__always)
     func put(_ value: UInt16, at offset: Int) {
+        assert(offset >= 0 && offset + 2 <= count, "BIN write out of range")
         base.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt16.self)
     }
 
@@ -75,9 +78,9 @@ struct BinaryWriter {
     func put(_ values: UnsafeBufferPointer<Float>, at offset: Int) {
         precondition(offset >= 0 && offset + values.count * 4 <= count, "BIN write out of range")
         #if _endian(little)
-        if let src = values.baseAddress { (base + offset).copyMemory(from: src, byteCount: values.count * 4) }
+            if let src = values.baseAddress { (base + offset).copyMemory(from: src, byteCount: values.count * 4) }
         #else
-        for (i, v) in values.enumerated() { put(v, at: offset + 4 * i) }
+            for (i, v) in values.enumerated() { put(v, at: offset + 4 * i) }
         #endif
     }
 
@@ -85,9 +88,9 @@ struct BinaryWriter {
     func put(_ values: UnsafeBufferPointer<UInt32>, at offset: Int) {
         precondition(offset >= 0 && offset + values.count * 4 <= count, "BIN write out of range")
         #if _endian(little)
-        if let src = values.baseAddress { (base + offset).copyMemory(from: src, byteCount: values.count * 4) }
+            if let src = values.baseAddress { (base + offset).copyMemory(from: src, byteCount: values.count * 4) }
         #else
-        for (i, v) in values.enumerated() { put(v, at: offset + 4 * i) }
+            for (i, v) in values.enumerated() { put(v, at: offset + 4 * i) }
         #endif
     }
 
@@ -101,8 +104,9 @@ struct BinaryWriter {
 
     /// Copies `n` already written bytes within the chunk (ranges must not overlap).
     func copy(from source: Int, to destination: Int, count n: Int) {
-        precondition(source >= 0 && source + n <= count && destination >= 0 && destination + n <= count,
-                     "BIN copy out of range")
+        precondition(
+            source >= 0 && source + n <= count && destination >= 0 && destination + n <= count,
+            "BIN copy out of range")
         (base + destination).copyMemory(from: base + source, byteCount: n)
     }
 

@@ -57,8 +57,12 @@ struct GLTFDocumentBuilder {
             return o.value
         }
         var doc = JSONObjectBuilder()
-        doc.set("asset", .object([JSONMember("generator", .string(options.generator)),
-                                  JSONMember("version", .string("2.0"))]))
+        doc.set(
+            "asset",
+            .object([
+                JSONMember("generator", .string(options.generator)),
+                JSONMember("version", .string("2.0")),
+            ]))
         if materials.usesTextureTransform { doc.set("extensionsUsed", .array([.string("KHR_texture_transform")])) }
         doc.set("scene", .int(0))
         var sceneObject = JSONObjectBuilder()
@@ -89,11 +93,12 @@ struct GLTFDocumentBuilder {
             layout.zeroGaps(bin)
         }
         for (i, count) in repairedPerMesh.enumerated() where count > 0 {
-            warnings.append(SceneWarning(
-                code: "GLB_VERTEX_DATA_REPAIRED",
-                message: "mesh \(prepared[i].name): \(count) vertex value(s) were not finite or zero-length "
-                    + "(texture coordinates and colours set to 0, normals to +Y)",
-                primPath: prepared[i].sourcePath.isEmpty ? nil : prepared[i].sourcePath))
+            warnings.append(
+                SceneWarning(
+                    code: "GLB_VERTEX_DATA_REPAIRED",
+                    message: "mesh \(prepared[i].name): \(count) vertex value(s) were not finite or zero-length "
+                        + "(texture coordinates and colours set to 0, normals to +Y)",
+                    primPath: prepared[i].sourcePath.isEmpty ? nil : prepared[i].sourcePath))
         }
 
         return GLBOutput(

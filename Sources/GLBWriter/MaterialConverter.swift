@@ -82,7 +82,8 @@ struct MaterialConverter {
             return c
         }
         var baseColor = m.baseColor
-        var metallic = m.metallic, roughness = m.roughness
+        var metallic = m.metallic
+        var roughness = m.roughness
         var emissive = m.emissive
 
         var pbr = JSONObjectBuilder()
@@ -106,14 +107,17 @@ struct MaterialConverter {
         var emissiveInfo: JSONValue?
         if let ref = m.emissiveTexture, let info = textureInfo(ref, slot: "emissive", material: m) {
             emissiveInfo = info
-            if foldScale(ref, slot: "emissive", material: m) { emissive *= SIMD3(ref.scale.x, ref.scale.y, ref.scale.z) }
+            if foldScale(ref, slot: "emissive", material: m) {
+                emissive *= SIMD3(ref.scale.x, ref.scale.y, ref.scale.z)
+            }
         }
         let base = SIMD4(
             unit(baseColor.x, default: 1), unit(baseColor.y, default: 1), unit(baseColor.z, default: 1),
             unit(baseColor.w, default: 1))
         if base != SIMD4(1, 1, 1, 1) { pbr.set("baseColorFactor", .floats([base.x, base.y, base.z, base.w])) }
         pbr.set("baseColorTexture", baseInfo)
-        let metal = unit(metallic, default: 1), rough = unit(roughness, default: 1)
+        let metal = unit(metallic, default: 1)
+        let rough = unit(roughness, default: 1)
         if metal != 1 { pbr.set("metallicFactor", .float(metal)) }
         if rough != 1 { pbr.set("roughnessFactor", .float(rough)) }
         pbr.set("metallicRoughnessTexture", mrInfo)
@@ -146,8 +150,9 @@ struct MaterialConverter {
         }
         if m.doubleSided { json.set("doubleSided", .bool(true)) }
         if clamped {
-            warn("GLB_MATERIAL_CLAMPED", "material \(m.name): factors outside [0, 1] or not finite were clamped",
-                 m.sourcePath)
+            warn(
+                "GLB_MATERIAL_CLAMPED", "material \(m.name): factors outside [0, 1] or not finite were clamped",
+                m.sourcePath)
         }
         return json.value
     }
@@ -189,7 +194,8 @@ struct MaterialConverter {
     /// KHR_texture_transform for an authored transform; nil when it is the identity (a no-op).
     /// `offset` = translation, `rotation` in radians, `scale`; default-valued fields are omitted.
     static func textureTransform(_ t: UVTransform) -> JSONValue? {
-        let offset = SIMD2(t.translation.x.isFinite ? t.translation.x : 0, t.translation.y.isFinite ? t.translation.y : 0)
+        let offset = SIMD2(
+            t.translation.x.isFinite ? t.translation.x : 0, t.translation.y.isFinite ? t.translation.y : 0)
         let rotation = t.rotation.isFinite ? t.rotation : 0
         let scale = SIMD2(t.scale.x.isFinite ? t.scale.x : 1, t.scale.y.isFinite ? t.scale.y : 1)
         var ext = JSONObjectBuilder()
@@ -206,8 +212,9 @@ struct MaterialConverter {
         guard sniffed == "image/png" || sniffed == "image/jpeg" else {
             imageOfTexture[texture.rawValue] = .some(nil)
             let declared = tex.mimeType.isEmpty ? sniffed : tex.mimeType
-            warn("GLB_IMAGE_DROPPED",
-                 "texture \(tex.sourcePath) (\(tex.bytes.isEmpty ? "no bytes" : declared)) is not PNG or JPEG; "
+            warn(
+                "GLB_IMAGE_DROPPED",
+                "texture \(tex.sourcePath) (\(tex.bytes.isEmpty ? "no bytes" : declared)) is not PNG or JPEG; "
                     + "dropped, material factors kept (first used by material \(m.name))", tex.sourcePath)
             return nil
         }
@@ -218,8 +225,9 @@ struct MaterialConverter {
         } else {
             index = out.images.count
             imageByContent[key] = index
-            out.images.append(ImageEntry(
-                texture: texture, mimeType: sniffed, name: tex.sourcePath.isEmpty ? nil : tex.sourcePath))
+            out.images.append(
+                ImageEntry(
+                    texture: texture, mimeType: sniffed, name: tex.sourcePath.isEmpty ? nil : tex.sourcePath))
         }
         imageOfTexture[texture.rawValue] = index
         return index
@@ -237,22 +245,25 @@ struct MaterialConverter {
         if let existing = samplerByWrap[key] { return existing }
         let index = out.samplers.count
         samplerByWrap[key] = index
-        out.samplers.append(.object([
-            JSONMember("magFilter", .int(9729)), JSONMember("minFilter", .int(9987)),
-            JSONMember("wrapS", .int(key.wrapS)), JSONMember("wrapT", .int(key.wrapT)),
-        ]))
+        out.samplers.append(
+            .object([
+                JSONMember("magFilter", .int(9729)), JSONMember("minFilter", .int(9987)),
+                JSONMember("wrapS", .int(key.wrapS)), JSONMember("wrapT", .int(key.wrapT)),
+            ]))
         return index
     }
 
     private mutating func channelWarning(_ ref: TextureRef, slot: String, expected: String, material m: Material) {
-        warn("GLB_TEXTURE_CHANNELS",
-             "material \(m.name): \(slot) texture reads channel \(ref.channel) but glTF expects \(expected); "
+        warn(
+            "GLB_TEXTURE_CHANNELS",
+            "material \(m.name): \(slot) texture reads channel \(ref.channel) but glTF expects \(expected); "
                 + "texture dropped, factor kept", m.sourcePath)
     }
 
     private mutating func scaleBiasWarning(_ ref: TextureRef, slot: String, material m: Material) {
-        warn("GLB_TEXTURE_SCALE_BIAS",
-             "material \(m.name): \(slot) texture scale/bias cannot be expressed in glTF; ignored", m.sourcePath)
+        warn(
+            "GLB_TEXTURE_SCALE_BIAS",
+            "material \(m.name): \(slot) texture scale/bias cannot be expressed in glTF; ignored", m.sourcePath)
     }
 
     private mutating func warn(_ code: String, _ message: String, _ path: String) {

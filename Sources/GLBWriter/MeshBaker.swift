@@ -15,7 +15,9 @@ enum MeshBaker {
         let vertexCount = mesh.positions.count / 3
         out.positions.withUnsafeMutableBufferPointer { p in
             for v in 0..<vertexCount {
-                let x = Double(p[3 * v]), y = Double(p[3 * v + 1]), z = Double(p[3 * v + 2])
+                let x = Double(p[3 * v])
+                let y = Double(p[3 * v + 1])
+                let z = Double(p[3 * v + 2])
                 var r = SIMD3(
                     e[0] * x + e[4] * y + e[8] * z + e[12],
                     e[1] * x + e[5] * y + e[9] * z + e[13],
@@ -41,8 +43,12 @@ enum MeshBaker {
             // det · inverse-transpose; multiplying by sign(det) gives the inverse-transpose
             // direction and still works for singular matrices.
             let s: Double = det < 0 ? -1 : 1
-            let c0 = SIMD3(e[0], e[1], e[2]), c1 = SIMD3(e[4], e[5], e[6]), c2 = SIMD3(e[8], e[9], e[10])
-            let k0 = cross(c1, c2) * s, k1 = cross(c2, c0) * s, k2 = cross(c0, c1) * s
+            let c0 = SIMD3(e[0], e[1], e[2])
+            let c1 = SIMD3(e[4], e[5], e[6])
+            let c2 = SIMD3(e[8], e[9], e[10])
+            let k0 = cross(c1, c2) * s
+            let k1 = cross(c2, c0) * s
+            let k2 = cross(c0, c1) * s
             out.normals.withUnsafeMutableBufferPointer { n in
                 for v in 0..<(n.count / 3) {
                     let r = k0 * Double(n[3 * v]) + k1 * Double(n[3 * v + 1]) + k2 * Double(n[3 * v + 2])

@@ -46,7 +46,9 @@ enum MeshEncoder {
         } else {
             mesh.normals.withUnsafeBufferPointer { nm in
                 for v in 0..<sourceCount {
-                    let x = nm[3 * v], y = nm[3 * v + 1], z = nm[3 * v + 2]
+                    let x = nm[3 * v]
+                    let y = nm[3 * v + 1]
+                    let z = nm[3 * v + 2]
                     let len2 = x * x + y * y + z * z
                     var n = SIMD3(x, y, z)
                     if !(len2.isFinite && len2 > 0) {
@@ -78,7 +80,8 @@ enum MeshEncoder {
         prepared.indices.withUnsafeBufferPointer { idx in
             for (i, primitive) in prepared.primitives.enumerated() {
                 let at = layout.views[views.indices[i]].offset
-                let range = UnsafeBufferPointer(rebasing: idx[primitive.indexStart..<(primitive.indexStart + primitive.indexCount)])
+                let range = UnsafeBufferPointer(
+                    rebasing: idx[primitive.indexStart..<(primitive.indexStart + primitive.indexCount)])
                 if primitive.shortIndices {
                     for (k, value) in range.enumerated() { bin.put(UInt16(truncatingIfNeeded: value), at: at + 2 * k) }
                 } else {
@@ -91,7 +94,8 @@ enum MeshEncoder {
 
     /// Writes `values`, replacing non-finite ones with 0 (and clamping to [0, 1] when asked);
     /// returns the number replaced.
-    private static func putFinite(_ values: UnsafeBufferPointer<Float>, clamp: Bool, at: Int, bin: BinaryWriter) -> Int {
+    private static func putFinite(_ values: UnsafeBufferPointer<Float>, clamp: Bool, at: Int, bin: BinaryWriter) -> Int
+    {
         var bad = 0
         for (i, v) in values.enumerated() {
             var out = v
@@ -120,8 +124,10 @@ enum MeshEncoder {
     static func json(
         _ mesh: PreparedMesh, views: MeshViews, accessors: inout [JSONValue], material: (MaterialIndex?) -> Int
     ) -> JSONValue {
-        func accessor(_ view: Int, _ componentType: Int, _ count: Int, _ type: String, min: JSONValue? = nil,
-                      max: JSONValue? = nil) -> Int {
+        func accessor(
+            _ view: Int, _ componentType: Int, _ count: Int, _ type: String, min: JSONValue? = nil,
+            max: JSONValue? = nil
+        ) -> Int {
             var o = JSONObjectBuilder()
             o.set("bufferView", .int(view))
             o.set("componentType", .int(componentType))
@@ -132,12 +138,16 @@ enum MeshEncoder {
             accessors.append(o.value)
             return accessors.count - 1
         }
-        let lo = mesh.minPosition, hi = mesh.maxPosition
+        let lo = mesh.minPosition
+        let hi = mesh.maxPosition
         var attributes = [
-            JSONMember("POSITION", .int(accessor(
-                views.position, 5126, mesh.vertexCount, "VEC3",
-                min: .doubles([Double(lo.x), Double(lo.y), Double(lo.z)]),
-                max: .doubles([Double(hi.x), Double(hi.y), Double(hi.z)])))),
+            JSONMember(
+                "POSITION",
+                .int(
+                    accessor(
+                        views.position, 5126, mesh.vertexCount, "VEC3",
+                        min: .doubles([Double(lo.x), Double(lo.y), Double(lo.z)]),
+                        max: .doubles([Double(hi.x), Double(hi.y), Double(hi.z)])))),
             JSONMember("NORMAL", .int(accessor(views.normal, 5126, mesh.vertexCount, "VEC3"))),
         ]
         if let view = views.texcoord {
@@ -149,11 +159,12 @@ enum MeshEncoder {
         var primitives: [JSONValue] = []
         for (i, p) in mesh.primitives.enumerated() {
             let indices = accessor(views.indices[i], p.shortIndices ? 5123 : 5125, p.indexCount, "SCALAR")
-            primitives.append(.object([
-                JSONMember("attributes", .object(attributes)),
-                JSONMember("indices", .int(indices)),
-                JSONMember("material", .int(material(p.material))),
-            ]))
+            primitives.append(
+                .object([
+                    JSONMember("attributes", .object(attributes)),
+                    JSONMember("indices", .int(indices)),
+                    JSONMember("material", .int(material(p.material))),
+                ]))
         }
         var o = JSONObjectBuilder()
         if !mesh.name.isEmpty { o.set("name", .string(mesh.name)) }

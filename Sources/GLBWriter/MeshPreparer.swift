@@ -97,7 +97,8 @@ enum MeshPreparer {
     static func bounds(_ positions: [Float]) -> (SIMD3<Float>, SIMD3<Float>) {
         positions.withUnsafeBufferPointer { p in
             guard p.count >= 3 else { return (.zero, .zero) }
-            var lo = SIMD3(p[0], p[1], p[2]), hi = lo
+            var lo = SIMD3(p[0], p[1], p[2])
+            var hi = lo
             var i = 3
             while i + 2 < p.count {
                 let v = SIMD3(p[i], p[i + 1], p[i + 2])

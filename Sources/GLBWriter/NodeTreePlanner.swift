@@ -94,7 +94,8 @@ struct NodeTreePlanner {
         }
         var keep = [Bool](repeating: false, count: nodeCount)
         for n in order.reversed() {
-            keep[n] = layerOf[n] != nil || elementOf[n] != nil || drawsMesh[n] || children[n].contains { keep[$0.rawValue] }
+            keep[n] =
+                layerOf[n] != nil || elementOf[n] != nil || drawsMesh[n] || children[n].contains { keep[$0.rawValue] }
         }
         for element in layered.elements where !visited[element.node.rawValue] {
             throw GLBWriterError.invalidScene(
@@ -104,10 +105,11 @@ struct NodeTreePlanner {
         var plan = NodePlan()
         let outside = (0..<nodeCount).filter { !visited[$0] && scene.nodes[$0].parent == nil }
         if !outside.isEmpty {
-            plan.warnings.append(SceneWarning(
-                code: "GLB_NODES_OUTSIDE_LAYERS",
-                message: "\(outside.count) root node(s) are not layer nodes and were not written",
-                primPath: scene.nodes[outside[0]].sourcePath.isEmpty ? nil : scene.nodes[outside[0]].sourcePath))
+            plan.warnings.append(
+                SceneWarning(
+                    code: "GLB_NODES_OUTSIDE_LAYERS",
+                    message: "\(outside.count) root node(s) are not layer nodes and were not written",
+                    primPath: scene.nodes[outside[0]].sourcePath.isEmpty ? nil : scene.nodes[outside[0]].sourcePath))
         }
 
         var sharedMesh: [Int: Int] = [:]
@@ -136,20 +138,23 @@ struct NodeTreePlanner {
             case .matrix(let m): out.matrix = m
             case .bake:
                 carryDown = effective
-                plan.warnings.append(SceneWarning(
-                    code: "GLB_TRANSFORM_BAKED",
-                    message: "node \(out.name ?? String(n)) has a transform with shear or projection; "
-                        + "written as identity with the transform baked into its geometry",
-                    primPath: node.sourcePath.isEmpty ? nil : node.sourcePath))
+                plan.warnings.append(
+                    SceneWarning(
+                        code: "GLB_TRANSFORM_BAKED",
+                        message: "node \(out.name ?? String(n)) has a transform with shear or projection; "
+                            + "written as identity with the transform baked into its geometry",
+                        primPath: node.sourcePath.isEmpty ? nil : node.sourcePath))
             }
             if drawsMesh[n], let m = node.mesh {
                 if let bake = carryDown {
                     let (baked, repaired) = MeshBaker.bake(scene.meshes[m.rawValue], transform: bake)
                     if repaired > 0 {
-                        plan.warnings.append(SceneWarning(
-                            code: "GLB_VERTEX_DATA_REPAIRED",
-                            message: "\(repaired) baked position(s) of mesh \(baked.name) were not finite; set to 0",
-                            primPath: baked.sourcePath.isEmpty ? nil : baked.sourcePath))
+                        plan.warnings.append(
+                            SceneWarning(
+                                code: "GLB_VERTEX_DATA_REPAIRED",
+                                message:
+                                    "\(repaired) baked position(s) of mesh \(baked.name) were not finite; set to 0",
+                                primPath: baked.sourcePath.isEmpty ? nil : baked.sourcePath))
                     }
                     out.mesh = plan.meshes.count
                     plan.meshes.append(.baked(baked, node: NodeIndex(n)))

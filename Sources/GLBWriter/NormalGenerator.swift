@@ -59,29 +59,32 @@ enum NormalGenerator {
         var out = [UInt32](repeating: 0, count: cornerCount)
         var pendingCorners: [Int] = []
         var pendingNormals: [SIMD3<Float>] = []
-        indices.withUnsafeBufferPointer { idx in
-            canon.withUnsafeBufferPointer { cn in
-                faces.withUnsafeBufferPointer { fc in
-                    normals.withUnsafeMutableBufferPointer { nm in
-                        out.withUnsafeMutableBufferPointer { ob in
-                            for c in 0..<cornerCount {
-                                let source = idx[c]
-                                let n = groups.normal(corner: c, group: Int(cn[Int(source)]), faces: fc,
-                                                      cosThreshold: cosThreshold)
-                                let v = 3 * Int(source)
-                                if nm[v].bitPattern == unseen {
-                                    nm[v] = n.x
-                                    nm[v + 1] = n.y
-                                    nm[v + 2] = n.z
-                                } else if nm[v].bitPattern != n.x.bitPattern || nm[v + 1].bitPattern != n.y.bitPattern
-                                    || nm[v + 2].bitPattern != n.z.bitPattern
-                                {
-                                    pendingCorners.append(c)
-                                    pendingNormals.append(n)
+        groups.withTables { tables in
+            indices.withUnsafeBufferPointer { idx in
+                canon.withUnsafeBufferPointer { cn in
+                    faces.withUnsafeBufferPointer { fc in
+                        normals.withUnsafeMutableBufferPointer { nm in
+                            out.withUnsafeMutableBufferPointer { ob in
+                                for c in 0..<cornerCount {
+                                    let source = idx[c]
+                                    let n = tables.normal(
+                                        corner: c, group: Int(cn[Int(source)]), faces: fc, cosThreshold: cosThreshold)
+                                    let v = 3 * Int(source)
+                                    if nm[v].bitPattern == unseen {
+                                        nm[v] = n.x
+                                        nm[v + 1] = n.y
+                                        nm[v + 2] = n.z
+                                    } else if nm[v].bitPattern != n.x.bitPattern
+                                        || nm[v + 1].bitPattern != n.y.bitPattern
+                                        || nm[v + 2].bitPattern != n.z.bitPattern
+                                    {
+                                        pendingCorners.append(c)
+                                        pendingNormals.append(n)
+                                    }
+                                    ob[c] = source
                                 }
-                                ob[c] = source
+                                for v in 0..<vertexCount where nm[3 * v].bitPattern == unseen { nm[3 * v] = 0 }
                             }
-                            for v in 0..<vertexCount where nm[3 * v].bitPattern == unseen { nm[3 * v] = 0 }
                         }
                     }
                 }
@@ -98,7 +101,8 @@ enum NormalGenerator {
                 var match: Int?
                 while next[last] >= 0 {
                     last = Int(next[last])
-                    if normals[3 * last].bitPattern == n.x.bitPattern, normals[3 * last + 1].bitPattern == n.y.bitPattern,
+                    if normals[3 * last].bitPattern == n.x.bitPattern,
+                        normals[3 * last + 1].bitPattern == n.y.bitPattern,
                         normals[3 * last + 2].bitPattern == n.z.bitPattern
                     {
                         match = last
@@ -135,7 +139,9 @@ enum NormalGenerator {
             positions.withUnsafeBufferPointer { p in
                 indices.withUnsafeBufferPointer { idx in
                     for t in 0..<triangleCount {
-                        let a = Int(idx[3 * t]) * 3, b = Int(idx[3 * t + 1]) * 3, c = Int(idx[3 * t + 2]) * 3
+                        let a = Int(idx[3 * t]) * 3
+                        let b = Int(idx[3 * t + 1]) * 3
+                        let c = Int(idx[3 * t + 2]) * 3
                         let e1 = SIMD3(p[b] - p[a], p[b + 1] - p[a + 1], p[b + 2] - p[a + 2])
                         let e2 = SIMD3(p[c] - p[a], p[c + 1] - p[a + 1], p[c + 2] - p[a + 2])
                         let raw = SIMD3(
@@ -212,7 +218,7 @@ enum NormalGenerator {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

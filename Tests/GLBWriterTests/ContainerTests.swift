@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import SceneModel
+import Testing
+
 @testable import GLBWriter
 
 /// The binary container and the exact bytes of a tiny scene.
@@ -112,7 +113,8 @@ import SceneModel
     }
 
     @Test func nonFiniteSmoothingAngleFallsBackToTheDefault() throws {
-        let a = try GLBWriter.write(singleMeshRoom(Meshes.cube8()), options: GLBOptions(generator: "g", smoothingAngleDegrees: .nan))
+        let a = try GLBWriter.write(
+            singleMeshRoom(Meshes.cube8()), options: GLBOptions(generator: "g", smoothingAngleDegrees: .nan))
         let b = try GLBWriter.write(singleMeshRoom(Meshes.cube8()), options: GLBOptions(generator: "g"))
         #expect(a.bytes == b.bytes && a.vertexCount == 24)
     }

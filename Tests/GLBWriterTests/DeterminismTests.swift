@@ -1,5 +1,6 @@
-import Testing
 import SceneModel
+import Testing
+
 @testable import GLBWriter
 
 @Suite struct DeterminismTests {

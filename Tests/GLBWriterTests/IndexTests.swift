@@ -1,5 +1,6 @@
-import Testing
 import SceneModel
+import Testing
+
 @testable import GLBWriter
 
 /// 16-bit indices when every index is below 65535, 32-bit otherwise.
@@ -47,8 +48,10 @@ import SceneModel
 
     @Test func primitivesShareTheVertexAccessors() throws {
         var mesh = Meshes.quad()
-        mesh.primitives = [.init(indexStart: 0, indexCount: 3, material: nil),
-                           .init(indexStart: 3, indexCount: 3, material: nil)]
+        mesh.primitives = [
+            .init(indexStart: 0, indexCount: 3, material: nil),
+            .init(indexStart: 3, indexCount: 3, material: nil),
+        ]
         let (_, reader) = try writeAndRead(singleMeshRoom(mesh))
         let prims = reader.meshes[0]["primitives"] as? [[String: Any]] ?? []
         #expect(prims.count == 2)

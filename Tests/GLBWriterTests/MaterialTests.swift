@@ -1,5 +1,6 @@
-import Testing
 import SceneModel
+import Testing
+
 @testable import GLBWriter
 
 /// Materials, textures, samplers and images.
@@ -28,8 +29,10 @@ import SceneModel
     }
 
     @Test func alphaModesAreWritten() throws {
-        for (mode, expected, cutoff) in [(Material.AlphaMode.mask(cutoff: 0.3), "MASK", Float(0.3)),
-                                         (.blend, "BLEND", nil), (.opaque, nil, nil)] {
+        for (mode, expected, cutoff) in [
+            (Material.AlphaMode.mask(cutoff: 0.3), "MASK", Float(0.3)),
+            (.blend, "BLEND", nil), (.opaque, nil, nil),
+        ] {
             let (_, reader) = try writeAndRead(texturedRoom(Material(name: "a", alphaMode: mode), textures: []))
             #expect(reader.materials[0]["alphaMode"] as? String == expected)
             #expect(double(reader.materials[0]["alphaCutoff"]).map(Float.init) == cutoff)
@@ -94,14 +97,17 @@ import SceneModel
         let a = Texture(bytes: Images.png, mimeType: "image/png", sourcePath: "a.png")
         let sameBytes = Texture(bytes: Images.png, mimeType: "image/png", sourcePath: "b.png")
         let clamp = TextureRef(texture: TextureIndex(1), wrapS: .clamp, wrapT: .mirror)
-        let m1 = Material(name: "m1", baseColorTexture: TextureRef(texture: TextureIndex(0)),
-                          emissiveTexture: TextureRef(texture: TextureIndex(1)))
+        let m1 = Material(
+            name: "m1", baseColorTexture: TextureRef(texture: TextureIndex(0)),
+            emissiveTexture: TextureRef(texture: TextureIndex(1)))
         let m2 = Material(name: "m2", baseColorTexture: TextureRef(texture: TextureIndex(0)), emissiveTexture: clamp)
         var b = RoomBuilder()
         b.scene.addTexture(a)
         b.scene.addTexture(sameBytes)
-        let i1 = b.scene.addMaterial(m1), i2 = b.scene.addMaterial(m2)
-        let q1 = b.scene.addMesh(Meshes.quad(material: i1)), q2 = b.scene.addMesh(Meshes.quad(material: i2))
+        let i1 = b.scene.addMaterial(m1)
+        let i2 = b.scene.addMaterial(m2)
+        let q1 = b.scene.addMesh(Meshes.quad(material: i1))
+        let q2 = b.scene.addMesh(Meshes.quad(material: i2))
         let layer = b.addLayer("walls")
         b.addElement("A", layer: layer, category: "wall", mesh: q1)
         b.addElement("B", layer: layer, category: "wall", mesh: q2)
@@ -162,7 +168,8 @@ import SceneModel
         var occlusion = TextureRef(texture: TextureIndex(0))
         occlusion.channel = "r"
         let m = Material(
-            name: "n", normalTexture: TextureRef(texture: TextureIndex(0)), normalScale: 0.5, occlusionTexture: occlusion)
+            name: "n", normalTexture: TextureRef(texture: TextureIndex(0)), normalScale: 0.5,
+            occlusionTexture: occlusion)
         let (output, reader) = try writeAndRead(texturedRoom(m, textures: [png]))
         let normal = reader.materials[0]["normalTexture"] as? [String: Any]
         #expect(double(normal?["scale"]) == 0.5)

@@ -1,5 +1,6 @@
-import Testing
 import SceneModel
+import Testing
+
 @testable import GLBWriter
 
 /// Instancing, dropped nodes, transform rules and the layout contract.
@@ -19,9 +20,10 @@ import SceneModel
     @Test func meshWithoutTrianglesIsNotWrittenAndItsNodeKeepsNoMesh() throws {
         var b = RoomBuilder()
         let empty = b.scene.addMesh(Mesh(name: "empty", positions: [0, 0, 0, 1, 0, 0]))
-        let zeroPrimitive = b.scene.addMesh(Mesh(
-            name: "zero", positions: [0, 0, 0, 1, 0, 0, 0, 1, 0], indices: [],
-            primitives: [.init(indexStart: 0, indexCount: 0, material: nil)]))
+        let zeroPrimitive = b.scene.addMesh(
+            Mesh(
+                name: "zero", positions: [0, 0, 0, 1, 0, 0, 0, 1, 0], indices: [],
+                primitives: [.init(indexStart: 0, indexCount: 0, material: nil)]))
         let layer = b.addLayer("walls")
         let wall = b.addElement("W", layer: layer, category: "wall", mesh: empty)
         b.addChild("emptyChild", of: wall, mesh: zeroPrimitive)
@@ -65,7 +67,8 @@ import SceneModel
         var b = RoomBuilder()
         let m = b.scene.addMesh(Meshes.triangle())
         let layer = b.addLayer("objects.table", kind: "objects", category: "table")
-        let sheared = b.addElement("T1", layer: layer, category: "table", transform: .translation(0, 0, 3) * shear, mesh: m)
+        let sheared = b.addElement(
+            "T1", layer: layer, category: "table", transform: .translation(0, 0, 3) * shear, mesh: m)
         b.addElement("T2", layer: layer, category: "table", mesh: m)
         let child = b.addChild("leg", of: sheared, transform: .translation(1, 0, 0), mesh: m)
         let (output, reader) = try writeAndRead(b.layered)
@@ -141,7 +144,7 @@ import SceneModel
     @Test func decompositionRuleAcceptsRotationsAndScalesOnly() {
         #expect(TransformRule.decide(.identity) == .identity)
         let trs = Matrix4.translation(1, 2, 3) * .rotation(axis: 2, degrees: 30) * .scale(2, 3, 4)
-        #expect(TransformRule.decide(trs) == .matrix(trs))
+        #expect(TransformRule.decide(trs) == .matrix(Matrix4(columnMajor: trs.m.map(TransformRule.snapped))))
         #expect(TransformRule.decide(.scale(0, 1, 1)) == .matrix(.scale(0, 1, 1)))
         var shear = Matrix4.identity
         shear[1, 0] = 0.1
@@ -149,5 +152,34 @@ import SceneModel
         var projective = Matrix4.identity
         projective[3, 2] = -1
         #expect(TransformRule.decide(projective) == .bake)
+    }
+}
+
+@Suite struct TransformRuleTests {
+    @Test func float32NoiseInTheBottomRowIsCleanedNotBaked() {
+        // RoomPlan transforms come from simd_float4x4: w can read 0.99999994.
+        var m = Matrix4.translation(1, 2, 3)
+        m.m[15] = Double(Float(1).nextDown)
+        #expect(TransformRule.decide(m) == .matrix(.translation(1, 2, 3)))
+        var identityish = Matrix4.identity
+        identityish.m[15] = Double(Float(1).nextDown)
+        #expect(TransformRule.decide(identityish) == .identity)
+        var projective = Matrix4.identity
+        projective.m[15] = 0.5
+        #expect(TransformRule.decide(projective) == .bake)
+    }
+}
+
+extension TransformRuleTests {
+    @Test func doublePrecisionNoiseIsSnappedAwayAndNearIdentityOmitted() {
+        // inverse(world) × world style noise, as element-relative transforms carry.
+        let noisy = Matrix4(columnMajor: [
+            0.9999999999999999, 5.551115123125783e-17, 0, 0, 0, 1.0000000000000002, 0, 0, 0, 0, 1, 0,
+            1.942890293094024e-16, -4.440892098500626e-16, 0, 1,
+        ])
+        #expect(TransformRule.decide(noisy) == .identity)
+        var moved = noisy
+        moved.m[12] = 2.5
+        #expect(TransformRule.decide(moved) == .matrix(.translation(2.5, 0, 0)))
     }
 }

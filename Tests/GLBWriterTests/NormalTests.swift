@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import SceneModel
+import Testing
+
 @testable import GLBWriter
 
 /// Normals: generated when absent (smooth within the angle, split across hard edges), normalised
@@ -20,9 +21,11 @@ import SceneModel
             #expect(n.x * n.x + n.y * n.y + n.z * n.z == 1 && [n.x, n.y, n.z].filter { $0 == 0 }.count == 2)
         }
         for t in stride(from: 0, to: indices.count, by: 3) {
-            let a = vec(positions, Int(indices[t])), b = vec(positions, Int(indices[t + 1]))
+            let a = vec(positions, Int(indices[t]))
+            let b = vec(positions, Int(indices[t + 1]))
             let c = vec(positions, Int(indices[t + 2]))
-            let e1 = b - a, e2 = c - a
+            let e1 = b - a
+            let e2 = c - a
             let face = SIMD3(e1.y * e2.z - e1.z * e2.y, e1.z * e2.x - e1.x * e2.z, e1.x * e2.y - e1.y * e2.x)
             for k in 0..<3 {
                 let n = vec(normals, Int(indices[t + k]))

@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import SceneModel
+import Testing
+
 @testable import GLBWriter
 
 /// Write, re-read with the test reader, and compare with what went in.
@@ -35,13 +36,18 @@ import SceneModel
         let layered = Self.room()
         let (output, reader) = try writeAndRead(layered)
         let names = reader.nodes.map { $0["name"] as? String ?? "" }
-        #expect(names == ["layer:walls", "WALL-A", "WALL-B", "layer:doors", "DOOR-1", "layer:objects.chair",
-                          "CHAIR-1", "seat", "back"])
+        #expect(
+            names == [
+                "layer:walls", "WALL-A", "WALL-B", "layer:doors", "DOOR-1", "layer:objects.chair",
+                "CHAIR-1", "seat", "back",
+            ])
         let roots = (reader.array("scenes")[0]["nodes"] as? [Any] ?? []).compactMap(int)
         #expect(roots == [0, 3, 5])
         #expect((reader.nodes[6]["children"] as? [Any])?.compactMap(int) == [7, 8])
         for layer in layered.layers { #expect(output.nodeIndex[layer.node] == reader.node(named: "layer:" + layer.id)) }
-        for element in layered.elements { #expect(output.nodeIndex[element.node] == reader.node(named: element.identifier)) }
+        for element in layered.elements {
+            #expect(output.nodeIndex[element.node] == reader.node(named: element.identifier))
+        }
         #expect(output.nodeIndex.count == 9, "the empty helper node is not written")
     }
 
@@ -83,8 +89,10 @@ import SceneModel
     @Test func extrasKeysAreSortedInTheText() throws {
         let (_, reader) = try writeAndRead(Self.room())
         let text = reader.jsonText
-        let keys = ["\"attributes\"", "\"category\"", "\"confidence\"", "\"dimensions\"", "\"geometry\"",
-                    "\"identifier\"", "\"kind\"", "\"layer\"", "\"sourcePrimPath\"", "\"story\""]
+        let keys = [
+            "\"attributes\"", "\"category\"", "\"confidence\"", "\"dimensions\"", "\"geometry\"",
+            "\"identifier\"", "\"kind\"", "\"layer\"", "\"sourcePrimPath\"", "\"story\"",
+        ]
         let wallStart = try #require(text.range(of: "{\"crowdroom\":{\"attributes\""))
         let tail = text[wallStart.lowerBound...]
         let positions = keys.map { tail.range(of: $0)!.lowerBound }
@@ -104,11 +112,14 @@ import SceneModel
         let (output, reader) = try writeAndRead(Self.room())
         #expect(output.meshCount == reader.meshes.count)
         #expect(output.meshCount == 2, "quad shared by two walls, cube shared by seat and back")
-        var triangles = 0, vertices = 0
+        var triangles = 0
+        var vertices = 0
         for m in reader.meshes.indices {
             let prims = reader.meshes[m]["primitives"] as? [[String: Any]] ?? []
             vertices += int(reader.accessors[attribute(reader, mesh: m, "POSITION")!]["count"]) ?? 0
-            for p in prims.indices { triangles += (int(reader.accessors[indicesAccessor(reader, mesh: m, primitive: p)!]["count"]) ?? 0) / 3 }
+            for p in prims.indices {
+                triangles += (int(reader.accessors[indicesAccessor(reader, mesh: m, primitive: p)!]["count"]) ?? 0) / 3
+            }
         }
         #expect(output.triangleCount == triangles && triangles == 2 + 12)
         #expect(output.vertexCount == vertices && vertices == 4 + 24)

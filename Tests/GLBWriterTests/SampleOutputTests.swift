@@ -1,10 +1,12 @@
 import Foundation
-import Testing
 import SceneModel
+import Testing
+
 @testable import GLBWriter
 
 /// Writes sample files for external loaders (scripts/check-glb.py) when `GLB_OUT_DIR` is set;
-/// always checks them with the structural validator.
+/// always checks them with the structural validator. With `GLB_VALIDATE_DIR` set, also runs the
+/// structural validator over every `.glb` in that folder (files written elsewhere).
 @Suite struct SampleOutputTests {
     static func samples() -> [(String, LayeredScene)] {
         let png = Texture(bytes: Images.png, mimeType: "image/png", sourcePath: "0/wood.png")
@@ -14,14 +16,17 @@ import SceneModel
         var room = RoundTripTests.room()
         room.scene.textures = [png, jpeg]
         room.scene.materials = [
-            Material(name: "wood", baseColor: .one, baseColorTexture: TextureRef(texture: TextureIndex(0)),
-                     roughness: 0.8),
+            Material(
+                name: "wood", baseColor: .one, baseColorTexture: TextureRef(texture: TextureIndex(0)),
+                roughness: 0.8),
             Material(name: "fabric", baseColorTexture: transform, alphaMode: .mask(cutoff: 0.4), doubleSided: true),
             Material(name: "glass", baseColor: SIMD4(0.7, 0.8, 0.9, 0.3), alphaMode: .blend),
         ]
         room.scene.meshes[0].primitives[0].material = MaterialIndex(0)
-        room.scene.meshes[1].primitives = [.init(indexStart: 0, indexCount: 18, material: MaterialIndex(1)),
-                                           .init(indexStart: 18, indexCount: 18, material: MaterialIndex(2))]
+        room.scene.meshes[1].primitives = [
+            .init(indexStart: 0, indexCount: 18, material: MaterialIndex(1)),
+            .init(indexStart: 18, indexCount: 18, material: MaterialIndex(2)),
+        ]
         var shear = Matrix4.identity
         shear[0, 1] = 0.3
         var baked = RoomBuilder()
@@ -47,6 +52,19 @@ import SceneModel
             if let dir {
                 try Data(output.bytes).write(to: URL(fileURLWithPath: dir).appendingPathComponent(name + ".glb"))
             }
+        }
+    }
+
+    static let validateDirectory = ProcessInfo.processInfo.environment["GLB_VALIDATE_DIR"]
+
+    @Test(.enabled(if: SampleOutputTests.validateDirectory != nil)) func filesInValidateDirPassTheValidator() throws {
+        let dir = try #require(Self.validateDirectory)
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".glb") }.sorted()
+        #expect(!names.isEmpty)
+        for name in names {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir).appendingPathComponent(name)))
+            let problems = GLTFStructuralValidator.validate(bytes)
+            #expect(problems.isEmpty, "\(name): \(problems)")
         }
     }
 }

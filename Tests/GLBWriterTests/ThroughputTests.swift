@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import SceneModel
+import Testing
+
 @testable import GLBWriter
 
 /// Throughput measurement, run only when `GLB_BENCH=1` (no test asserts a wall-clock time).
@@ -19,8 +20,9 @@ import SceneModel
             size = out.bytes.count
         }
         let perMillion = best / (Double(triangles) / 1e6)
-        print("GLB bench \(label): \(triangles) triangles, \(size) bytes, \(String(format: "%.1f", best)) ms, "
-              + "\(String(format: "%.1f", perMillion)) ms per million triangles")
+        print(
+            "GLB bench \(label): \(triangles) triangles, \(size) bytes, \(String(format: "%.1f", best)) ms, "
+                + "\(String(format: "%.1f", perMillion)) ms per million triangles")
     }
 
     @Test(.enabled(if: ThroughputTests.enabled)) func writeThreeMillionTriangles() throws {
@@ -43,8 +45,11 @@ import SceneModel
         let layer = many.addLayer("objects.storage", kind: "objects", category: "storage")
         for i in 0..<3000 {
             let cube = many.scene.addMesh(Meshes.sphere(rings: 16, segments: 32))
-            many.addElement("E\(i)", layer: layer, category: "storage", transform: .translation(Double(i), 0, 0), mesh: cube)
+            many.addElement(
+                "E\(i)", layer: layer, category: "storage", transform: .translation(Double(i), 0, 0), mesh: cube)
         }
-        try measure("3000 spheres, normals generated", many.layered, triangles: 3000 * Meshes.sphere(rings: 16, segments: 32).triangleCount)
+        try measure(
+            "3000 spheres, normals generated", many.layered,
+            triangles: 3000 * Meshes.sphere(rings: 16, segments: 32).triangleCount)
     }
 }

@@ -17,19 +17,25 @@ enum GLTFStructuralValidator {
         check(reader.jsonChunk.count % 4 == 0, "JSON chunk length not a multiple of 4")
         let trailing = reader.jsonChunk.reversed().prefix { $0 == 0x20 }.count
         check(trailing < 4, "JSON padding of \(trailing) spaces")
-        check(reader.jsonChunk.last.map { $0 == 0x20 || $0 == UInt8(ascii: "}") } ?? false, "JSON padding is not spaces")
+        check(
+            reader.jsonChunk.last.map { $0 == 0x20 || $0 == UInt8(ascii: "}") } ?? false, "JSON padding is not spaces")
         check(!reader.jsonChunk.contains(0), "NUL byte in JSON chunk")
         if let bin = reader.bin { check(bin.count % 4 == 0, "BIN chunk length not a multiple of 4") }
 
         // Top level.
         let asset = json["asset"] as? [String: Any]
         check(asset?["version"] as? String == "2.0", "asset.version missing or not 2.0")
-        for key in ["scenes", "nodes", "meshes", "materials", "textures", "images", "samplers", "accessors",
-                    "bufferViews", "buffers", "extensionsUsed"] where json[key] != nil {
+        for key in [
+            "scenes", "nodes", "meshes", "materials", "textures", "images", "samplers", "accessors",
+            "bufferViews", "buffers", "extensionsUsed",
+        ] where json[key] != nil {
             check((json[key] as? [Any])?.isEmpty == false, "\(key) present but empty")
         }
         check(json["extensionsRequired"] == nil, "extensionsRequired present")
-        let nodes = reader.nodes, meshes = reader.meshes, accessors = reader.accessors, views = reader.bufferViews
+        let nodes = reader.nodes
+        let meshes = reader.meshes
+        let accessors = reader.accessors
+        let views = reader.bufferViews
 
         // Buffers and views.
         let buffers = reader.array("buffers")
@@ -44,7 +50,8 @@ enum GLTFStructuralValidator {
         }
         var ranges: [(Int, Int)] = []
         for (i, v) in views.enumerated() {
-            let offset = int(v["byteOffset"]) ?? 0, length = int(v["byteLength"]) ?? 0
+            let offset = int(v["byteOffset"]) ?? 0
+            let length = int(v["byteLength"]) ?? 0
             check(int(v["buffer"]) == 0, "bufferView \(i) buffer")
             check(offset % 4 == 0, "bufferView \(i) offset \(offset) not 4-aligned")
             check(length >= 1 && offset + length <= bufferLength, "bufferView \(i) out of the buffer")
@@ -70,8 +77,9 @@ enum GLTFStructuralValidator {
             check(count >= 1, "accessor \(i) count \(count)")
             let start = (int(views[view]["byteOffset"]) ?? 0) + (int(a["byteOffset"]) ?? 0)
             check(start % size == 0, "accessor \(i) not aligned to its component size")
-            check((int(a["byteOffset"]) ?? 0) + count * components * size <= int(views[view]["byteLength"]) ?? 0,
-                  "accessor \(i) overruns its bufferView")
+            check(
+                (int(a["byteOffset"]) ?? 0) + count * components * size <= int(views[view]["byteLength"]) ?? 0,
+                "accessor \(i) overruns its bufferView")
             for key in ["min", "max"] where a[key] != nil {
                 check((a[key] as? [Any])?.count == components, "accessor \(i) \(key) has the wrong length")
             }
@@ -80,7 +88,8 @@ enum GLTFStructuralValidator {
                 if let mins = a["min"] as? [Any], let maxs = a["max"] as? [Any], mins.count == components {
                     for c in 0..<components {
                         let column = stride(from: c, to: data.count, by: components).map { data[$0] }
-                        let lo = column.min() ?? 0, hi = column.max() ?? 0
+                        let lo = column.min() ?? 0
+                        let hi = column.max() ?? 0
                         // Compared as float32 (the accessor's type); Foundation's parser may be
                         // one double ulp off on long decimals.
                         check(double(mins[c]).map(Float.init) == lo, "accessor \(i) min[\(c)] \(mins[c]) ≠ \(lo)")
@@ -95,7 +104,8 @@ enum GLTFStructuralValidator {
             guard let index, index >= 0, index < accessors.count else { return nil }
             let a = accessors[index]
             guard let t = a["type"] as? String, let ct = int(a["componentType"]), let n = int(a["count"]),
-                let v = int(a["bufferView"]), v < views.count else { return nil }
+                let v = int(a["bufferView"]), v < views.count
+            else { return nil }
             return (t, ct, n, v)
         }
         for (m, mesh) in meshes.enumerated() {
@@ -132,7 +142,9 @@ enum GLTFStructuralValidator {
                     }
                 }
                 if let mode = int(prim["mode"]) { check(mode == 4, "\(where_) mode \(mode)") }
-                if let info = accessorInfo(int(prim["indices"])), let indices = try? reader.integers(int(prim["indices"])!) {
+                if let info = accessorInfo(int(prim["indices"])),
+                    let indices = try? reader.integers(int(prim["indices"])!)
+                {
                     check(info.type == "SCALAR" && (info.ct == 5123 || info.ct == 5125), "\(where_) index type")
                     check(int(views[info.view]["target"]) == 34963, "\(where_) index view target")
                     check(info.count % 3 == 0, "\(where_) index count \(info.count) not a multiple of 3")
@@ -170,9 +182,11 @@ enum GLTFStructuralValidator {
             for slot in ["normalTexture", "occlusionTexture", "emissiveTexture"] {
                 textureInfo(m[slot], "material \(i) \(slot)")
             }
-            let factors = ((pbr["baseColorFactor"] as? [Any]) ?? []) + ((m["emissiveFactor"] as? [Any]) ?? [])
+            let factors =
+                ((pbr["baseColorFactor"] as? [Any]) ?? []) + ((m["emissiveFactor"] as? [Any]) ?? [])
                 + [pbr["metallicFactor"], pbr["roughnessFactor"]].compactMap { $0 }
-            check(factors.allSatisfy { (double($0) ?? -1) >= 0 && (double($0) ?? 2) <= 1 }, "material \(i) factor range")
+            check(
+                factors.allSatisfy { (double($0) ?? -1) >= 0 && (double($0) ?? 2) <= 1 }, "material \(i) factor range")
             let mode = m["alphaMode"] as? String ?? "OPAQUE"
             check(["OPAQUE", "MASK", "BLEND"].contains(mode), "material \(i) alphaMode \(mode)")
             check(m["alphaCutoff"] == nil || mode == "MASK", "material \(i) alphaCutoff without MASK")
@@ -224,7 +238,8 @@ enum GLTFStructuralValidator {
                     check(e[3] == 0 && e[7] == 0 && e[11] == 0 && e[15] == 1, "node \(i) matrix not affine")
                     let cols = [SIMD3(e[0], e[1], e[2]), SIMD3(e[4], e[5], e[6]), SIMD3(e[8], e[9], e[10])]
                     for (a, b) in [(0, 1), (0, 2), (1, 2)] {
-                        let la = (cols[a] * cols[a]).sum().squareRoot(), lb = (cols[b] * cols[b]).sum().squareRoot()
+                        let la = (cols[a] * cols[a]).sum().squareRoot()
+                        let lb = (cols[b] * cols[b]).sum().squareRoot()
                         if la > 0, lb > 0 {
                             check(abs((cols[a] * cols[b]).sum() / (la * lb)) <= 1e-5, "node \(i) matrix has shear")
                         }
@@ -235,7 +250,8 @@ enum GLTFStructuralValidator {
         let sceneIndex = int(json["scene"]) ?? -1
         let scenes = reader.array("scenes")
         check(sceneIndex >= 0 && sceneIndex < scenes.count, "scene index")
-        let roots = sceneIndex >= 0 && sceneIndex < scenes.count
+        let roots =
+            sceneIndex >= 0 && sceneIndex < scenes.count
             ? (scenes[sceneIndex]["nodes"] as? [Any] ?? []).compactMap(int) : []
         var reached = [Bool](repeating: false, count: nodes.count)
         var stack = roots
@@ -264,8 +280,9 @@ enum GLTFStructuralValidator {
             }
             if extras?["kind"] as? String == "element" {
                 check(extras?["identifier"] as? String == name, "element node \(name) identifier")
-                check(parent[i].map { reader.crowdroom($0)?["kind"] as? String == "layer" } ?? false,
-                      "element node \(name) is not a child of a layer node")
+                check(
+                    parent[i].map { reader.crowdroom($0)?["kind"] as? String == "layer" } ?? false,
+                    "element node \(name) is not a child of a layer node")
             }
         }
         return problems

@@ -23,12 +23,15 @@ struct RoomBuilder {
         isOpen: Bool? = nil, parent: String? = nil, story: Int? = nil, geometry: GeometrySource = .usd,
         sourcePrimPath: String? = nil
     ) -> NodeIndex {
-        let node = scene.addNode(Node(
-            name: identifier, parent: layers[layer].node, localTransform: transform, mesh: mesh))
-        elements.append(RoomElement(
-            identifier: identifier, category: category, layer: layers[layer].id, confidence: confidence,
-            dimensions: dimensions, transform: transform, parentIdentifier: parent, story: story, attributes: attributes,
-            isOpen: isOpen, sourcePrimPath: sourcePrimPath, geometry: geometry, node: node))
+        let node = scene.addNode(
+            Node(
+                name: identifier, parent: layers[layer].node, localTransform: transform, mesh: mesh))
+        elements.append(
+            RoomElement(
+                identifier: identifier, category: category, layer: layers[layer].id, confidence: confidence,
+                dimensions: dimensions, transform: transform, parentIdentifier: parent, story: story,
+                attributes: attributes,
+                isOpen: isOpen, sourcePrimPath: sourcePrimPath, geometry: geometry, node: node))
         layers[layer].elements.append(elements.count - 1)
         return node
     }
@@ -49,14 +52,16 @@ enum Meshes {
     /// One triangle in the XY plane, (0,0,0) (1,0,0) (0,1,0), optionally with +Z normals.
     static func triangle(normals: Bool = true, material: MaterialIndex? = nil) -> Mesh {
         Mesh(
-            name: "triangle", positions: [0, 0, 0, 1, 0, 0, 0, 1, 0], normals: normals ? [0, 0, 1, 0, 0, 1, 0, 0, 1] : [],
+            name: "triangle", positions: [0, 0, 0, 1, 0, 0, 0, 1, 0],
+            normals: normals ? [0, 0, 1, 0, 0, 1, 0, 0, 1] : [],
             indices: [0, 1, 2], primitives: [.init(indexStart: 0, indexCount: 3, material: material)])
     }
 
     /// A unit quad in XY with UVs, two triangles.
     static func quad(material: MaterialIndex? = nil, colors: [Float] = []) -> Mesh {
         Mesh(
-            name: "quad", positions: [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0], normals: [0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1],
+            name: "quad", positions: [0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0],
+            normals: [0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1],
             uv0: [0, 1, 1, 1, 1, 0, 0, 0], colors: colors, indices: [0, 1, 2, 0, 2, 3],
             primitives: [.init(indexStart: 0, indexCount: 6, material: material)])
     }
@@ -108,8 +113,11 @@ enum Meshes {
             func p(_ i: UInt32) -> SIMD3<Float> {
                 SIMD3(positions[Int(i) * 3], positions[Int(i) * 3 + 1], positions[Int(i) * 3 + 2])
             }
-            let a = p(indices[t]), b = p(indices[t + 1]), c = p(indices[t + 2])
-            let e1 = b - a, e2 = c - a
+            let a = p(indices[t])
+            let b = p(indices[t + 1])
+            let c = p(indices[t + 2])
+            let e1 = b - a
+            let e2 = c - a
             let n = SIMD3(e1.y * e2.z - e1.z * e2.y, e1.z * e2.x - e1.x * e2.z, e1.x * e2.y - e1.y * e2.x)
             if (n * (a + b + c)).sum() < 0 { indices.swapAt(t + 1, t + 2) }
         }
@@ -120,7 +128,9 @@ enum Meshes {
 
     /// A grid of `n`×`n` quads (so (n+1)² vertices) in XZ, with +Y normals.
     static func grid(_ n: Int) -> Mesh {
-        var positions: [Float] = [], normals: [Float] = [], indices: [UInt32] = []
+        var positions: [Float] = []
+        var normals: [Float] = []
+        var indices: [UInt32] = []
         positions.reserveCapacity((n + 1) * (n + 1) * 3)
         for z in 0...n {
             for x in 0...n {
@@ -130,7 +140,10 @@ enum Meshes {
         }
         for z in 0..<n {
             for x in 0..<n {
-                let a = UInt32(z * (n + 1) + x), b = a + 1, c = a + UInt32(n + 1), d = c + 1
+                let a = UInt32(z * (n + 1) + x)
+                let b = a + 1
+                let c = a + UInt32(n + 1)
+                let d = c + 1
                 indices += [a, c, d, a, d, b]
             }
         }
@@ -163,11 +176,12 @@ enum Images {
         0x00, 0x00, 0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x3F, 0x00, 0x37, 0xFF, 0xD9,
     ]
     /// A RIFF/WEBP header: not embeddable in core glTF.
-    static let webp: [UInt8] = Array("RIFF".utf8) + [0x1A, 0, 0, 0] + Array("WEBPVP8L".utf8) + [0x0D, 0, 0, 0, 0x2F, 0, 0, 0]
+    static let webp: [UInt8] =
+        Array("RIFF".utf8) + [0x1A, 0, 0, 0] + Array("WEBPVP8L".utf8) + [0x0D, 0, 0, 0, 0x2F, 0, 0, 0]
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

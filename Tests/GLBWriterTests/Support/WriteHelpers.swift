@@ -1,5 +1,6 @@
-import Testing
 import SceneModel
+import Testing
+
 @testable import GLBWriter
 
 /// Writes `layered`, checks the file with the structural validator, and re-reads it.
