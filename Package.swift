@@ -40,9 +40,11 @@ let package = Package(
         .target(name: "USDParse", dependencies: ["SceneModel", "CZlib", "CLZ4"], swiftSettings: strict),
         .target(name: "Layering", dependencies: ["SceneModel"], swiftSettings: strict),
         .target(name: "GLBWriter", dependencies: ["SceneModel"], swiftSettings: strict),
+        // The software rasteriser is always optimised: unoptimised, it is ~30× slower, and the
+        // debug test suite renders every sample.
         .target(
             name: "Thumbnailer", dependencies: ["SceneModel", "CLibPNG", "CLibJPEG", "CLibWebP"],
-            swiftSettings: strict),
+            swiftSettings: strict + [.unsafeFlags(["-O"])]),
         .target(name: "Manifest", dependencies: ["SceneModel"], swiftSettings: strict),
 
         // The composer: pipeline, CLI, queue, storage, HTTP.
@@ -60,8 +62,9 @@ let package = Package(
         .testTarget(name: "USDParseTests", dependencies: ["USDParse", "SceneModel"], swiftSettings: strict),
         .testTarget(name: "LayeringTests", dependencies: ["Layering", "SceneModel", "USDParse"], swiftSettings: strict),
         .testTarget(name: "GLBWriterTests", dependencies: ["GLBWriter", "SceneModel"], swiftSettings: strict),
+        .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer", "SceneModel", "USDParse"], swiftSettings: strict),
         .testTarget(
-            name: "TranscodeWorkerTests", dependencies: ["TranscodeWorker", "USDParse", "SceneModel"],
+            name: "TranscodeWorkerTests", dependencies: ["TranscodeWorker", "USDParse", "SceneModel", "Thumbnailer"],
             swiftSettings: strict),
         .testTarget(name: "ManifestTests", dependencies: ["Manifest", "SceneModel"], exclude: ["Fixtures"], swiftSettings: strict),
     ]

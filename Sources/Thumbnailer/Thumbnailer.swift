@@ -1,2 +1,147 @@
-// The Thumbnailer module: filled by later work. It deliberately exposes no API yet, so nothing can
-// depend on behaviour that does not exist.
+import Dispatch
+import SceneModel
+
+/// Software-rendered WebP thumbnails of a layered scene: a hero image (and its card-size
+/// version), eight orbit frames and a top-down plan. Pure: values in, values out; no IO, no
+/// logging; warnings are returned. Work is spread over every core; output bytes depend only on
+/// the input and the options.
+public enum Thumbnailer {
+    /// Renders the requested views.
+    ///
+    /// - Parameters:
+    ///   - layered: the room (or any model) to draw; not retained.
+    ///   - options: views, sizes, supersampling and WebP settings.
+    /// - Returns: the images in the order hero, card, orbit-00 … orbit-07, plan (those requested),
+    ///   and warnings (textures that could not be used, invalid geometry, limits).
+    /// - Throws: `ThumbnailerError` — `THUMB_EMPTY_SCENE` (nothing drawable),
+    ///   `THUMB_WEBP_FAILED` (libwebp refused a frame), `THUMB_INVALID_OPTIONS` (no view).
+    /// Deterministic: the same input and options give the same bytes.
+    public static func render(_ layered: LayeredScene, options: ThumbnailOptions = ThumbnailOptions()) throws
+        -> (views: [ThumbnailView], warnings: [SceneWarning])
+    {
+        guard !options.views.isEmpty else {
+            throw ThumbnailerError(code: ThumbnailerError.invalidOptions, message: "no view requested")
+        }
+        let context = try RenderContext(layered, options: options)
+        struct Frame {
+            var kind: ThumbnailView.Kind
+            var path: String
+            var width: Int
+            var height: Int
+            var rgba: [UInt8]
+            var camera: ThumbnailCamera
+        }
+        var frames: [Frame] = []
+        let views = options.views
+        if views.contains(.hero) || views.contains(.card) {
+            let hero = options.sizes.hero.clamped, card = options.sizes.card.clamped
+            var heroRGBA: [UInt8]?
+            if views.contains(.hero) {
+                let cam = context.planner.heroCamera(width: hero.width, height: hero.height).camera
+                let out = context.renderScene(camera: cam, width: hero.width, height: hero.height, cutaway: true)
+                heroRGBA = out.rgba
+                frames.append(Frame(kind: .hero, path: "thumbs/hero.webp", width: hero.width, height: hero.height,
+                                    rgba: out.rgba, camera: cam))
+            }
+            if views.contains(.card) {
+                let cam = context.planner.heroCamera(width: card.width, height: card.height).camera
+                let source: [UInt8]
+                if let h = heroRGBA, hero.width == card.width * 2, hero.height == card.height * 2 {
+                    source = h
+                } else {
+                    source = context.renderScene(camera: cam, width: card.width * 2, height: card.height * 2, cutaway: true).rgba
+                }
+                let small = FrameBuffer.downsample2x(source, width: card.width * 2, height: card.height * 2)
+                frames.append(Frame(kind: .card, path: "thumbs/card.webp", width: small.width, height: small.height,
+                                    rgba: small.rgba, camera: cam))
+            }
+        }
+        if views.contains(.orbit) {
+            let size = options.sizes.orbit.clamped
+            let cameras = context.planner.orbitCameras(width: size.width, height: size.height)
+            for k in 0..<8 {
+                let cam = cameras[k]
+                let out = context.renderScene(camera: cam, width: size.width, height: size.height, cutaway: true)
+                let name = k < 10 ? "0\(k)" : "\(k)"
+                frames.append(Frame(kind: .orbit, path: "thumbs/orbit-\(name).webp", width: size.width,
+                                    height: size.height, rgba: out.rgba, camera: cam))
+            }
+        }
+        if views.contains(.plan) {
+            let size = options.sizes.plan.clamped
+            let cam = context.planner.planCamera(width: size.width, height: size.height)
+            let out = context.renderPlan(camera: cam, width: size.width, height: size.height)
+            frames.append(Frame(kind: .plan, path: "thumbs/plan.webp", width: size.width, height: size.height,
+                                rgba: out.output.rgba, camera: out.camera))
+        }
+        // Encode in parallel; each encode is single-threaded and deterministic.
+        final class Slot: @unchecked Sendable { var bytes: [UInt8]? }
+        let slots = frames.map { _ in Slot() }
+        let quality = options.webpQuality, method = options.webpMethod
+        frames.withUnsafeBufferPointer { fs in
+            Parallel.forEach(fs.count) { i in
+                slots[i].bytes = WebPCodec.encode(rgba: fs[i].rgba, width: fs[i].width, height: fs[i].height,
+                                                  quality: quality, method: method)
+            }
+        }
+        var out: [ThumbnailView] = []
+        for (i, f) in frames.enumerated() {
+            guard let bytes = slots[i].bytes else {
+                throw ThumbnailerError(code: ThumbnailerError.webpFailed, message: "libwebp could not encode \(f.path)")
+            }
+            out.append(ThumbnailView(kind: f.kind, path: f.path, width: f.width, height: f.height, webp: bytes, camera: f.camera))
+        }
+        return (out, context.warnings)
+    }
+
+    /// Renders one view to RGBA8 without encoding (for tests and tools).
+    ///
+    /// - Parameters:
+    ///   - view: `.hero`, `.card` (rendered at card size without the 2× downsampling), `.orbit`
+    ///     (frame `orbitIndex`, 0…7) or `.plan`.
+    /// - Throws: `THUMB_EMPTY_SCENE` when nothing is drawable.
+    public static func renderRGBA(
+        _ layered: LayeredScene, view: ThumbnailView.Kind, orbitIndex: Int = 0, options: ThumbnailOptions = ThumbnailOptions()
+    ) throws -> (image: ThumbnailImage, warnings: [SceneWarning]) {
+        let context = try RenderContext(layered, options: options)
+        let size = options.sizes[view].clamped
+        let camera: ThumbnailCamera
+        let out: ViewRenderer.Output
+        switch view {
+        case .hero, .card:
+            camera = context.planner.heroCamera(width: size.width, height: size.height).camera
+            out = context.renderScene(camera: camera, width: size.width, height: size.height, cutaway: true)
+        case .orbit:
+            camera = context.planner.orbitCameras(width: size.width, height: size.height)[min(max(orbitIndex, 0), 7)]
+            out = context.renderScene(camera: camera, width: size.width, height: size.height, cutaway: true)
+        case .plan:
+            let plan = context.renderPlan(
+                camera: context.planner.planCamera(width: size.width, height: size.height), width: size.width,
+                height: size.height)
+            camera = plan.camera
+            out = plan.output
+        }
+        return (ThumbnailImage(width: size.width, height: size.height, rgba: out.rgba, coveredPixels: out.covered,
+                               camera: camera), context.warnings)
+    }
+
+    /// Renders the scene from any camera to RGBA8 with the thumbnail styling (no cutaway).
+    /// - Throws: `THUMB_EMPTY_SCENE` when nothing is drawable.
+    public static func renderRGBA(
+        _ layered: LayeredScene, camera: ThumbnailCamera, size: ThumbnailSize,
+        options: ThumbnailOptions = ThumbnailOptions()
+    ) throws -> (image: ThumbnailImage, warnings: [SceneWarning]) {
+        let context = try RenderContext(layered, options: options)
+        let s = size.clamped
+        let out = context.renderScene(camera: camera, width: s.width, height: s.height, cutaway: false)
+        return (ThumbnailImage(width: s.width, height: s.height, rgba: out.rgba, coveredPixels: out.covered, camera: camera),
+                context.warnings)
+    }
+
+    /// Decodes a WebP file to RGBA8 through libwebp (for tests and tools); nil when invalid.
+    public static func decodeWebP(_ bytes: [UInt8]) -> ThumbnailImage? {
+        guard let d = WebPCodec.decode(bytes) else { return nil }
+        return ThumbnailImage(width: d.width, height: d.height, rgba: d.rgba, coveredPixels: 0,
+                              camera: ThumbnailCamera(position: .zero, target: SIMD3(0, 0, -1)))
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Thumbnailer
 import USDParse
 
 @testable import TranscodeWorker
@@ -51,7 +52,8 @@ import USDParse
         #expect(Self.roomPlanPairs.count >= 4)
         for pair in Self.roomPlanPairs {
             let r = try TranscodePipeline.run(try input(usd: pair.usdz, json: pair.json))
-            #expect(r.files.map(\.path) == ["model.glb", "layer_manifest.json"])
+            let thumbs = ["thumbs/hero.webp", "thumbs/card.webp"] + (0..<8).map { "thumbs/orbit-0\($0).webp" } + ["thumbs/plan.webp"]
+            #expect(r.files.map(\.path) == ["model.glb"] + thumbs + ["layer_manifest.json"])
             let manifest = try #require(try JSONSerialization.jsonObject(with: Data(try file(r, "layer_manifest.json"))) as? [String: Any])
             let elements = try #require(manifest["elements"] as? [[String: Any]])
             let ids = elements.compactMap { $0["identifier"] as? String }
@@ -85,6 +87,33 @@ import USDParse
         let c = try TranscodePipeline.run(try input(usd: "samples/room.usdz"))
         let d = try TranscodePipeline.run(try input(usd: "samples/room.usdz"))
         #expect(c.files.map(\.bytes) == d.files.map(\.bytes))
+    }
+
+    @Test func thumbnailsAreListedInTheManifestWithTheirCameras() throws {
+        let pair = try #require(Self.roomPlanPairs.first)
+        let r = try TranscodePipeline.run(try input(usd: pair.usdz, json: pair.json))
+        let manifest = try #require(try JSONSerialization.jsonObject(with: Data(try file(r, "layer_manifest.json"))) as? [String: Any])
+        let listed = try #require(manifest["thumbnails"] as? [[String: Any]])
+        #expect(listed.count == 11)
+        for t in listed {
+            let path = try #require(t["path"] as? String)
+            let bytes = try file(r, path)
+            #expect(t["bytes"] as? Int == bytes.count)
+            let image = try #require(Thumbnailer.decodeWebP(bytes))
+            #expect(image.width == t["width"] as? Int && image.height == t["height"] as? Int)
+            // Pixels that differ clearly from the neutral background (#F3F4F6).
+            var drawn = 0
+            for i in stride(from: 0, to: image.rgba.count, by: 4) {
+                let d = abs(Int(image.rgba[i]) - 243) + abs(Int(image.rgba[i + 1]) - 244) + abs(Int(image.rgba[i + 2]) - 246)
+                if d > 24 { drawn += 1 }
+            }
+            #expect(drawn > image.width * image.height / 20, "\(path) is nearly empty")
+            let camera = try #require(t["camera"] as? [String: Any])
+            #expect(camera["position"] is [Any] && camera["target"] is [Any])
+        }
+        var noThumbs = try input(usd: pair.usdz, json: pair.json)
+        noThumbs.thumbnails = nil
+        #expect(try TranscodePipeline.run(noThumbs).files.map(\.path) == ["model.glb", "layer_manifest.json"])
     }
 
     @Test func theJSONAloneBuildsTheRoom() throws {

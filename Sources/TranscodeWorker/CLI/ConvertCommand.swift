@@ -1,14 +1,19 @@
 import Foundation
+import Thumbnailer
 import USDParse
 
 /// `transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR] [--json]`
 struct ConvertCommand {
     static let help = """
-        USAGE: transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR] [--json]
+        USAGE: transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR]
+                                        [--no-thumbnails] [--views LIST] [--webp-quality Q] [--json]
 
         Converts a room scan into a layered glTF binary and its manifest, written atomically into DIR:
           DIR/model.glb             one glTF 2.0 binary: a node per layer, a child node per element
-          DIR/layer_manifest.json   layers, elements, sections, metrics, quality grade, inputs, stats
+          DIR/thumbs/*.webp         hero.webp (1024×768), card.webp (512×384), orbit-00 … orbit-07.webp
+                                    (768×576, every 45°), plan.webp (1024×1024 top-down floor plan)
+          DIR/layer_manifest.json   layers, elements, sections, metrics, quality grade, thumbnails
+                                    with their cameras, inputs, stats (written last)
 
         INPUT is a .usdz, .usdc, .usda or .usd file, or a RoomPlan CapturedRoom .json alone (the room
         is then built from the JSON).
@@ -19,6 +24,9 @@ struct ConvertCommand {
           --redacted-textures DIR   Face-blurred textures: DIR/<path> replaces the package texture at
                                     <path> (or the one texture with the same file name) before anything
                                     is written; the manifest lists every substitution.
+          --no-thumbnails           Write no thumbnails.
+          --views LIST              Comma-separated subset of hero,card,orbit,plan (default: all).
+          --webp-quality Q          WebP quality 0…100 (default 80).
           --json                    Print the summary as one JSON object.
 
         EXIT STATUS: 0 success, 2 usage error, 3 invalid or unreadable input, 4 internal error.
@@ -29,6 +37,7 @@ struct ConvertCommand {
     var out = ""
     var redacted: String?
     var json = false
+    var thumbnails: ThumbnailOptions? = ThumbnailOptions()
 
     init(_ args: [String]) throws {
         var it = args.makeIterator()
@@ -42,6 +51,19 @@ struct ConvertCommand {
             case "--out": out = try value(a)
             case "--redacted-textures": redacted = try value(a)
             case "--json": json = true
+            case "--no-thumbnails": thumbnails = nil
+            case "--views":
+                var kinds: Set<ThumbnailView.Kind> = []
+                for name in try value(a).split(separator: ",") {
+                    guard let k = ThumbnailView.Kind(rawValue: String(name)) else {
+                        throw UsageError("unknown view '\(name)' (hero, card, orbit, plan)")
+                    }
+                    kinds.insert(k)
+                }
+                thumbnails?.views = kinds
+            case "--webp-quality":
+                guard let q = Float(try value(a)), q >= 0, q <= 100 else { throw UsageError("--webp-quality needs 0…100") }
+                thumbnails?.webpQuality = q
             case "-h", "--help": throw UsageError.helpRequested
             default:
                 if a.hasPrefix("-") { throw UsageError("unknown option \(a)") }
@@ -56,7 +78,7 @@ struct ConvertCommand {
     func run() -> Int32 {
         let limits = ParseLimits.default
         let t0 = Clock.now()
-        var pipelineInput = PipelineInput(limits: limits)
+        var pipelineInput = PipelineInput(limits: limits, thumbnails: thumbnails)
         do {
             let name = (input as NSString).lastPathComponent
             let isJSON = input.lowercased().hasSuffix(".json")

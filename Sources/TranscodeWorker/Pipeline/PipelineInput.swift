@@ -1,3 +1,4 @@
+import Thumbnailer
 import USDParse
 
 /// Everything one conversion needs, already in memory (the caller did the IO).
@@ -33,11 +34,13 @@ public struct PipelineInput: Sendable {
     public var versionId: String?
     public var roomId: String?
     public var limits: ParseLimits
+    /// Thumbnails to render (nil: none). Default: every view at its default size, WebP quality 80.
+    public var thumbnails: ThumbnailOptions?
 
     public init(
         usd: USDSource? = nil, roomPlanJSON: (name: String, bytes: [UInt8])? = nil,
         redactedTextures: [RedactedTexture] = [], versionId: String? = nil, roomId: String? = nil,
-        limits: ParseLimits = .default
+        limits: ParseLimits = .default, thumbnails: ThumbnailOptions? = ThumbnailOptions()
     ) {
         self.usd = usd
         self.roomPlanJSON = roomPlanJSON
@@ -45,6 +48,7 @@ public struct PipelineInput: Sendable {
         self.versionId = versionId
         self.roomId = roomId
         self.limits = limits
+        self.thumbnails = thumbnails
     }
 }
 

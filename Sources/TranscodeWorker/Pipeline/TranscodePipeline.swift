@@ -2,6 +2,7 @@ import GLBWriter
 import Layering
 import Manifest
 import SceneModel
+import Thumbnailer
 import USDParse
 
 /// The one composer of the conversion: parse → layer → write the `.glb` → build the manifest.
@@ -14,7 +15,7 @@ public enum TranscodePipeline {
     /// Runs the conversion.
     ///
     /// - Parameter progress: called with the phase name (`parsing`, `layering`, `writing`,
-    ///   `manifest`) as each phase starts.
+    ///   `preview`, `manifest`) as each phase starts.
     /// - Throws: `PipelineError` with the phase and a stable code (the parser's `USD_*` codes,
     ///   Layering's `ROOMPLAN_*` codes, `GLB_*`, `MANIFEST_*`, `INPUT_MISSING`, `INTERNAL_ERROR`).
     public static func run(_ input: PipelineInput, progress: (String) -> Void = { _ in }) throws(PipelineError) -> PipelineResult {
@@ -91,6 +92,28 @@ public enum TranscodePipeline {
         }
         warnings += glb.warnings
 
+        // Thumbnails (hero, card, orbit, plan) in WebP. A scene with nothing to draw gets none.
+        var views: [ThumbnailView] = []
+        if let options = input.thumbnails, !options.views.isEmpty {
+            views = try phase("preview") { () throws -> [ThumbnailView] in
+                do {
+                    let rendered = try Thumbnailer.render(layered, options: options)
+                    warnings += rendered.warnings
+                    return rendered.views
+                } catch let e as ThumbnailerError where e.code == "THUMB_EMPTY_SCENE" {
+                    warnings.append(SceneWarning(code: "THUMBNAILS_SKIPPED", message: e.message))
+                    return []
+                } catch let e as ThumbnailerError {
+                    throw PipelineError(code: e.code, message: e.message, phase: "preview")
+                }
+            }
+        }
+        let thumbnails = views.map { v in
+            Thumbnail(kind: v.kind.rawValue, path: v.path, width: v.width, height: v.height, bytes: v.webp.count,
+                      camera: Manifest.Camera(position: v.camera.position, target: v.camera.target, up: v.camera.up,
+                                     fovDegrees: v.camera.fovDegrees, orthoHalfExtent: v.camera.orthoHalfExtent))
+        }
+
         // The manifest, last.
         var inputs: [InputFile] = []
         if let usd = input.usd {
@@ -110,7 +133,7 @@ public enum TranscodePipeline {
             try ManifestBuilder.build(ManifestInput(
                 layered: layered, generator: generatorName, generatorVersion: generatorVersion,
                 versionId: input.versionId, roomId: input.roomId, inputs: inputs, glb: glbArtifact,
-                glbNodeIndex: glb.nodeIndex, thumbnails: [], redactions: redactions, stats: stats,
+                glbNodeIndex: glb.nodeIndex, thumbnails: thumbnails, redactions: redactions, stats: stats,
                 warnings: manifestWarnings))
         }
 
@@ -122,7 +145,9 @@ public enum TranscodePipeline {
             triangles: glb.triangleCount, vertices: glb.vertexCount, glbBytes: glb.bytes.count,
             manifestBytes: manifest.count, phaseMilliseconds: timings,
             warnings: warnings.map { ($0.code, $0.message, $0.primPath) }, qualityGrade: layered.quality.grade)
-        return PipelineResult(files: [("model.glb", glb.bytes), ("layer_manifest.json", manifest)], summary: summary)
+        let files: [(path: String, bytes: [UInt8])] =
+            [("model.glb", glb.bytes)] + views.map { ($0.path, $0.webp) } + [("layer_manifest.json", manifest)]
+        return PipelineResult(files: files, summary: summary)
     }
 
     static func imageFormat(_ bytes: [UInt8]) -> String {

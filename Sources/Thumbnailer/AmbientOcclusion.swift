@@ -1,0 +1,158 @@
+import Dispatch
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Screen-space ambient obscurance on a pixel-resolution depth pass: for each pixel, samples on
+/// a rotated spiral within a world radius; points above the surface's tangent plane and close to
+/// it occlude. A 4×4 interleaved rotation pattern, removed by a depth-aware 5×5 blur, keeps it
+/// cheap and deterministic (no random numbers).
+enum AmbientOcclusion {
+    static let samples = 12
+
+    /// - Parameters:
+    ///   - depth: depth keys per pixel (−∞: background).
+    ///   - normals: unit world normals facing the camera.
+    ///   - radius: world radius of the occlusion (metres).
+    ///   - pixelScale: output pixels per buffer pixel (the buffer may be coarser than the image).
+    /// - Returns: occlusion factors in [0, 1] (1 = open), `width × height`.
+    static func compute(
+        depth: UnsafeMutablePointer<Float>, normals: UnsafeMutablePointer<SIMD3<Float>>, width: Int, height: Int,
+        camera: RenderCamera, radius: Float, strength: Float = 1.5, pixelScale: Float = 1
+    ) -> [Float] {
+        let n = width * height
+        let raw = UnsafeMutablePointer<Float>.allocate(capacity: n)
+        defer { raw.deallocate() }
+        let pos = UnsafeMutablePointer<SIMD3<Float>>.allocate(capacity: n)
+        defer { pos.deallocate() }
+        let lin = UnsafeMutablePointer<Float>.allocate(capacity: n)
+        defer { lin.deallocate() }
+        // Reconstruct positions once.
+        let eye = f3(camera.eye), fw = f3(camera.forward)
+        let rx = f3(camera.right) * Float(camera.halfX), uy = f3(camera.up) * Float(camera.halfY)
+        let persp = camera.perspective
+        let rowsPerChunk = 16
+        let chunks = (height + rowsPerChunk - 1) / rowsPerChunk
+        Parallel.forEach(chunks) { c in
+            for y in (c * rowsPerChunk)..<min(height, (c + 1) * rowsPerChunk) {
+                let ny = 1 - (Float(y) + 0.5) * pixelScale / Float(camera.height) * 2
+                for x in 0..<width {
+                    let i = y * width + x
+                    let k = depth[i]
+                    guard k > -.infinity else { continue }
+                    let nx = (Float(x) + 0.5) * pixelScale / Float(camera.width) * 2 - 1
+                    let d = camera.forwardDistance(key: k)
+                    lin[i] = d
+                    pos[i] = persp ? eye + (fw + rx * nx + uy * ny) * d : eye + rx * nx + uy * ny + fw * d
+                }
+            }
+        }
+        // Sample offsets: 16 rotations × `samples` points on a spiral, radius fraction in (0, 1].
+        let golden: Float = 2.399963
+        var offsets = [SIMD2<Float>](repeating: .zero, count: 16 * samples)
+        for rot in 0..<16 {
+            let base = Float(rot) * (2 * Float.pi / 16)
+            for s in 0..<samples {
+                let t = (Float(s) + 0.5) / Float(samples)
+                let a = base + Float(s) * golden
+                offsets[rot * samples + s] = SIMD2(Float(cos(Double(a))), Float(sin(Double(a)))) * t
+            }
+        }
+        // Interleaved rotation index per pixel of a 4×4 block.
+        let pattern: [Int] = [0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5]
+        let r2 = radius * radius
+        let maxPixels = Float(max(width, height)) * 0.12
+        offsets.withUnsafeBufferPointer { off in
+            Parallel.forEach(chunks) { c in
+                for y in (c * rowsPerChunk)..<min(height, (c + 1) * rowsPerChunk) {
+                    for x in 0..<width {
+                        let i = y * width + x
+                        let k = depth[i]
+                        guard k > -.infinity else {
+                            raw[i] = 1
+                            continue
+                        }
+                        let p = pos[i], nrm = normals[i]
+                        let d = lin[i]
+                        let ppm = Float(camera.pixelsPerMetre(atDistance: Double(d))) / pixelScale
+                        let rPx = min(max(radius * ppm, 2), maxPixels)
+                        let rot = pattern[(x & 3) + 4 * (y & 3)]
+                        var sum: Float = 0
+                        let bias = 0.02 * radius
+                        for s in 0..<samples {
+                            let o = off[rot * samples + s] * rPx
+                            // Rounding without libm: offsets stay well inside ±1024.
+                            let sx = x + Int(o.x + 1024.5) - 1024, sy = y + Int(o.y + 1024.5) - 1024
+                            guard sx >= 0, sx < width, sy >= 0, sy < height else { continue }
+                            let j = sy * width + sx
+                            guard depth[j] > -.infinity else { continue }
+                            let v = pos[j] - p
+                            let vv = dot3(v, v)
+                            guard vv < r2 * 4 else { continue }
+                            let vn = dot3(v, nrm)
+                            sum += max(0, vn - bias) / (vv + 0.01 * r2)
+                        }
+                        let occlusion = strength * radius * sum / Float(samples)
+                        raw[i] = max(0, 1 - occlusion)
+                    }
+                }
+            }
+        }
+        // Depth-aware 5×5 blur (separable).
+        var tmp = [Float](repeating: 1, count: n)
+        var out = [Float](repeating: 1, count: n)
+        tmp.withUnsafeMutableBufferPointer { t in
+            Parallel.forEach(chunks) { c in
+                for y in (c * rowsPerChunk)..<min(height, (c + 1) * rowsPerChunk) {
+                    for x in 0..<width {
+                        let i = y * width + x
+                        let k = depth[i]
+                        guard k > -.infinity else { continue }
+                        var acc: Float = 0, wsum: Float = 0
+                        for dx in -2...2 {
+                            let sx = x + dx
+                            guard sx >= 0, sx < width else { continue }
+                            let kk = depth[i + dx]
+                            if kk > -.infinity && abs(lin[i + dx] - lin[i]) <= 0.05 * abs(lin[i]) {
+                                acc += raw[i + dx]
+                                wsum += 1
+                            }
+                        }
+                        t[i] = wsum > 0 ? acc / wsum : raw[i]
+                    }
+                }
+            }
+        }
+        tmp.withUnsafeBufferPointer { t in
+            out.withUnsafeMutableBufferPointer { o in
+                Parallel.forEach(chunks) { c in
+                    for y in (c * rowsPerChunk)..<min(height, (c + 1) * rowsPerChunk) {
+                        for x in 0..<width {
+                            let i = y * width + x
+                            let k = depth[i]
+                            guard k > -.infinity else { continue }
+                            var acc: Float = 0, wsum: Float = 0
+                            for dy in -2...2 {
+                                let sy = y + dy
+                                guard sy >= 0, sy < height else { continue }
+                                let j = i + dy * width
+                                let kk = depth[j]
+                                if kk > -.infinity && abs(lin[j] - lin[i]) <= 0.05 * abs(lin[i]) {
+                                    acc += t[j]
+                                    wsum += 1
+                                }
+                            }
+                            o[i] = wsum > 0 ? acc / wsum : t[i]
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    private static func f3(_ v: SIMD3<Double>) -> SIMD3<Float> { SIMD3(Float(v.x), Float(v.y), Float(v.z)) }
+}

@@ -1,0 +1,125 @@
+import SceneModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A camera ready for rasterisation, in the render scene's frame (world minus `RenderScene.origin`).
+///
+/// Clip space is `(x, y, z, w)` with `z = forward distance − near` (visible when z ≥ 0) and
+/// `w` = forward distance for perspective, 1 for orthographic. The depth key stored per sample is
+/// affine in screen space and grows toward the camera: `1/w` (perspective) or `−z·depthScale`
+/// (orthographic).
+struct RenderCamera: Sendable {
+    let eye: SIMD3<Double>
+    let forward: SIMD3<Double>
+    let right: SIMD3<Double>
+    let up: SIMD3<Double>
+    let perspective: Bool
+    /// tan(half vertical fov) (perspective) or half height in metres (orthographic).
+    let halfY: Double
+    /// The same horizontally.
+    let halfX: Double
+    let near: Double
+    let depthScale: Double
+    /// World (relative to the scene origin) → clip.
+    let clipFromWorld: Mat4f
+    /// Output size in pixels.
+    let width: Int
+    let height: Int
+    /// The public description (absolute world coordinates).
+    let description: ThumbnailCamera
+
+    /// - Parameters:
+    ///   - camera: absolute world coordinates; degenerate values are repaired (a zero or parallel
+    ///     up vector, a non-finite field of view) so rendering never fails.
+    ///   - origin: the render scene's origin, subtracted from positions.
+    ///   - sceneRadius: scale of the scene in metres (near plane and orthographic depth range).
+    init(_ camera: ThumbnailCamera, width: Int, height: Int, origin: SIMD3<Double>, sceneRadius: Double) {
+        self.width = width
+        self.height = height
+        self.description = camera
+        let radius = sceneRadius.isFinite && sceneRadius > 1e-9 ? sceneRadius : 1
+        var eye = camera.position - origin
+        var target = camera.target - origin
+        if !isFinite3(eye) { eye = SIMD3(0, 0, radius * 3) }
+        if !isFinite3(target) { target = .zero }
+        var f = normalizedD(target - eye)
+        if f == .zero { f = SIMD3(0, 0, -1) }
+        var upHint = isFinite3(camera.up) ? normalizedD(camera.up) : SIMD3(0, 1, 0)
+        if upHint == .zero || abs(dotD(upHint, f)) > 0.9999 {
+            upHint = abs(f.y) < 0.9 ? SIMD3(0, 1, 0) : SIMD3(0, 0, -1)
+        }
+        let r = normalizedD(crossD(f, upHint))
+        let u = crossD(r, f)
+        self.eye = eye
+        forward = f
+        right = r
+        up = u
+        let aspect = Double(width) / Double(max(height, 1))
+        if let half = camera.orthoHalfExtent, camera.fovDegrees == nil {
+            perspective = false
+            halfY = half.isFinite && half > 1e-9 ? half : radius
+            halfX = halfY * aspect
+            near = 0
+            // Depth keys stay O(1) over the scene's depth range.
+            let range = lengthD(eye) + radius * 4
+            depthScale = 1 / max(range, 1e-9)
+        } else {
+            perspective = true
+            var fov = camera.fovDegrees ?? 40
+            if !fov.isFinite || fov < 1 || fov > 170 { fov = 40 }
+            halfY = tan(fov * Double.pi / 360)
+            halfX = halfY * aspect
+            near = max(radius * 1e-4, 1e-6)
+            depthScale = 1
+        }
+        let ex = -dotD(r, eye), ey = -dotD(u, eye), ez = -dotD(f, eye)
+        if perspective {
+            let sx = 1 / halfX, sy = 1 / halfY
+            clipFromWorld = Mat4f(rows: [
+                [r.x * sx, r.y * sx, r.z * sx, ex * sx],
+                [u.x * sy, u.y * sy, u.z * sy, ey * sy],
+                [f.x, f.y, f.z, ez - near],
+                [f.x, f.y, f.z, ez],
+            ])
+        } else {
+            let sx = 1 / halfX, sy = 1 / halfY
+            clipFromWorld = Mat4f(rows: [
+                [r.x * sx, r.y * sx, r.z * sx, ex * sx],
+                [u.x * sy, u.y * sy, u.z * sy, ey * sy],
+                [f.x, f.y, f.z, ez - near],
+                [0, 0, 0, 1],
+            ])
+        }
+    }
+
+    /// Forward distance of a depth key (the inverse of the key mapping).
+    @inline(__always)
+    func forwardDistance(key: Float) -> Float {
+        perspective ? 1 / key : Float(near) - key / Float(depthScale)
+    }
+
+    /// World position (relative to the origin) seen at continuous pixel coordinates (x right,
+    /// y down, in output pixels) with the given depth key.
+    @inline(__always)
+    func position(px: Float, py: Float, key: Float) -> SIMD3<Float> {
+        let nx = Double(px) / Double(width) * 2 - 1
+        let ny = 1 - Double(py) / Double(height) * 2
+        let d = Double(forwardDistance(key: key))
+        let p: SIMD3<Double>
+        if perspective {
+            p = eye + (forward + right * (nx * halfX) + up * (ny * halfY)) * d
+        } else {
+            p = eye + right * (nx * halfX) + up * (ny * halfY) + forward * d
+        }
+        return SIMD3(Float(p.x), Float(p.y), Float(p.z))
+    }
+
+    /// Pixels per metre at a forward distance (for screen-space radii).
+    func pixelsPerMetre(atDistance d: Double) -> Double {
+        perspective ? Double(height) / (2 * halfY * max(d, 1e-9)) : Double(height) / (2 * halfY)
+    }
+}

@@ -1,0 +1,23 @@
+/// A decoded texture image: RGBA8, sRGB-encoded colour, straight alpha, rows top to bottom.
+struct DecodedImage: Sendable {
+    var width: Int
+    var height: Int
+    var rgba: [UInt8]
+}
+
+/// Why an encoded image could not be decoded; `code` is a `ThumbnailWarningCode`.
+struct ImageDecodeFailure: Error, Sendable {
+    var code: String
+    var message: String
+}
+
+/// Limits checked before any decoder allocates.
+struct ImageDecodeLimits: Sendable {
+    /// Longest accepted side in pixels.
+    var maxSide = 16384
+    /// Bytes the decode may allocate (RGBA output plus decoder working memory).
+    var maxBytes = 256 << 20
+    /// Sides the caller will resample to; decoders that can scale while decoding (JPEG) stop at
+    /// the smallest scale still at least this large.
+    var targetSide = 2048
+}

@@ -1,0 +1,206 @@
+/// A triangle in fixed-point sample coordinates (8 sub-pixel bits), oriented so that its edge
+/// functions are non-negative inside, with the source data needed to shade it.
+struct RasterTriangle {
+    var x0: Int64, y0: Int64, x1: Int64, y1: Int64, x2: Int64, y2: Int64
+    /// Depth keys and 1/w at the three vertices.
+    var k: SIMD3<Float>
+    var w: SIMD3<Float>
+    /// Twice the signed area (> 0).
+    var area: Int64
+    /// Whether the triangle faces the camera (counter-clockwise in world space as seen).
+    var front: Bool
+    /// Source triangle id (scene triangle index).
+    var source: Int
+    /// Weights of the source triangle's vertices at each raster vertex.
+    var weights: (SIMD3<Float>, SIMD3<Float>, SIMD3<Float>)
+
+    /// The raster triangle of a bin entry; nil when degenerate.
+    @inline(__always)
+    static func make(_ id: UInt32, scene: RenderScene, pv: ProjectedVertices, bins: TileBins) -> RasterTriangle? {
+        var t: RasterTriangle
+        let n = bins.triangleCount
+        if Int(id) < n {
+            let s = Int(id)
+            let i0 = Int(scene.indices[s * 3]), i1 = Int(scene.indices[s * 3 + 1]), i2 = Int(scene.indices[s * 3 + 2])
+            t = RasterTriangle(
+                x0: Int64(pv.x[i0]), y0: Int64(pv.y[i0]), x1: Int64(pv.x[i1]), y1: Int64(pv.y[i1]),
+                x2: Int64(pv.x[i2]), y2: Int64(pv.y[i2]), k: SIMD3(pv.key[i0], pv.key[i1], pv.key[i2]),
+                w: SIMD3(pv.invW[i0], pv.invW[i1], pv.invW[i2]), area: 0, front: true, source: s,
+                weights: (SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1)))
+        } else {
+            let p = bins.pieces[Int(id) - n]
+            t = RasterTriangle(
+                x0: Int64(p.x.x), y0: Int64(p.y.x), x1: Int64(p.x.y), y1: Int64(p.y.y), x2: Int64(p.x.z), y2: Int64(p.y.z),
+                k: p.key, w: p.invW, area: 0, front: true, source: Int(p.source), weights: p.weights)
+        }
+        let area = (t.x1 - t.x0) * (t.y2 - t.y0) - (t.y1 - t.y0) * (t.x2 - t.x0)
+        if area == 0 { return nil }
+        if area < 0 {
+            // Front-facing (counter-clockwise with y up): swap 1 and 2 to get a positive area.
+            t.front = true
+            swap(&t.x1, &t.x2)
+            swap(&t.y1, &t.y2)
+            t.k = SIMD3(t.k.x, t.k.z, t.k.y)
+            t.w = SIMD3(t.w.x, t.w.z, t.w.y)
+            t.weights = (t.weights.0, t.weights.2, t.weights.1)
+            t.area = -area
+        } else {
+            t.front = false
+            t.area = area
+        }
+        return t
+    }
+}
+
+/// Where samples sit: sample (c, r) is at fixed point (origin + c·step, origin + r·step); the
+/// buffer holds columns c0 ..< c0+cols and rows r0 ..< r0+rows.
+struct SampleGrid {
+    var origin: Int64
+    var step: Int64
+    var c0: Int
+    var r0: Int
+    var cols: Int
+    var rows: Int
+}
+
+/// What a rasteriser does with one covered sample.
+protocol SampleShader {
+    /// Shades sample `index` of the buffer with barycentric weights `b1`, `b2` (of raster
+    /// vertices 1 and 2) and depth key `z`; returns false to discard it (no depth write).
+    mutating func shade(index: Int, b1: Float, b2: Float, z: Float) -> Bool
+}
+
+/// Edge-function rasterisation with exact integer coverage and the top-left fill rule.
+enum Rasterizer {
+    enum DepthMode {
+        /// Keep samples nearer than the stored depth (strictly) and store theirs.
+        case testAndWrite
+        /// Keep nearer samples, leave the depth buffer unchanged (transparent surfaces).
+        case testOnly
+        /// Keep every covered sample (painter's order).
+        case none
+    }
+
+    /// Whether directed edge (dx, dy) is a top or left edge of a positively oriented triangle in
+    /// y-down coordinates; samples exactly on such edges belong to the triangle.
+    @inline(__always)
+    static func isTopLeft(dx: Int64, dy: Int64) -> Bool { dy < 0 || (dy == 0 && dx > 0) }
+
+    @inline(__always)
+    static func rasterize<S: SampleShader>(
+        _ t: RasterTriangle, grid g: SampleGrid, depth: UnsafeMutablePointer<Float>, mode: DepthMode, shader: inout S
+    ) {
+        let minX = min(t.x0, t.x1, t.x2), maxX = max(t.x0, t.x1, t.x2)
+        let minY = min(t.y0, t.y1, t.y2), maxY = max(t.y0, t.y1, t.y2)
+        let cLo = max(ceilDiv64(minX - g.origin, g.step), Int64(g.c0))
+        let cHi = min(floorDiv64(maxX - g.origin, g.step), Int64(g.c0 + g.cols - 1))
+        let rLo = max(ceilDiv64(minY - g.origin, g.step), Int64(g.r0))
+        let rHi = min(floorDiv64(maxY - g.origin, g.step), Int64(g.r0 + g.rows - 1))
+        guard cLo <= cHi, rLo <= rHi else { return }
+        // Edge i is opposite vertex i: E0 on v1→v2, E1 on v2→v0, E2 on v0→v1.
+        // E(p) = dx·(p.y − a.y) − dy·(p.x − a.x), minus 1 off the top-left edges.
+        let dx0 = t.x2 - t.x1, dy0 = t.y2 - t.y1
+        let dx1 = t.x0 - t.x2, dy1 = t.y0 - t.y2
+        let dx2 = t.x1 - t.x0, dy2 = t.y1 - t.y0
+        let bias0: Int64 = isTopLeft(dx: dx0, dy: dy0) ? 0 : -1
+        let bias1: Int64 = isTopLeft(dx: dx1, dy: dy1) ? 0 : -1
+        let bias2: Int64 = isTopLeft(dx: dx2, dy: dy2) ? 0 : -1
+        let sx0 = -dy0 * g.step, sx1 = -dy1 * g.step, sx2 = -dy2 * g.step
+        let px = g.origin + cLo * g.step
+        let invArea = 1 / Float(t.area)
+        let dk1 = t.k.y - t.k.x, dk2 = t.k.z - t.k.x, k0 = t.k.x
+        let cols = Int64(g.cols)
+        for r in rLo...rHi {
+            let py = g.origin + r * g.step
+            let e0 = dx0 * (py - t.y1) - dy0 * (px - t.x1) + bias0
+            let e1 = dx1 * (py - t.y2) - dy1 * (px - t.x2) + bias1
+            let e2 = dx2 * (py - t.y0) - dy2 * (px - t.x0) + bias2
+            // Columns (relative to cLo) where each edge function is non-negative.
+            var lo: Int64 = 0, hi = cHi - cLo
+            if !span(e0, sx0, &lo, &hi) || !span(e1, sx1, &lo, &hi) || !span(e2, sx2, &lo, &hi) { continue }
+            var f1 = e1 + lo * sx1, f2 = e2 + lo * sx2
+            var index = Int((r - Int64(g.r0)) * cols + (cLo + lo - Int64(g.c0)))
+            var c = lo
+            while c <= hi {
+                let b1 = Float(f1) * invArea, b2 = Float(f2) * invArea
+                let z = k0 + b1 * dk1 + b2 * dk2
+                switch mode {
+                case .testAndWrite:
+                    if z > depth[index], shader.shade(index: index, b1: b1, b2: b2, z: z) { depth[index] = z }
+                case .testOnly:
+                    if z > depth[index] { _ = shader.shade(index: index, b1: b1, b2: b2, z: z) }
+                case .none:
+                    _ = shader.shade(index: index, b1: b1, b2: b2, z: z)
+                }
+                f1 += sx1
+                f2 += sx2
+                index += 1
+                c += 1
+            }
+        }
+    }
+
+    /// The flat-shaded opaque case without a shader call per sample: depth interpolated
+    /// incrementally along each row, colour = `ambient` × occlusion + `direct`.
+    @inline(__always)
+    static func rasterizeFlat(
+        _ t: RasterTriangle, grid g: SampleGrid, buffers b: TileBuffers, ambient: SIMD3<Float>, direct: SIMD3<Float>,
+        id: UInt16
+    ) {
+        let minX = min(t.x0, t.x1, t.x2), maxX = max(t.x0, t.x1, t.x2)
+        let minY = min(t.y0, t.y1, t.y2), maxY = max(t.y0, t.y1, t.y2)
+        let cLo = max(ceilDiv64(minX - g.origin, g.step), Int64(g.c0))
+        let cHi = min(floorDiv64(maxX - g.origin, g.step), Int64(g.c0 + g.cols - 1))
+        let rLo = max(ceilDiv64(minY - g.origin, g.step), Int64(g.r0))
+        let rHi = min(floorDiv64(maxY - g.origin, g.step), Int64(g.r0 + g.rows - 1))
+        guard cLo <= cHi, rLo <= rHi else { return }
+        let dx0 = t.x2 - t.x1, dy0 = t.y2 - t.y1
+        let dx1 = t.x0 - t.x2, dy1 = t.y0 - t.y2
+        let dx2 = t.x1 - t.x0, dy2 = t.y1 - t.y0
+        let bias0: Int64 = isTopLeft(dx: dx0, dy: dy0) ? 0 : -1
+        let bias1: Int64 = isTopLeft(dx: dx1, dy: dy1) ? 0 : -1
+        let bias2: Int64 = isTopLeft(dx: dx2, dy: dy2) ? 0 : -1
+        let sx0 = -dy0 * g.step, sx1 = -dy1 * g.step, sx2 = -dy2 * g.step
+        let px = g.origin + cLo * g.step
+        let invArea = 1 / Float(t.area)
+        let dk1 = t.k.y - t.k.x, dk2 = t.k.z - t.k.x, k0 = t.k.x
+        let dzdc = (Float(sx1) * dk1 + Float(sx2) * dk2) * invArea
+        let cols = Int64(g.cols)
+        let depth = b.depth, color = b.color, ids = b.ids, ao = b.ao
+        let a4 = SIMD4(ambient, 0), d4 = SIMD4(direct, 1)
+        for r in rLo...rHi {
+            let py = g.origin + r * g.step
+            let e0 = dx0 * (py - t.y1) - dy0 * (px - t.x1) + bias0
+            let e1 = dx1 * (py - t.y2) - dy1 * (px - t.x2) + bias1
+            let e2 = dx2 * (py - t.y0) - dy2 * (px - t.x0) + bias2
+            var lo: Int64 = 0, hi = cHi - cLo
+            if !span(e0, sx0, &lo, &hi) || !span(e1, sx1, &lo, &hi) || !span(e2, sx2, &lo, &hi) { continue }
+            var z = k0 + (Float(e1 + lo * sx1) * dk1 + Float(e2 + lo * sx2) * dk2) * invArea
+            let start = Int((r - Int64(g.r0)) * cols + (cLo + lo - Int64(g.c0)))
+            let end = start &+ Int(hi - lo)
+            var i = start
+            while i <= end {
+                if z > depth[i] {
+                    depth[i] = z
+                    color[i] = a4 * ao[i] + d4
+                    ids[i] = id
+                }
+                z += dzdc
+                i &+= 1
+            }
+        }
+    }
+
+    /// Narrows [lo, hi] to the c where e + c·s ≥ 0; false when empty.
+    @inline(__always)
+    private static func span(_ e: Int64, _ s: Int64, _ lo: inout Int64, _ hi: inout Int64) -> Bool {
+        if s > 0 {
+            lo = max(lo, ceilDiv64(-e, s))
+        } else if s < 0 {
+            hi = min(hi, floorDiv64(e, -s))
+        } else if e < 0 {
+            return false
+        }
+        return lo <= hi
+    }
+}

@@ -1,0 +1,160 @@
+import SceneModel
+
+/// Everything prepared once per `Thumbnailer` call and shared by its views: the flattened
+/// scene, the room analysis and the view planner.
+struct RenderContext {
+    let layered: LayeredScene
+    let scene: RenderScene
+    let analysis: RoomAnalysis
+    let planner: ViewPlanner
+    let options: ThumbnailOptions
+    var warnings: [SceneWarning]
+
+    init(_ layered: LayeredScene, options: ThumbnailOptions) throws {
+        self.layered = layered
+        self.options = options
+        var source = Self.source(layered)
+        Self.addFloorIfMissing(layered, to: &source)
+        scene = RenderScene(source, textureBudget: options.textureMemoryBudget, maxTextureSize: options.maxWorkingTextureSize)
+        warnings = scene.warnings
+        guard scene.triangleCount > 0, !scene.bounds.isEmpty else {
+            throw ThumbnailerError(code: ThumbnailerError.emptyScene, message: "the scene has no drawable triangles")
+        }
+        analysis = RoomAnalysis(layered: layered, scene: scene)
+        planner = ViewPlanner(analysis: analysis, elements: layered.elements)
+    }
+
+    /// Which nodes draw, their elements and (room-like scenes) the category colours.
+    static func source(_ layered: LayeredScene) -> RenderScene.Source {
+        let s = layered.scene
+        let n = s.nodes.count
+        var elementOfNode = [Int32](repeating: -1, count: n)
+        var ownElement = [Int32](repeating: -1, count: n)
+        for (i, e) in layered.elements.enumerated() where e.node.rawValue >= 0 && e.node.rawValue < n {
+            ownElement[e.node.rawValue] = Int32(i)
+        }
+        var hiddenLayerNode = [Bool](repeating: false, count: n)
+        for l in layered.layers where !l.defaultVisible && l.node.rawValue >= 0 && l.node.rawValue < n {
+            hiddenLayerNode[l.node.rawValue] = true
+        }
+        var drawNode = [Bool](repeating: true, count: n)
+        // Resolve ancestors iteratively with memoisation (cycles and deep chains are capped).
+        var resolved = [Bool](repeating: false, count: n)
+        for start in 0..<n where !resolved[start] {
+            var chain: [Int] = []
+            var cur = start
+            var element: Int32 = -1
+            var hidden = false
+            while true {
+                if resolved[cur] {
+                    element = elementOfNode[cur]
+                    hidden = !drawNode[cur]
+                    break
+                }
+                chain.append(cur)
+                if chain.count > 4096 { break }
+                guard let p = s.nodes[cur].parent?.rawValue, p >= 0, p < n, !chain.contains(p) else { break }
+                cur = p
+            }
+            for node in chain.reversed() {
+                if ownElement[node] >= 0 { element = ownElement[node] }
+                if hiddenLayerNode[node] { hidden = true }
+                elementOfNode[node] = element
+                drawNode[node] = !hidden
+                resolved[node] = true
+            }
+        }
+        let roomLike = layered.elements.contains { $0.category == "wall" }
+        let tints: [SIMD3<Float>?] = layered.elements.map { e in
+            guard roomLike, let hex = Palette.surface(e.category) else { return nil }
+            return ColorSpace.linear(hex: hex)
+        }
+        return RenderScene.Source(scene: s, elementOfNode: elementOfNode, drawNode: drawNode, tintOfElement: tints)
+    }
+
+    /// Rooms scanned without a floor (RoomPlan before iOS 17) get one for the 3D views: the wall
+    /// outline at the walls' base, in the floor colour.
+    static func addFloorIfMissing(_ layered: LayeredScene, to source: inout RenderScene.Source) {
+        guard !layered.elements.contains(where: { $0.category == "floor" }) else { return }
+        let walls = layered.elements.enumerated().filter { $0.element.category == "wall" }
+            .compactMap { RoomAnalysis.shape(of: $0.element, index: $0.offset, scene: nil, instances: []) }
+        guard !walls.isEmpty else { return }
+        var floorY = Double.infinity
+        for w in walls {
+            for i in 0..<8 {
+                floorY = min(floorY, w.point(SIMD3(i & 1 == 0 ? w.lo.x : w.hi.x, i & 2 == 0 ? w.lo.y : w.hi.y,
+                                                   i & 4 == 0 ? w.lo.z : w.hi.z)).y)
+            }
+        }
+        let outline = ElementShape.floorOutline(walls: walls)
+        let triangles = PlanCanvas.triangulate(outline)
+        guard floorY.isFinite, !triangles.isEmpty else { return }
+        var positions: [Float] = [], normals: [Float] = [], indices: [UInt32] = []
+        for p in outline {
+            positions += [Float(p.x), Float(floorY), Float(p.y)]
+            normals += [0, 1, 0]
+        }
+        for (a, b, c) in triangles { indices += [UInt32(a), UInt32(c), UInt32(b)] }  // counter-clockwise from above
+        let colour = ColorSpace.linear(hex: Palette.surface("floor") ?? 0xD9CDBB)
+        let material = source.scene.addMaterial(Material(name: "floor (outline of the walls)", baseColor: SIMD4(colour, 1)))
+        let mesh = source.scene.addMesh(Mesh(
+            name: "floor", positions: positions, normals: normals, indices: indices,
+            primitives: [Mesh.Primitive(indexStart: 0, indexCount: indices.count, material: material)]))
+        source.scene.addNode(Node(name: "floor", mesh: mesh))
+        source.elementOfNode.append(-1)
+        source.drawNode.append(true)
+    }
+
+    /// Instances hidden by the cutaway for an eye position.
+    func hiddenInstances(eye: SIMD3<Double>) -> [Bool] {
+        var hidden = [Bool](repeating: false, count: scene.instances.count)
+        for e in planner.cutawayElements(eye: eye) where e < analysis.instancesOfElement.count {
+            for i in analysis.instancesOfElement[e] { hidden[i] = true }
+        }
+        return hidden
+    }
+
+    var supersampling: Int { min(max(options.supersampling, 1), 4) }
+
+    /// Renders a perspective (or orthographic mesh) view of the scene with the room styling.
+    func renderScene(camera: ThumbnailCamera, width: Int, height: Int, cutaway: Bool, cullBackFaces: Bool = true)
+        -> ViewRenderer.Output
+    {
+        let cam = RenderCamera(camera, width: width, height: height, origin: scene.origin, sceneRadius: analysis.radius)
+        var settings = RenderSettings()
+        settings.supersampling = supersampling
+        settings.idEdges = analysis.roomLike
+        settings.cullBackFaces = cullBackFaces
+        let hidden = cutaway ? hiddenInstances(eye: camera.position) : [Bool](repeating: false, count: scene.instances.count)
+        return ViewRenderer.render(scene: scene, camera: cam, hiddenInstance: hidden, settings: settings,
+                                   sceneRadius: analysis.radius)
+    }
+
+    /// Renders the plan: the semantic drawing for rooms; otherwise a top view of the meshes (both
+    /// faces drawn), or an oblique orthographic view when the top view shows almost nothing.
+    /// Returns the camera actually used.
+    func renderPlan(camera: ThumbnailCamera, width: Int, height: Int) -> (output: ViewRenderer.Output, camera: ThumbnailCamera) {
+        guard analysis.roomLike else {
+            let top = renderScene(camera: camera, width: width, height: height, cutaway: false, cullBackFaces: false)
+            if top.covered * 500 >= width * height { return (top, camera) }
+            let oblique = planner.obliquePlanCamera(width: width, height: height)
+            return (renderScene(camera: oblique, width: width, height: height, cutaway: false, cullBackFaces: false), oblique)
+        }
+        let canvas = PlanRenderer(analysis: analysis, elements: layered.elements, scene: scene)
+            .canvas(camera: camera, width: width, height: height)
+        let planScene = canvas.scene()
+        let rs = RenderScene(
+            RenderScene.Source(scene: planScene, elementOfNode: [-1], drawNode: [true], tintOfElement: []),
+            textureBudget: 0, maxTextureSize: 1)
+        let cam = RenderCamera(camera, width: width, height: height, origin: rs.origin, sceneRadius: analysis.radius)
+        var settings = RenderSettings()
+        settings.supersampling = supersampling
+        settings.lit = false
+        settings.ambientOcclusion = false
+        settings.edges = false
+        settings.cullBackFaces = false
+        settings.painter = true
+        return (ViewRenderer.render(scene: rs, camera: cam, hiddenInstance: [false], settings: settings,
+                                    sceneRadius: analysis.radius), camera)
+    }
+}

@@ -1,0 +1,259 @@
+import SceneModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The oriented box of one element: its frame (unit axes, from the element transform) and the
+/// extent of its geometry in that frame (or its RoomPlan dimensions, centred, without geometry).
+struct ElementShape: Sendable {
+    var element: Int
+    var category: String
+    var origin: SIMD3<Double>
+    var ex: SIMD3<Double>
+    var ey: SIMD3<Double>
+    var ez: SIMD3<Double>
+    var lo: SIMD3<Double>
+    var hi: SIMD3<Double>
+
+    var centre: SIMD3<Double> { point((lo + hi) * 0.5) }
+    var size: SIMD3<Double> { hi - lo }
+
+    /// World position of a local point.
+    func point(_ l: SIMD3<Double>) -> SIMD3<Double> { origin + ex * l.x + ey * l.y + ez * l.z }
+
+    /// Local coordinates of a world point.
+    func local(_ p: SIMD3<Double>) -> SIMD3<Double> {
+        let d = p - origin
+        return SIMD3(dotD(d, ex), dotD(d, ey), dotD(d, ez))
+    }
+}
+
+/// What the view planner knows about a scene: whether it is a room (it has walls), the room's
+/// extent, orientation and the element boxes the cutaway, hero choice and plan use.
+struct RoomAnalysis: Sendable {
+    var roomLike: Bool
+    /// World bounds of everything drawn.
+    var bounds: Bounds
+    /// Walls and floors (the room shell), or `bounds` when there are none.
+    var shellBounds: Bounds
+    /// Plan centre of the room (world).
+    var centre: SIMD3<Double>
+    var floorY: Double
+    /// Direction of the walls in plan (radians, atan2(z, x) of the wall X axis, modulo 90°).
+    var wallAngle: Double
+    var shapes: [ElementShape]
+    /// Instances of each element (indices into `RenderScene.instances`).
+    var instancesOfElement: [[Int]]
+    var radius: Double
+    /// Points whose projection the cameras frame: the corners of every element box (rooms) or a
+    /// strided sample of the vertices plus the bounds' extremes (other models).
+    var framePoints: [SIMD3<Double>]
+    /// Strided vertices of geometry that belongs to no element (framed in every view).
+    var loosePoints: [SIMD3<Double>]
+
+    static let structural: Set<String> = ["wall", "door", "window", "opening"]
+
+    init(layered: LayeredScene, scene: RenderScene) {
+        let elements = layered.elements
+        bounds = scene.bounds
+        var instancesOfElement = [[Int]](repeating: [], count: elements.count)
+        for (i, inst) in scene.instances.enumerated() where inst.element >= 0 && Int(inst.element) < elements.count {
+            instancesOfElement[Int(inst.element)].append(i)
+        }
+        self.instancesOfElement = instancesOfElement
+        var shapes: [ElementShape] = []
+        for (e, el) in elements.enumerated() {
+            if let s = Self.shape(of: el, index: e, scene: scene, instances: instancesOfElement[e]) { shapes.append(s) }
+        }
+        self.shapes = shapes
+        let walls = shapes.filter { $0.category == "wall" }
+        roomLike = !walls.isEmpty
+        var shell = Bounds.empty
+        for s in shapes where s.category == "wall" || s.category == "floor" {
+            for i in 0..<8 {
+                shell.include(s.point(SIMD3(i & 1 == 0 ? s.lo.x : s.hi.x, i & 2 == 0 ? s.lo.y : s.hi.y,
+                                            i & 4 == 0 ? s.lo.z : s.hi.z)))
+            }
+        }
+        if shell.isEmpty || !isFinite3(shell.min) || !isFinite3(shell.max) { shell = bounds }
+        shellBounds = shell
+        centre = shell.isEmpty ? .zero : shell.center
+        floorY = shell.isEmpty ? 0 : shell.min.y
+        let size = bounds.isEmpty ? SIMD3<Double>(1, 1, 1) : bounds.size
+        radius = max(lengthD(size) * 0.5, 1e-3)
+        wallAngle = Self.dominantAngle(walls)
+        var points: [SIMD3<Double>] = []
+        // Geometry outside any element (a synthesized floor) is always framed.
+        var loose: [SIMD3<Double>] = []
+        for inst in scene.instances where inst.element < 0 {
+            let first = inst.firstTriangle * 3, count = inst.triangleCount * 3
+            let stride = max(1, count / 1024)
+            var k = 0
+            while k < count {
+                let q = load3(scene.positions, Int(scene.indices[first + k]))
+                let p = SIMD3(Double(q.x), Double(q.y), Double(q.z)) + scene.origin
+                if isFinite3(p) { loose.append(p) }
+                k += stride
+            }
+        }
+        loosePoints = loose
+        if !walls.isEmpty {
+            for sh in shapes {
+                for i in 0..<8 {
+                    let p = sh.point(SIMD3(i & 1 == 0 ? sh.lo.x : sh.hi.x, i & 2 == 0 ? sh.lo.y : sh.hi.y,
+                                           i & 4 == 0 ? sh.lo.z : sh.hi.z))
+                    if isFinite3(p) { points.append(p) }
+                }
+            }
+            points += loose
+        }
+        if points.isEmpty {
+            let stride = max(1, scene.vertexCount / 4096)
+            let keep = bounds.isEmpty ? Bounds(min: .zero, max: .zero) : bounds
+            var i = 0
+            while i < scene.vertexCount {
+                let q = load3(scene.positions, i)
+                let p = SIMD3(Double(q.x), Double(q.y), Double(q.z)) + scene.origin
+                if isFinite3(p) && p.x >= keep.min.x && p.y >= keep.min.y && p.z >= keep.min.z && p.x <= keep.max.x
+                    && p.y <= keep.max.y && p.z <= keep.max.z { points.append(p) }
+                i += stride
+            }
+            if !bounds.isEmpty {
+                // The bounds' face centres keep the extremes in the set.
+                let c = bounds.center
+                for axis in 0..<3 {
+                    var lo = c, hi = c
+                    lo[axis] = bounds.min[axis]
+                    hi[axis] = bounds.max[axis]
+                    points += [lo, hi]
+                }
+            }
+        }
+        framePoints = points
+    }
+
+    /// The wall direction (radians, modulo 90°) that most wall length agrees with: each wall's
+    /// own direction is scored by the length of walls within 5° of it (modulo 90°), the best one
+    /// is refined by the length-weighted mean of those walls. Ties keep the earliest wall.
+    static func dominantAngle(_ walls: [ElementShape]) -> Double {
+        func angle(_ w: ElementShape) -> Double {
+            let a = atan2(w.ex.z, w.ex.x)
+            let q = Double.pi / 2
+            return a - (a / q).rounded(.down) * q  // [0, 90°)
+        }
+        func delta(_ a: Double, _ b: Double) -> Double {
+            let q = Double.pi / 2
+            var d = (a - b).truncatingRemainder(dividingBy: q)
+            if d > q / 2 { d -= q }
+            if d < -q / 2 { d += q }
+            return d
+        }
+        let tol = 5 * Double.pi / 180
+        var best: (score: Double, angle: Double)?
+        for w in walls {
+            let c = angle(w)
+            var score = 0.0
+            for v in walls {
+                let d = abs(delta(angle(v), c))
+                if d < tol { score += max(v.hi.x - v.lo.x, 0.01) * (1 - d / tol) }
+            }
+            if best == nil || score > best!.score + 1e-9 { best = (score, c) }
+        }
+        guard let b = best else { return 0 }
+        var sum = 0.0, weight = 0.0
+        for v in walls {
+            let d = delta(angle(v), b.angle)
+            if abs(d) < tol {
+                let len = max(v.hi.x - v.lo.x, 0.01)
+                sum += d * len
+                weight += len
+            }
+        }
+        return weight > 0 ? b.angle + sum / weight : b.angle
+    }
+
+    /// The box of an element: its frame, and its geometry's extent (or its dimensions, centred,
+    /// when `scene` is nil or it has no geometry).
+    static func shape(of el: RoomElement, index: Int, scene: RenderScene?, instances: [Int]) -> ElementShape? {
+        let m = el.transform.m
+        guard m.count == 16, m.allSatisfy({ $0.isFinite }) else { return nil }
+        let origin = SIMD3(m[12], m[13], m[14])
+        var ex = normalizedD(SIMD3(m[0], m[1], m[2]))
+        var ey = normalizedD(SIMD3(m[4], m[5], m[6]))
+        var ez = normalizedD(SIMD3(m[8], m[9], m[10]))
+        if ex == .zero || ey == .zero || ez == .zero || abs(dotD(ex, ey)) > 0.01 || abs(dotD(ex, ez)) > 0.01 {
+            ex = SIMD3(1, 0, 0)
+            ey = SIMD3(0, 1, 0)
+            ez = SIMD3(0, 0, 1)
+        }
+        var s = ElementShape(element: index, category: el.category, origin: origin, ex: ex, ey: ey, ez: ez,
+                             lo: SIMD3(repeating: .infinity), hi: SIMD3(repeating: -.infinity))
+        if let scene { s.include(scene: scene, instances: instances) }
+        if s.lo.x > s.hi.x {
+            guard let d = el.dimensions, isFinite3(d) else { return nil }
+            let h = SIMD3(abs(d.x), abs(d.y), abs(d.z)) * 0.5
+            s.lo = -h
+            s.hi = h
+        }
+        return s
+    }
+}
+
+extension ElementShape {
+    /// Grows the extent by the vertices of an element's instances.
+    mutating func include(scene: RenderScene, instances: [Int]) {
+        let o = scene.origin
+        for i in instances {
+            let inst = scene.instances[i]
+            for t in inst.firstTriangle..<(inst.firstTriangle + inst.triangleCount) {
+                guard scene.triMaterial[t] != RenderScene.invalidMaterial else { continue }
+                for k in 0..<3 {
+                    let p = load3(scene.positions, Int(scene.indices[t * 3 + k]))
+                    let w = SIMD3(Double(p.x), Double(p.y), Double(p.z)) + o
+                    guard isFinite3(w) else { continue }
+                    let l = local(w)
+                    lo = pointwiseMin(lo, l)
+                    hi = pointwiseMax(hi, l)
+                }
+            }
+        }
+    }
+
+    /// Ends of the footprint's centre line along the local X axis, in plan coordinates (x, z).
+    var planEnds: (SIMD2<Double>, SIMD2<Double>) {
+        let midY = (lo.y + hi.y) / 2, midZ = (lo.z + hi.z) / 2
+        let a = point(SIMD3(lo.x, midY, midZ)), b = point(SIMD3(hi.x, midY, midZ))
+        return (SIMD2(a.x, a.z), SIMD2(b.x, b.z))
+    }
+
+    /// The floor outline of a room without a floor element: walls chained end to end into a
+    /// closed loop when they form one (ends within 30 cm), else the convex hull of their ends.
+    static func floorOutline(walls: [ElementShape]) -> [SIMD2<Double>] {
+        let segments = walls.map { $0.planEnds }
+        guard segments.count >= 3 else { return PlanCanvas.convexHull(segments.flatMap { [$0.0, $0.1] }) }
+        let tolerance = 0.3
+        func dist(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double { ((a - b) * (a - b)).sum().squareRoot() }
+        var used = [Bool](repeating: false, count: segments.count)
+        var loop: [SIMD2<Double>] = [segments[0].0]
+        var end = segments[0].1
+        used[0] = true
+        while true {
+            var best: (Int, Bool, Double)?
+            for (i, s) in segments.enumerated() where !used[i] {
+                for (flip, p) in [(false, s.0), (true, s.1)] {
+                    let d = dist(end, p)
+                    if d < tolerance && (best == nil || d < best!.2) { best = (i, flip, d) }
+                }
+            }
+            guard let (i, flip, _) = best else { break }
+            used[i] = true
+            loop.append(end)
+            end = flip ? segments[i].0 : segments[i].1
+        }
+        if used.allSatisfy({ $0 }) && dist(end, loop[0]) < tolerance && loop.count >= 3 { return loop }
+        return PlanCanvas.convexHull(segments.flatMap { [$0.0, $0.1] })
+    }
+}

@@ -1,0 +1,96 @@
+/// What `Thumbnailer.render` produces and how.
+///
+/// All sizes are in pixels. Values outside the supported ranges are clamped when rendering
+/// (supersampling to 1…4, image sides to 16…4096, WebP quality to 0…100, WebP method to 0…6).
+public struct ThumbnailOptions: Sendable, Hashable {
+    /// Views to render; default all four kinds. `.orbit` yields eight images, the others one each.
+    public var views: Set<ThumbnailView.Kind>
+    /// Lossy WebP quality, 0…100 (default 80).
+    public var webpQuality: Float
+    /// Supersampling factor per axis: 3 renders 3×3 samples per pixel, box-filtered (default 3).
+    public var supersampling: Int
+    /// Output size of each view kind.
+    public var sizes: Sizes
+    /// libwebp's speed/size trade-off, 0 (fast) … 6 (small); default 2. Output stays deterministic
+    /// for a given method.
+    public var webpMethod: Int
+    /// Upper bound on the bytes of decoded texture images held at once (RGBA8, before mip
+    /// generation); textures beyond it fall back to their material's colour factor with a warning.
+    public var textureMemoryBudget: Int
+    /// Longest side a texture is resampled to before rendering (thumbnails never need more).
+    public var maxWorkingTextureSize: Int
+
+    /// Pixel size of each kind of view.
+    public struct Sizes: Sendable, Hashable {
+        /// The 3/4 hero image (default 1024×768).
+        public var hero: ThumbnailSize
+        /// The card image, downsampled from a hero render (default 512×384).
+        public var card: ThumbnailSize
+        /// Each of the eight orbit frames (default 768×576).
+        public var orbit: ThumbnailSize
+        /// The top-down plan (default 1024×1024).
+        public var plan: ThumbnailSize
+
+        public init(
+            hero: ThumbnailSize = ThumbnailSize(width: 1024, height: 768),
+            card: ThumbnailSize = ThumbnailSize(width: 512, height: 384),
+            orbit: ThumbnailSize = ThumbnailSize(width: 768, height: 576),
+            plan: ThumbnailSize = ThumbnailSize(width: 1024, height: 1024)
+        ) {
+            self.hero = hero
+            self.card = card
+            self.orbit = orbit
+            self.plan = plan
+        }
+
+        /// The size of one kind of view.
+        public subscript(kind: ThumbnailView.Kind) -> ThumbnailSize {
+            get {
+                switch kind {
+                case .hero: return hero
+                case .card: return card
+                case .orbit: return orbit
+                case .plan: return plan
+                }
+            }
+            set {
+                switch kind {
+                case .hero: hero = newValue
+                case .card: card = newValue
+                case .orbit: orbit = newValue
+                case .plan: plan = newValue
+                }
+            }
+        }
+    }
+
+    public init(
+        views: Set<ThumbnailView.Kind> = Set(ThumbnailView.Kind.allCases), webpQuality: Float = 80,
+        supersampling: Int = 3, sizes: Sizes = Sizes(), webpMethod: Int = 2,
+        textureMemoryBudget: Int = 256 << 20, maxWorkingTextureSize: Int = 2048
+    ) {
+        self.views = views
+        self.webpQuality = webpQuality
+        self.supersampling = supersampling
+        self.sizes = sizes
+        self.webpMethod = webpMethod
+        self.textureMemoryBudget = textureMemoryBudget
+        self.maxWorkingTextureSize = maxWorkingTextureSize
+    }
+}
+
+/// A width × height in pixels.
+public struct ThumbnailSize: Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    /// The size clamped to what the renderer supports (16…4096 per side).
+    var clamped: ThumbnailSize {
+        ThumbnailSize(width: min(max(width, 16), 4096), height: min(max(height, 16), 4096))
+    }
+}

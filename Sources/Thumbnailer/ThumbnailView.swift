@@ -1,0 +1,55 @@
+/// One rendered, encoded thumbnail image.
+public struct ThumbnailView: Sendable, Hashable {
+    /// The kinds of view the thumbnailer renders.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// A 3/4 perspective view from the most open side of the room (dollhouse cutaway).
+        case hero
+        /// The hero view at card size, downsampled from the hero render.
+        case card
+        /// Eight perspective frames every 45° around the room (`orbit-00` … `orbit-07`).
+        case orbit
+        /// The orthographic top-down floor plan.
+        case plan
+    }
+
+    public var kind: Kind
+    /// Output-relative path: `thumbs/hero.webp`, `thumbs/card.webp`, `thumbs/orbit-00.webp` …
+    /// `thumbs/orbit-07.webp`, `thumbs/plan.webp`.
+    public var path: String
+    /// Image size in pixels.
+    public var width: Int
+    public var height: Int
+    /// The lossy WebP file, owned by the value.
+    public var webp: [UInt8]
+    /// The camera the image was rendered with, in the scene's frame (metres, +Y up).
+    public var camera: ThumbnailCamera
+
+    public init(kind: Kind, path: String, width: Int, height: Int, webp: [UInt8], camera: ThumbnailCamera) {
+        self.kind = kind
+        self.path = path
+        self.width = width
+        self.height = height
+        self.webp = webp
+        self.camera = camera
+    }
+}
+
+/// An uncompressed rendered frame (RGBA8, rows top to bottom, no padding).
+public struct ThumbnailImage: Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+    /// `width × height × 4` bytes, sRGB, alpha 255 everywhere (the background is opaque).
+    public var rgba: [UInt8]
+    /// Pixels where at least one sample hit geometry (the rest is background).
+    public var coveredPixels: Int
+    /// The camera the frame was rendered with.
+    public var camera: ThumbnailCamera
+
+    public init(width: Int, height: Int, rgba: [UInt8], coveredPixels: Int, camera: ThumbnailCamera) {
+        self.width = width
+        self.height = height
+        self.rgba = rgba
+        self.coveredPixels = coveredPixels
+        self.camera = camera
+    }
+}

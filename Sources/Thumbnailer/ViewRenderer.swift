@@ -1,0 +1,247 @@
+import Dispatch
+
+/// How one frame is rendered.
+struct RenderSettings: Sendable {
+    var supersampling: Int = 3
+    /// Studio lighting (false: every surface shows its base colour).
+    var lit = true
+    var ambientOcclusion = true
+    var edges = true
+    /// Element-boundary lines (room-like scenes).
+    var idEdges = false
+    var cullBackFaces = true
+    /// Painter's order without depth test (the plan drawing).
+    var painter = false
+    /// Linear RGB of the background.
+    var background = ColorSpace.linear(hex: Palette.background)
+    var tilePixels = 32
+    /// World radius of the ambient occlusion; nil: a tenth of the scene radius.
+    var aoRadius: Float?
+    /// Diagnostics: output the occlusion factors as grey levels instead of the image.
+    var showOcclusion = false
+}
+
+/// Renders one frame of a `RenderScene`: projection, binning, an optional pixel-resolution depth
+/// pass for ambient occlusion, then per tile (in parallel, each tile independent) opaque
+/// surfaces, edges, transparent surfaces back to front, and the box-filter resolve.
+enum ViewRenderer {
+    struct Output {
+        var rgba: [UInt8]
+        var covered: Int
+        var nonFinite: Int
+    }
+
+    static func render(
+        scene: RenderScene, camera: RenderCamera, hiddenInstance: [Bool], settings: RenderSettings, sceneRadius: Double
+    ) -> Output {
+        let ss = min(max(settings.supersampling, 1), 4)
+        let grid = TileGrid(width: camera.width, height: camera.height, supersampling: ss, tilePixels: settings.tilePixels)
+        let pv = ProjectedVertices(scene: scene, camera: camera, supersampling: ss)
+        var hidden = hiddenInstance
+        if hidden.count != scene.instances.count { hidden = [Bool](repeating: false, count: scene.instances.count) }
+        let opaque = TileBinner.bin(
+            scene: scene, projected: pv, camera: camera, grid: grid, sequence: nil,
+            filter: .init(transparent: false, cullBackFaces: settings.cullBackFaces, hiddenInstance: hidden))
+        let transparentOrder = settings.painter ? [] : sortedTransparent(scene: scene, camera: camera, hidden: hidden)
+        let transparent = TileBinner.bin(
+            scene: scene, projected: pv, camera: camera, grid: grid, sequence: transparentOrder,
+            filter: .init(transparent: true, cullBackFaces: settings.cullBackFaces, hiddenInstance: hidden))
+        let rig = settings.lit ? LightRig(camera: camera) : .unlit
+        var ao: [Float] = []
+        if settings.ambientOcclusion && !settings.painter {
+            ao = occlusion(scene: scene, pv: pv, bins: opaque, grid: grid, camera: camera,
+                           radius: settings.aoRadius ?? Float(max(sceneRadius, 1e-3) * 0.1))
+        }
+        if settings.showOcclusion && !ao.isEmpty {
+            var rgba = [UInt8](repeating: 255, count: ao.count * 4)
+            for (i, v) in ao.enumerated() {
+                let g = UInt8(max(0, min(255, v * 255)))
+                rgba[i * 4] = g
+                rgba[i * 4 + 1] = g
+                rgba[i * 4 + 2] = g
+            }
+            return Output(rgba: rgba, covered: 0, nonFinite: 0)
+        }
+        let frame = FrameBuffer(width: camera.width, height: camera.height, tiles: grid.tileCount)
+        let edges = EdgeFilter(
+            useIDs: settings.idEdges, perspective: camera.perspective,
+            orthoReference: Float(max(sceneRadius, 1e-3) * camera.depthScale) * 0.05)
+        let elementIDs = scene.instances.map { inst -> UInt16 in
+            inst.element >= 0 ? UInt16(Int(inst.element) % 65534 + 1) : 65535
+        }
+        let maxCols = grid.tilePixels * ss + 2 * grid.apron
+        ColorSpace.linearToSRGBTable.withUnsafeBufferPointer { enc in
+            ao.withUnsafeBufferPointer { aoBuf in
+                elementIDs.withUnsafeBufferPointer { eids in
+                    Parallel.forEachTask(
+                        grid.tileCount, setUp: { TileBuffers(maxCols: maxCols, maxRows: maxCols) },
+                        tearDown: { $0.deallocate() }
+                    ) { buffers, tile in
+                        renderTile(
+                            tile, buffers: &buffers, scene: scene, pv: pv, grid: grid, opaque: opaque,
+                            transparent: transparent, rig: rig, ao: aoBuf, elementIDs: eids,
+                            edges: settings.edges && !settings.painter ? edges : nil, painter: settings.painter,
+                            background: settings.background, frame: frame, encode: enc.baseAddress!)
+                    }
+                }
+            }
+        }
+        var covered = 0, nonFinite = 0
+        for t in 0..<grid.tileCount {
+            covered += frame.coveredPerTile[t]
+            nonFinite += frame.nonFinitePerTile[t]
+        }
+        return Output(rgba: frame.rgba, covered: covered, nonFinite: nonFinite)
+    }
+
+    private static func renderTile(
+        _ tile: Int, buffers: inout TileBuffers, scene: RenderScene, pv: ProjectedVertices, grid: TileGrid,
+        opaque: TileBins, transparent: TileBins, rig: LightRig, ao: UnsafeBufferPointer<Float>,
+        elementIDs: UnsafeBufferPointer<UInt16>, edges: EdgeFilter?, painter: Bool, background: SIMD3<Float>,
+        frame: FrameBuffer, encode: UnsafePointer<UInt8>
+    ) {
+        let ss = grid.supersampling, a = grid.apron
+        let tx = tile % grid.tilesX, ty = tile / grid.tilesX
+        let px0 = tx * grid.tilePixels, py0 = ty * grid.tilePixels
+        let px1 = min(px0 + grid.tilePixels, grid.width), py1 = min(py0 + grid.tilePixels, grid.height)
+        let cols = (px1 - px0) * ss + 2 * a, rows = (py1 - py0) * ss + 2 * a
+        let sx0 = px0 * ss - a, sy0 = py0 * ss - a
+        if opaque.start[tile] == opaque.start[tile + 1] && transparent.start[tile] == transparent.start[tile + 1] {
+            // Nothing touches the tile: background only.
+            let rgb = SIMD3(ColorSpace.encode(background.x, table: encode), ColorSpace.encode(background.y, table: encode),
+                            ColorSpace.encode(background.z, table: encode))
+            frame.fill(px0: px0, py0: py0, px1: px1, py1: py1, rgb: rgb, tile: tile)
+            return
+        }
+        buffers.reset(cols: cols, rows: rows, background: background)
+        for c in 0..<cols { buffers.pixelOfColumn[c] = min(max(floorDiv(sx0 + c, ss), 0), grid.width - 1) }
+        for r in 0..<rows { buffers.pixelOfRow[r] = min(max(floorDiv(sy0 + r, ss), 0), grid.height - 1) }
+        if ao.isEmpty {
+            buffers.ao.update(repeating: 1, count: cols * rows)
+        } else {
+            for r in 0..<rows {
+                let rowAO = ao.baseAddress! + buffers.pixelOfRow[r] * grid.width
+                let dst = buffers.ao + r * cols
+                for c in 0..<cols { dst[c] = rowAO[buffers.pixelOfColumn[c]] }
+            }
+        }
+        let sampleGrid = SampleGrid(
+            origin: ProjectedVertices.half, step: ProjectedVertices.one, c0: sx0, r0: sy0, cols: cols, rows: rows)
+        var shader = SurfaceShader(buffers: buffers, rig: rig, scene: scene, blend: false, step: ProjectedVertices.one)
+        let mode: Rasterizer.DepthMode = painter ? .none : .testAndWrite
+        for e in opaque.start[tile]..<opaque.start[tile + 1] {
+            guard let t = RasterTriangle.make(opaque.ids[e], scene: scene, pv: pv, bins: opaque) else { continue }
+            shader.begin(t, elementID: elementIDs[Int(scene.triInstance[t.source])])
+            if shader.flat && !painter {
+                Rasterizer.rasterizeFlat(t, grid: sampleGrid, buffers: buffers, ambient: shader.flatAmbient,
+                                         direct: shader.flatDirect, id: shader.id)
+            } else {
+                Rasterizer.rasterize(t, grid: sampleGrid, depth: buffers.depth, mode: mode, shader: &shader)
+            }
+        }
+        edges?.apply(buffers, apron: a)
+        if transparent.start[tile] < transparent.start[tile + 1] {
+            var blend = SurfaceShader(buffers: buffers, rig: rig, scene: scene, blend: true, step: ProjectedVertices.one)
+            for e in transparent.start[tile]..<transparent.start[tile + 1] {
+                guard let t = RasterTriangle.make(transparent.ids[e], scene: scene, pv: pv, bins: transparent) else { continue }
+                blend.begin(t, elementID: 0)
+                Rasterizer.rasterize(t, grid: sampleGrid, depth: buffers.depth, mode: .testOnly, shader: &blend)
+            }
+        }
+        frame.resolve(buffers, sx0: sx0, sy0: sy0, px0: px0, py0: py0, px1: px1, py1: py1, ss: ss, tile: tile, encode: encode)
+    }
+
+    /// Visible transparent triangles, farthest first (ties: lower id first).
+    private static func sortedTransparent(scene: RenderScene, camera: RenderCamera, hidden: [Bool]) -> [UInt32] {
+        var keyed: [(depth: Float, id: UInt32)] = []
+        for t in 0..<scene.triangleCount {
+            let m = scene.triMaterial[t]
+            guard m != RenderScene.invalidMaterial, scene.materials[Int(m)].transparent,
+                  !hidden[Int(scene.triInstance[t])] else { continue }
+            var z: Float = 0
+            for k in 0..<3 {
+                let p = scene.positions + Int(scene.indices[t * 3 + k]) * 3
+                z += camera.clipFromWorld.transformPoint(p[0], p[1], p[2]).z
+            }
+            keyed.append((z.isFinite ? z : 0, UInt32(t)))
+        }
+        keyed.sort { $0.depth != $1.depth ? $0.depth > $1.depth : $0.id < $1.id }
+        return keyed.map { $0.id }
+    }
+
+    /// Depth and normals of the opaque surfaces at half resolution (one sample per 2×2 pixels),
+    /// screen-space occlusion there, then bilinear upsampling to every pixel.
+    private static func occlusion(
+        scene: RenderScene, pv: ProjectedVertices, bins: TileBins, grid: TileGrid, camera: RenderCamera, radius: Float
+    ) -> [Float] {
+        let w = grid.width, h = grid.height, ss = Int64(grid.supersampling)
+        let w2 = (w + 1) / 2, h2 = (h + 1) / 2
+        let depth = UnsafeMutablePointer<Float>.allocate(capacity: w2 * h2)
+        defer { depth.deallocate() }
+        let normals = UnsafeMutablePointer<SIMD3<Float>>.allocate(capacity: w2 * h2)
+        defer { normals.deallocate() }
+        depth.initialize(repeating: -.infinity, count: w2 * h2)
+        normals.initialize(repeating: SIMD3(0, 1, 0), count: w2 * h2)
+        Parallel.forEach(grid.tileCount) { tile in
+            let tx = tile % grid.tilesX, ty = tile / grid.tilesX
+            let px0 = tx * grid.tilePixels, py0 = ty * grid.tilePixels
+            let px1 = min(px0 + grid.tilePixels, w), py1 = min(py0 + grid.tilePixels, h)
+            // tilePixels is even, so half-resolution tiles do not overlap.
+            let hx0 = px0 / 2, hy0 = py0 / 2, hx1 = (px1 + 1) / 2, hy1 = (py1 + 1) / 2
+            let cols = hx1 - hx0, rows = hy1 - hy0
+            let d = UnsafeMutablePointer<Float>.allocate(capacity: cols * rows)
+            let n = UnsafeMutablePointer<SIMD3<Float>>.allocate(capacity: cols * rows)
+            defer {
+                d.deallocate()
+                n.deallocate()
+            }
+            d.initialize(repeating: -.infinity, count: cols * rows)
+            n.initialize(repeating: SIMD3(0, 1, 0), count: cols * rows)
+            // Half-resolution pixel x is centred at full-resolution pixel coordinate 2x + 1.
+            let g = SampleGrid(origin: ss * ProjectedVertices.one, step: 2 * ss * ProjectedVertices.one, c0: hx0, r0: hy0,
+                               cols: cols, rows: rows)
+            var shader = NormalShader(normals: n)
+            for e in bins.start[tile]..<bins.start[tile + 1] {
+                guard let t = RasterTriangle.make(bins.ids[e], scene: scene, pv: pv, bins: bins) else { continue }
+                let s = t.source
+                let p0 = load3(scene.positions, Int(scene.indices[s * 3]))
+                let p1 = load3(scene.positions, Int(scene.indices[s * 3 + 1]))
+                let p2 = load3(scene.positions, Int(scene.indices[s * 3 + 2]))
+                var nn = normalized3(cross3(p1 - p0, p2 - p0))
+                if !t.front { nn = -nn }
+                shader.n = nn
+                Rasterizer.rasterize(t, grid: g, depth: d, mode: .testAndWrite, shader: &shader)
+            }
+            for r in 0..<rows {
+                for c in 0..<cols {
+                    depth[(hy0 + r) * w2 + hx0 + c] = d[r * cols + c]
+                    normals[(hy0 + r) * w2 + hx0 + c] = n[r * cols + c]
+                }
+            }
+        }
+        let half = AmbientOcclusion.compute(depth: depth, normals: normals, width: w2, height: h2, camera: camera,
+                                            radius: radius, pixelScale: 2)
+        // Bilinear upsampling: full-resolution pixel x sits at half-resolution coordinate x/2 − 1/4.
+        var out = [Float](repeating: 1, count: w * h)
+        half.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                Parallel.forEach((h + 15) / 16) { chunk in
+                    for y in (chunk * 16)..<min(h, chunk * 16 + 16) {
+                        let fy = max(Float(y) * 0.5 - 0.25, 0)
+                        let y0 = min(Int(fy), h2 - 1), y1 = min(y0 + 1, h2 - 1)
+                        let ty = fy - Float(y0)
+                        for x in 0..<w {
+                            let fx = max(Float(x) * 0.5 - 0.25, 0)
+                            let x0 = min(Int(fx), w2 - 1), x1 = min(x0 + 1, w2 - 1)
+                            let tx = fx - Float(x0)
+                            let top = src[y0 * w2 + x0] + (src[y0 * w2 + x1] - src[y0 * w2 + x0]) * tx
+                            let bottom = src[y1 * w2 + x0] + (src[y1 * w2 + x1] - src[y1 * w2 + x0]) * tx
+                            dst[y * w + x] = top + (bottom - top) * ty
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+}

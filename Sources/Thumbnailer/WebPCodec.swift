@@ -1,0 +1,54 @@
+import CLibWebP
+
+/// Lossy WebP encoding (and decoding, for tests and tools) through libwebp — the only file that
+/// calls libwebp. Encoding is single-threaded with a fixed method, so equal pixels give equal bytes.
+enum WebPCodec {
+    /// Encodes opaque RGBA8 pixels (alpha ignored) as lossy WebP; nil when libwebp refuses.
+    static func encode(rgba: [UInt8], width: Int, height: Int, quality: Float, method: Int) -> [UInt8]? {
+        guard width > 0, height > 0, width <= 16383, height <= 16383, rgba.count >= width * height * 4 else {
+            return nil
+        }
+        var config = WebPConfig()
+        guard WebPConfigInit(&config) != 0 else { return nil }
+        config.quality = quality.isFinite ? min(max(quality, 0), 100) : 80
+        config.method = Int32(min(max(method, 0), 6))
+        config.thread_level = 0
+        config.lossless = 0
+        guard WebPValidateConfig(&config) != 0 else { return nil }
+        var picture = WebPPicture()
+        guard WebPPictureInit(&picture) != 0 else { return nil }
+        picture.width = Int32(width)
+        picture.height = Int32(height)
+        picture.use_argb = 0
+        defer { WebPPictureFree(&picture) }
+        let imported = rgba.withUnsafeBufferPointer { buf in
+            WebPPictureImportRGBX(&picture, buf.baseAddress, Int32(width * 4))
+        }
+        guard imported != 0 else { return nil }
+        var writer = WebPMemoryWriter()
+        WebPMemoryWriterInit(&writer)
+        defer { WebPMemoryWriterClear(&writer) }
+        let ok = withUnsafeMutablePointer(to: &writer) { w -> Bool in
+            picture.writer = WebPMemoryWrite
+            picture.custom_ptr = UnsafeMutableRawPointer(w)
+            return WebPEncode(&config, &picture) != 0
+        }
+        guard ok, let mem = writer.mem, writer.size > 0 else { return nil }
+        return [UInt8](UnsafeBufferPointer(start: mem, count: Int(writer.size)))
+    }
+
+    /// Decodes a WebP file to RGBA8; nil when libwebp refuses.
+    static func decode(_ bytes: [UInt8]) -> DecodedImage? {
+        var width: Int32 = 0, height: Int32 = 0
+        return bytes.withUnsafeBufferPointer { buf -> DecodedImage? in
+            guard let base = buf.baseAddress, buf.count > 0 else { return nil }
+            guard WebPGetInfo(base, buf.count, &width, &height) != 0, width > 0, height > 0,
+                  Int(width) * Int(height) <= 1 << 28
+            else { return nil }
+            guard let px = WebPDecodeRGBA(base, buf.count, &width, &height) else { return nil }
+            defer { WebPFree(px) }
+            let n = Int(width) * Int(height) * 4
+            return DecodedImage(width: Int(width), height: Int(height), rgba: [UInt8](UnsafeBufferPointer(start: px, count: n)))
+        }
+    }
+}
