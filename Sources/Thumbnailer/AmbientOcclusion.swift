@@ -62,9 +62,13 @@ enum AmbientOcclusion {
             }
         }
         // Interleaved rotation index per pixel of a 4×4 block.
-        let pattern: [Int] = [0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5]
-        let r2 = radius * radius
+        let pattern: [Int] = [0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5]  // 4×4 Bayer order
+        let r2 = radius * radius, reach = r2 * 4, soften = 0.01 * r2
         let maxPixels = Float(max(width, height)) * 0.12
+        // Screen radius: radius × pixels per metre, which is ppmK / distance in perspective.
+        let ppmK = Float(Double(camera.height) / (2 * camera.halfY)) / pixelScale
+        let perspective = camera.perspective
+        let scale = strength * radius / Float(samples)
         offsets.withUnsafeBufferPointer { off in
             Parallel.forEach(chunks) { c in
                 for y in (c * rowsPerChunk)..<min(height, (c + 1) * rowsPerChunk) {
@@ -76,27 +80,25 @@ enum AmbientOcclusion {
                             continue
                         }
                         let p = pos[i], nrm = normals[i]
-                        let d = lin[i]
-                        let ppm = Float(camera.pixelsPerMetre(atDistance: Double(d))) / pixelScale
+                        let ppm = perspective ? ppmK / lin[i] : ppmK
                         let rPx = min(max(radius * ppm, 2), maxPixels)
-                        let rot = pattern[(x & 3) + 4 * (y & 3)]
+                        let base = off.baseAddress! + pattern[(x & 3) &+ 4 &* (y & 3)] &* samples
                         var sum: Float = 0
                         let bias = 0.02 * radius
                         for s in 0..<samples {
-                            let o = off[rot * samples + s] * rPx
+                            let o = base[s] * rPx
                             // Rounding without libm: offsets stay well inside ±1024.
-                            let sx = x + Int(o.x + 1024.5) - 1024, sy = y + Int(o.y + 1024.5) - 1024
+                            let sx = x &+ Int(o.x + 1024.5) &- 1024, sy = y &+ Int(o.y + 1024.5) &- 1024
                             guard sx >= 0, sx < width, sy >= 0, sy < height else { continue }
-                            let j = sy * width + sx
+                            let j = sy &* width &+ sx
                             guard depth[j] > -.infinity else { continue }
                             let v = pos[j] - p
                             let vv = dot3(v, v)
-                            guard vv < r2 * 4 else { continue }
-                            let vn = dot3(v, nrm)
-                            sum += max(0, vn - bias) / (vv + 0.01 * r2)
+                            guard vv < reach else { continue }
+                            let vn = dot3(v, nrm) - bias
+                            if vn > 0 { sum += vn / (vv + soften) }
                         }
-                        let occlusion = strength * radius * sum / Float(samples)
-                        raw[i] = max(0, 1 - occlusion)
+                        raw[i] = max(0, 1 - scale * sum)
                     }
                 }
             }

@@ -101,25 +101,4 @@ struct RenderCamera: Sendable {
     func forwardDistance(key: Float) -> Float {
         perspective ? 1 / key : Float(near) - key / Float(depthScale)
     }
-
-    /// World position (relative to the origin) seen at continuous pixel coordinates (x right,
-    /// y down, in output pixels) with the given depth key.
-    @inline(__always)
-    func position(px: Float, py: Float, key: Float) -> SIMD3<Float> {
-        let nx = Double(px) / Double(width) * 2 - 1
-        let ny = 1 - Double(py) / Double(height) * 2
-        let d = Double(forwardDistance(key: key))
-        let p: SIMD3<Double>
-        if perspective {
-            p = eye + (forward + right * (nx * halfX) + up * (ny * halfY)) * d
-        } else {
-            p = eye + right * (nx * halfX) + up * (ny * halfY) + forward * d
-        }
-        return SIMD3(Float(p.x), Float(p.y), Float(p.z))
-    }
-
-    /// Pixels per metre at a forward distance (for screen-space radii).
-    func pixelsPerMetre(atDistance d: Double) -> Double {
-        perspective ? Double(height) / (2 * halfY * max(d, 1e-9)) : Double(height) / (2 * halfY)
-    }
 }

@@ -32,6 +32,7 @@ enum ColorSpace {
 
     /// Linear RGB of an sRGB hex colour such as 0xF3F4F6.
     static func linear(hex: UInt32) -> SIMD3<Float> {
-        SIMD3(srgbToLinear[Int((hex >> 16) & 0xFF)], srgbToLinear[Int((hex >> 8) & 0xFF)], srgbToLinear[Int(hex & 0xFF)])
+        SIMD3(
+            srgbToLinear[Int((hex >> 16) & 0xFF)], srgbToLinear[Int((hex >> 8) & 0xFF)], srgbToLinear[Int(hex & 0xFF)])
     }
 }

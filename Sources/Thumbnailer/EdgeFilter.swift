@@ -51,7 +51,8 @@ struct EdgeFilter {
                     e.replace(with: V.zero, where: .!(e .== e))  // NaN → 0
                     if useIDs {
                         let id = loadIDs(ids + c0)
-                        let boundary = (loadIDs(ids + c0 - 1) .!= id .& (kl .<= k))
+                        let boundary =
+                            (loadIDs(ids + c0 - 1) .!= id .& (kl .<= k))
                             .| (loadIDs(ids + c0 + 1) .!= id .& (kr .<= k))
                             .| (loadIDs(ids + c0 - cols) .!= id .& (ku .<= k))
                             .| (loadIDs(ids + c0 + cols) .!= id .& (kd .<= k))
@@ -69,7 +70,8 @@ struct EdgeFilter {
             let st = strength + r * cols, color = b.color + r * cols
             var c = apron
             while c + 8 <= cols - apron {
-                let around = vmax(vmax(load(st + c - 1), load(st + c + 1)), vmax(load(st + c - cols), load(st + c + cols)))
+                let around = vmax(
+                    vmax(load(st + c - 1), load(st + c + 1)), vmax(load(st + c - cols), load(st + c + cols)))
                 let e = vmax(load(st + c), around * ringV)
                 if any(e .> .zero) {
                     let f = 1 - dark * e

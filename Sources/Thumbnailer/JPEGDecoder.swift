@@ -16,7 +16,9 @@ enum JPEGDecoder {
     /// Decodes `bytes` to RGBA8 (sRGB). Large images are decoded at 1/2, 1/4 or 1/8 scale when
     /// that still gives at least `limits.targetSide` pixels on the longest side.
     /// `validate: false` skips the structural check (tests of the fatal-error path only).
-    static func decode(_ bytes: [UInt8], limits: ImageDecodeLimits, validate: Bool = true)
+    static func decode(
+        _ bytes: [UInt8], limits: ImageDecodeLimits, validate: Bool = true
+    )
         -> Result<DecodedImage, ImageDecodeFailure>
     {
         var info = JPEGValidator.Info(width: 0, height: 0, components: 3, progressive: false, scans: 1)
@@ -32,18 +34,23 @@ enum JPEGDecoder {
             let outW = (info.width + denom - 1) / denom, outH = (info.height + denom - 1) / denom
             var cost = outW * outH * 4 + info.width * 4 * 16
             // Progressive streams keep every coefficient of the image in memory.
-            if info.progressive { cost += ((info.width + 15) / 8) * ((info.height + 15) / 8) * 64 * 2 * info.components }
+            if info.progressive {
+                cost += ((info.width + 15) / 8) * ((info.height + 15) / 8) * 64 * 2 * info.components
+            }
             guard cost <= limits.maxBytes else {
-                return .failure(ImageDecodeFailure(
-                    code: ThumbnailWarningCode.textureBudget,
-                    message: "JPEG of \(info.width)×\(info.height) needs about \(cost) bytes to decode; \(limits.maxBytes) remain in the texture budget"))
+                return .failure(
+                    ImageDecodeFailure(
+                        code: ThumbnailWarningCode.textureBudget,
+                        message: "JPEG of \(info.width)×\(info.height) needs about \(cost) bytes to decode; "
+                            + "\(limits.maxBytes) remain in the texture budget"))
             }
         }
         let job = Job(bytes: bytes, denom: denom, maxSide: limits.maxSide, maxBytes: limits.maxBytes)
         job.run()
         if let failure = job.failure { return .failure(failure) }
         guard job.width > 0, job.height > 0 else {
-            return .failure(ImageDecodeFailure(code: ThumbnailWarningCode.textureDecodeFailed, message: "JPEG: no image"))
+            return .failure(
+                ImageDecodeFailure(code: ThumbnailWarningCode.textureDecodeFailed, message: "JPEG: no image"))
         }
         return .success(DecodedImage(width: job.width, height: job.height, rgba: job.pixels))
     }
@@ -83,19 +90,23 @@ enum JPEGDecoder {
         func run() {
             let context = Unmanaged.passUnretained(self).toOpaque()
             var thread = pthread_t()
-            let started = pthread_create(&thread, nil, { raw in
-                guard let raw else { return nil }
-                Unmanaged<Job>.fromOpaque(raw).takeUnretainedValue().decodeOnThisThread()
-                return nil
-            }, context)
+            let started = pthread_create(
+                &thread, nil,
+                { raw in
+                    guard let raw else { return nil }
+                    Unmanaged<Job>.fromOpaque(raw).takeUnretainedValue().decodeOnThisThread()
+                    return nil
+                }, context)
             guard started == 0 else {
-                failure = ImageDecodeFailure(code: ThumbnailWarningCode.textureDecodeFailed, message: "JPEG: no decode thread")
+                failure = ImageDecodeFailure(
+                    code: ThumbnailWarningCode.textureDecodeFailed, message: "JPEG: no decode thread")
                 return
             }
             pthread_join(thread, nil)
             if fatal {
                 let text = String(cString: messageBuffer)
-                failure = ImageDecodeFailure(code: ThumbnailWarningCode.textureDecodeFailed, message: "libjpeg: \(text)")
+                failure = ImageDecodeFailure(
+                    code: ThumbnailWarningCode.textureDecodeFailed, message: "libjpeg: \(text)")
                 pixels = []
             }
         }
@@ -117,12 +128,16 @@ enum JPEGDecoder {
             bytes.withUnsafeBufferPointer { buf in
                 jpeg_mem_src(cinfo, buf.baseAddress, UInt(buf.count))
                 guard jpeg_read_header(cinfo, 1) == JPEG_HEADER_OK else {
-                    failure = ImageDecodeFailure(code: ThumbnailWarningCode.textureDecodeFailed, message: "JPEG: no image")
+                    failure = ImageDecodeFailure(
+                        code: ThumbnailWarningCode.textureDecodeFailed, message: "JPEG: no image")
                     return
                 }
                 let w = Int(cinfo.pointee.image_width), h = Int(cinfo.pointee.image_height)
-                guard w > 0, h > 0, w <= maxSide, h <= maxSide, cinfo.pointee.num_components == 1 || cinfo.pointee.num_components == 3 else {
-                    failure = ImageDecodeFailure(code: ThumbnailWarningCode.textureUnsupported, message: "JPEG: \(w)×\(h) is not supported")
+                guard w > 0, h > 0, w <= maxSide, h <= maxSide,
+                    cinfo.pointee.num_components == 1 || cinfo.pointee.num_components == 3
+                else {
+                    failure = ImageDecodeFailure(
+                        code: ThumbnailWarningCode.textureUnsupported, message: "JPEG: \(w)×\(h) is not supported")
                     return
                 }
                 cinfo.pointee.out_color_space = JCS_EXT_RGBA
@@ -133,7 +148,9 @@ enum JPEGDecoder {
                 let ow = Int(cinfo.pointee.output_width), oh = Int(cinfo.pointee.output_height)
                 guard ow > 0, oh > 0, cinfo.pointee.output_components == 4, ow * oh * 4 <= maxBytes else {
                     jpeg_abort_decompress(cinfo)
-                    failure = ImageDecodeFailure(code: ThumbnailWarningCode.textureBudget, message: "JPEG output \(ow)×\(oh) exceeds the texture budget")
+                    failure = ImageDecodeFailure(
+                        code: ThumbnailWarningCode.textureBudget,
+                        message: "JPEG output \(ow)×\(oh) exceeds the texture budget")
                     return
                 }
                 var out = [UInt8](repeating: 0, count: ow * oh * 4)

@@ -19,7 +19,9 @@ enum JPEGValidator {
     static let maxScans = 1000
 
     static func validate(_ b: [UInt8], maxSide: Int) -> Result<Info, ImageDecodeFailure> {
-        func fail(_ m: String, _ code: String = ThumbnailWarningCode.textureDecodeFailed) -> Result<Info, ImageDecodeFailure> {
+        func fail(
+            _ m: String, _ code: String = ThumbnailWarningCode.textureDecodeFailed
+        ) -> Result<Info, ImageDecodeFailure> {
             .failure(ImageDecodeFailure(code: code, message: "JPEG: \(m)"))
         }
         let n = b.count
@@ -56,14 +58,15 @@ enum JPEGValidator {
             case 0xC0, 0xC1, 0xC2:
                 guard frame == nil else { return fail("more than one frame header") }
                 guard length >= 8, let precision = byte(0), let h0 = byte(1), let h1 = byte(2), let w0 = byte(3),
-                      let w1 = byte(4), let nc = byte(5)
+                    let w1 = byte(4), let nc = byte(5)
                 else { return fail("truncated frame header") }
                 guard precision == 8 else { return fail("\(precision)-bit samples are not supported") }
                 let height = h0 << 8 | h1, width = w0 << 8 | w1
                 guard width > 0, height > 0 else { return fail("frame declares \(width)×\(height)") }
                 guard width <= maxSide, height <= maxSide else {
-                    return fail("frame declares \(width)×\(height); the limit is \(maxSide) per side",
-                                ThumbnailWarningCode.textureTooLarge)
+                    return fail(
+                        "frame declares \(width)×\(height); the limit is \(maxSide) per side",
+                        ThumbnailWarningCode.textureTooLarge)
                 }
                 guard nc == 1 || nc == 3 else {
                     return fail("\(nc) colour components are not supported", ThumbnailWarningCode.textureUnsupported)
@@ -85,8 +88,9 @@ enum JPEGValidator {
                 guard nc == 1 || blocks <= 10 else { return fail("too many blocks per MCU") }
                 frame = (width, height, marker == 0xC2, ids, tq, hv)
             case 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF:
-                return fail("lossless, hierarchical or arithmetic-coded JPEG is not supported",
-                            ThumbnailWarningCode.textureUnsupported)
+                return fail(
+                    "lossless, hierarchical or arithmetic-coded JPEG is not supported",
+                    ThumbnailWarningCode.textureUnsupported)
             case 0xC4:
                 guard end <= n else { return fail("truncated Huffman table") }
                 var q = seg
@@ -141,7 +145,9 @@ enum JPEGValidator {
                 var seen: [UInt8] = []
                 for c in 0..<ns {
                     let id = UInt8(byte(1 + 2 * c)!), tables = byte(2 + 2 * c)!
-                    guard let k = f.ids.firstIndex(of: id), !seen.contains(id) else { return fail("bad scan component") }
+                    guard let k = f.ids.firstIndex(of: id), !seen.contains(id) else {
+                        return fail("bad scan component")
+                    }
                     seen.append(id)
                     guard quantDefined[Int(f.tq[k])] else { return fail("quantisation table used before definition") }
                     let td = tables >> 4, ta = tables & 15
@@ -149,7 +155,9 @@ enum JPEGValidator {
                     let ss = byte(1 + 2 * ns)!, se = byte(2 + 2 * ns)!
                     if !f.progressive || ss == 0 {
                         let needsDC = !f.progressive || (byte(3 + 2 * ns)! >> 4) == 0
-                        if needsDC { guard dcDefined[td] else { return fail("DC Huffman table used before definition") } }
+                        if needsDC {
+                            guard dcDefined[td] else { return fail("DC Huffman table used before definition") }
+                        }
                     }
                     if !f.progressive || se > 0 {
                         if !f.progressive || ss > 0 {
@@ -191,7 +199,8 @@ enum JPEGValidator {
         }
         guard let f = frame else { return fail("no frame header") }
         guard scans > 0 else { return fail("no scan") }
-        return .success(Info(width: f.width, height: f.height, components: f.ids.count, progressive: f.progressive, scans: scans))
+        return .success(
+            Info(width: f.width, height: f.height, components: f.ids.count, progressive: f.progressive, scans: scans))
     }
 
     private static func hex(_ v: UInt8) -> String {

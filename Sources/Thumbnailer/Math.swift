@@ -66,8 +66,10 @@ struct Mat4f: Sendable {
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
 }
 
-
-
 /// Lane-wise maximum and minimum of eight floats (the generic `pointwiseMax` does not vectorise).
-@inline(__always) func vmax(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a.replacing(with: b, where: a .< b) }
-@inline(__always) func vmin(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> { a.replacing(with: b, where: b .< a) }
+@inline(__always) func vmax(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+    a.replacing(with: b, where: a .< b)
+}
+@inline(__always) func vmin(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+    a.replacing(with: b, where: b .< a)
+}

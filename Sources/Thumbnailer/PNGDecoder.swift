@@ -20,21 +20,24 @@ enum PNGDecoder {
     /// Decodes `bytes` to RGBA8 (sRGB, 16-bit samples reduced, palettes expanded, grey expanded).
     static func decode(_ bytes: [UInt8], limits: ImageDecodeLimits) -> Result<DecodedImage, ImageDecodeFailure> {
         guard let size = declaredSize(bytes) else {
-            return .failure(ImageDecodeFailure(
-                code: ThumbnailWarningCode.textureDecodeFailed, message: "not a PNG file (no signature and IHDR)"))
+            return .failure(
+                ImageDecodeFailure(
+                    code: ThumbnailWarningCode.textureDecodeFailed, message: "not a PNG file (no signature and IHDR)"))
         }
         if let failure = checkSize(width: size.width, height: size.height, limits: limits) { return .failure(failure) }
         var image = png_image()
         image.version = UInt32(PNG_IMAGE_VERSION)
         return bytes.withUnsafeBufferPointer { buf -> Result<DecodedImage, ImageDecodeFailure> in
             guard let base = buf.baseAddress else {
-                return .failure(ImageDecodeFailure(code: ThumbnailWarningCode.textureDecodeFailed, message: "empty PNG"))
+                return .failure(
+                    ImageDecodeFailure(code: ThumbnailWarningCode.textureDecodeFailed, message: "empty PNG"))
             }
             guard png_image_begin_read_from_memory(&image, base, buf.count) != 0 else {
                 let message = Self.message(of: &image)
                 png_image_free(&image)
-                return .failure(ImageDecodeFailure(
-                    code: ThumbnailWarningCode.textureDecodeFailed, message: "libpng: \(message)"))
+                return .failure(
+                    ImageDecodeFailure(
+                        code: ThumbnailWarningCode.textureDecodeFailed, message: "libpng: \(message)"))
             }
             let width = Int(image.width), height = Int(image.height)
             if let failure = checkSize(width: width, height: height, limits: limits) {
@@ -49,8 +52,9 @@ enum PNGDecoder {
             if !ok {
                 let message = Self.message(of: &image)
                 png_image_free(&image)
-                return .failure(ImageDecodeFailure(
-                    code: ThumbnailWarningCode.textureDecodeFailed, message: "libpng: \(message)"))
+                return .failure(
+                    ImageDecodeFailure(
+                        code: ThumbnailWarningCode.textureDecodeFailed, message: "libpng: \(message)"))
             }
             png_image_free(&image)
             return .success(DecodedImage(width: width, height: height, rgba: out))
@@ -59,7 +63,8 @@ enum PNGDecoder {
 
     static func checkSize(width: Int, height: Int, limits: ImageDecodeLimits) -> ImageDecodeFailure? {
         guard width > 0, height > 0 else {
-            return ImageDecodeFailure(code: ThumbnailWarningCode.textureDecodeFailed, message: "PNG declares \(width)×\(height)")
+            return ImageDecodeFailure(
+                code: ThumbnailWarningCode.textureDecodeFailed, message: "PNG declares \(width)×\(height)")
         }
         guard width <= limits.maxSide, height <= limits.maxSide else {
             return ImageDecodeFailure(
@@ -70,7 +75,8 @@ enum PNGDecoder {
         guard !overflow, bytes <= limits.maxBytes else {
             return ImageDecodeFailure(
                 code: ThumbnailWarningCode.textureBudget,
-                message: "PNG of \(width)×\(height) needs \(bytes) bytes decoded; \(limits.maxBytes) remain in the texture budget")
+                message: "PNG of \(width)×\(height) needs \(bytes) bytes decoded; "
+                    + "\(limits.maxBytes) remain in the texture budget")
         }
         return nil
     }

@@ -32,20 +32,27 @@ struct PlanCanvas {
     }
 
     /// A convex quad a-b-c-d.
-    mutating func quad(_ a: SIMD2<Double>, _ b: SIMD2<Double>, _ c: SIMD2<Double>, _ d: SIMD2<Double>, _ color: SIMD3<Float>) {
+    mutating func quad(
+        _ a: SIMD2<Double>, _ b: SIMD2<Double>, _ c: SIMD2<Double>, _ d: SIMD2<Double>, _ color: SIMD3<Float>
+    ) {
         triangle(a, b, c, color)
         triangle(a, c, d, color)
     }
 
     /// A rectangle centred at `c` with half extents along unit axis `u` and its perpendicular.
-    mutating func box(centre c: SIMD2<Double>, axis u: SIMD2<Double>, halfLength: Double, halfWidth: Double, _ color: SIMD3<Float>) {
+    mutating func box(
+        centre c: SIMD2<Double>, axis u: SIMD2<Double>, halfLength: Double, halfWidth: Double, _ color: SIMD3<Float>
+    ) {
         let v = SIMD2(-u.y, u.x)
-        quad(c - u * halfLength - v * halfWidth, c + u * halfLength - v * halfWidth, c + u * halfLength + v * halfWidth,
-             c - u * halfLength + v * halfWidth, color)
+        quad(
+            c - u * halfLength - v * halfWidth, c + u * halfLength - v * halfWidth, c + u * halfLength + v * halfWidth,
+            c - u * halfLength + v * halfWidth, color)
     }
 
     /// A straight stroke `widthPixels` wide (square ends extended by half the width when `caps`).
-    mutating func line(_ a: SIMD2<Double>, _ b: SIMD2<Double>, widthPixels: Double, _ color: SIMD3<Float>, caps: Bool = false) {
+    mutating func line(
+        _ a: SIMD2<Double>, _ b: SIMD2<Double>, widthPixels: Double, _ color: SIMD3<Float>, caps: Bool = false
+    ) {
         let d = b - a
         let len = (d * d).sum().squareRoot()
         guard len > 1e-12, len.isFinite else { return }
@@ -56,8 +63,10 @@ struct PlanCanvas {
     }
 
     /// A circular arc around `c` from angle `a0` to `a1` (radians, in plan x/z).
-    mutating func arc(centre c: SIMD2<Double>, radius r: Double, from a0: Double, to a1: Double, widthPixels: Double,
-                      _ color: SIMD3<Float>) {
+    mutating func arc(
+        centre c: SIMD2<Double>, radius r: Double, from a0: Double, to a1: Double, widthPixels: Double,
+        _ color: SIMD3<Float>
+    ) {
         let steps = max(6, min(48, Int(abs(a1 - a0) * r / (metresPerPixel * 6))))
         var prev = c + SIMD2(cos(a0), sin(a0)) * r
         for i in 1...steps {
@@ -126,11 +135,15 @@ struct PlanCanvas {
         }
         var lower: [SIMD2<Double>] = [], upper: [SIMD2<Double>] = []
         for q in p {
-            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], q) <= 0 { lower.removeLast() }
+            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], q) <= 0 {
+                lower.removeLast()
+            }
             lower.append(q)
         }
         for q in p.reversed() {
-            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], q) <= 0 { upper.removeLast() }
+            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], q) <= 0 {
+                upper.removeLast()
+            }
             upper.append(q)
         }
         return Array(lower.dropLast() + upper.dropLast())
@@ -140,9 +153,11 @@ struct PlanCanvas {
     func scene() -> Scene {
         var s = Scene()
         let material = s.addMaterial(Material(name: "plan", baseColor: SIMD4(1, 1, 1, 1), doubleSided: true))
-        let mesh = s.addMesh(Mesh(
-            name: "plan", positions: positions, colors: colors, indices: indices,
-            primitives: indices.isEmpty ? [] : [Mesh.Primitive(indexStart: 0, indexCount: indices.count, material: material)]))
+        let mesh = s.addMesh(
+            Mesh(
+                name: "plan", positions: positions, colors: colors, indices: indices,
+                primitives: indices.isEmpty
+                    ? [] : [Mesh.Primitive(indexStart: 0, indexCount: indices.count, material: material)]))
         s.addNode(Node(name: "plan", mesh: mesh))
         return s
     }

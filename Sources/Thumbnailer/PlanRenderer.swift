@@ -49,7 +49,10 @@ struct PlanRenderer {
                 }
                 drewFloor = true
             } else {
-                let corners = [SIMD3(s.lo.x, s.lo.y, 0), SIMD3(s.hi.x, s.lo.y, 0), SIMD3(s.hi.x, s.hi.y, 0), SIMD3(s.lo.x, s.hi.y, 0)]
+                let corners = [
+                    SIMD3(s.lo.x, s.lo.y, 0), SIMD3(s.hi.x, s.lo.y, 0), SIMD3(s.hi.x, s.hi.y, 0),
+                    SIMD3(s.lo.x, s.hi.y, 0),
+                ]
                 c.polygon(corners.map { p2(s.point($0)) }, floorColor)
                 drewFloor = true
             }
@@ -60,11 +63,13 @@ struct PlanRenderer {
         }
 
         // 2. Objects, lowest top first so higher surfaces stay visible.
-        let objects = analysis.shapes.filter { !RoomAnalysis.structural.contains($0.category) && $0.category != "floor" }
-            .sorted { a, b in
-                let ta = a.point(a.hi).y, tb = b.point(b.hi).y
-                return ta != tb ? ta < tb : a.element < b.element
-            }
+        let objects = analysis.shapes.filter {
+            !RoomAnalysis.structural.contains($0.category) && $0.category != "floor"
+        }
+        .sorted { a, b in
+            let ta = a.point(a.hi).y, tb = b.point(b.hi).y
+            return ta != tb ? ta < tb : a.element < b.element
+        }
         for s in objects {
             let fill = ColorSpace.linear(hex: Palette.object(s.category))
             let outline = fill * Palette.planObjectOutline
@@ -110,8 +115,9 @@ struct PlanRenderer {
                 var delta = a1 - a0
                 while delta > Double.pi { delta -= 2 * Double.pi }
                 while delta < -Double.pi { delta += 2 * Double.pi }
-                c.arc(centre: hinge, radius: len, from: a0, to: a0 + delta, widthPixels: 1.5,
-                      ColorSpace.linear(hex: Palette.planDoorArc))
+                c.arc(
+                    centre: hinge, radius: len, from: a0, to: a0 + delta, widthPixels: 1.5,
+                    ColorSpace.linear(hex: Palette.planDoorArc))
             case "window":
                 let blue = ColorSpace.linear(hex: Palette.planWindow)
                 let v = SIMD2(-u.y, u.x)
@@ -136,7 +142,8 @@ struct PlanRenderer {
 
     /// A segment projected onto a wall's centre line and clipped to the wall's length (the
     /// segment itself when it does not overlap the wall).
-    private func clamp(_ a: SIMD2<Double>, _ b: SIMD2<Double>, to wall: ElementShape) -> (SIMD2<Double>, SIMD2<Double>) {
+    private func clamp(_ a: SIMD2<Double>, _ b: SIMD2<Double>, to wall: ElementShape) -> (SIMD2<Double>, SIMD2<Double>)
+    {
         let (w0, w1) = wall.planEnds
         let d = w1 - w0
         let len2 = (d * d).sum()

@@ -69,8 +69,9 @@ final class ProjectedVertices: @unchecked Sendable {
     private func project(_ i: Int, scene: RenderScene, camera: RenderCamera) {
         let p = scene.positions + i * 3
         let c = camera.clipFromWorld.transformPoint(p[0], p[1], p[2])
-        let r = ClipVertex.classify(c, marginX: 4 / Float(samplesW) + 0.001, marginY: 4 / Float(samplesH) + 0.001,
-                                    guardX: guardX, guardY: guardY)
+        let r = ClipVertex.classify(
+            c, marginX: 4 / Float(samplesW) + 0.001, marginY: 4 / Float(samplesH) + 0.001,
+            guardX: guardX, guardY: guardY)
         flags[i] = r
         if r & (Self.invalid | Self.clipMask) != 0 {
             x[i] = 0; y[i] = 0; key[i] = 0; invW[i] = 0
@@ -103,13 +104,15 @@ enum ClipVertex {
     /// Fixed-point sample coordinates, depth key and 1/w of a clip position with w > 0 inside the
     /// guard band.
     @inline(__always)
-    static func toScreen(_ c: SIMD4<Float>, camera: RenderCamera, samplesW: Int, samplesH: Int)
+    static func toScreen(
+        _ c: SIMD4<Float>, camera: RenderCamera, samplesW: Int, samplesH: Int
+    )
         -> (x: Int32, y: Int32, key: Float, invW: Float)
     {
         let iw = 1 / c.w
         let sx = (c.x * iw * 0.5 + 0.5) * Float(samplesW)
         let sy = (0.5 - c.y * iw * 0.5) * Float(samplesH)
-        let limit: Float = 8_000_000
+        let limit: Float = 16_000_000  // beyond the guard band of the largest image (16384 + 2 × 16384 samples)
         let fx = sx.isFinite ? roundSmall(min(max(sx * 256, -limit), limit)) : 0
         let fy = sy.isFinite ? roundSmall(min(max(sy * 256, -limit), limit)) : 0
         let key = camera.perspective ? iw : -c.z * Float(camera.depthScale)

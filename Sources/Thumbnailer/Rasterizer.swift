@@ -30,7 +30,8 @@ struct RasterTriangle {
         } else {
             let p = bins.pieces[Int(id) - n]
             t = RasterTriangle(
-                x0: Int64(p.x.x), y0: Int64(p.y.x), x1: Int64(p.x.y), y1: Int64(p.y.y), x2: Int64(p.x.z), y2: Int64(p.y.z),
+                x0: Int64(p.x.x), y0: Int64(p.y.x), x1: Int64(p.x.y), y1: Int64(p.y.y), x2: Int64(p.x.z),
+                y2: Int64(p.y.z),
                 k: p.key, w: p.invW, area: 0, front: true, source: Int(p.source), weights: p.weights)
         }
         let area = (t.x1 - t.x0) * (t.y2 - t.y0) - (t.y1 - t.y0) * (t.x2 - t.x0)

@@ -15,7 +15,8 @@ struct RenderContext {
         self.options = options
         var source = Self.source(layered)
         Self.addFloorIfMissing(layered, to: &source)
-        scene = RenderScene(source, textureBudget: options.textureMemoryBudget, maxTextureSize: options.maxWorkingTextureSize)
+        scene = RenderScene(
+            source, textureBudget: options.textureMemoryBudget, maxTextureSize: options.maxWorkingTextureSize)
         warnings = scene.warnings
         guard scene.triangleCount > 0, !scene.bounds.isEmpty else {
             throw ThumbnailerError(code: ThumbnailerError.emptyScene, message: "the scene has no drawable triangles")
@@ -82,8 +83,13 @@ struct RenderContext {
         var floorY = Double.infinity
         for w in walls {
             for i in 0..<8 {
-                floorY = min(floorY, w.point(SIMD3(i & 1 == 0 ? w.lo.x : w.hi.x, i & 2 == 0 ? w.lo.y : w.hi.y,
-                                                   i & 4 == 0 ? w.lo.z : w.hi.z)).y)
+                floorY = min(
+                    floorY,
+                    w.point(
+                        SIMD3(
+                            i & 1 == 0 ? w.lo.x : w.hi.x, i & 2 == 0 ? w.lo.y : w.hi.y,
+                            i & 4 == 0 ? w.lo.z : w.hi.z)
+                    ).y)
             }
         }
         let outline = ElementShape.floorOutline(walls: walls)
@@ -96,10 +102,12 @@ struct RenderContext {
         }
         for (a, b, c) in triangles { indices += [UInt32(a), UInt32(c), UInt32(b)] }  // counter-clockwise from above
         let colour = ColorSpace.linear(hex: Palette.surface("floor") ?? 0xD9CDBB)
-        let material = source.scene.addMaterial(Material(name: "floor (outline of the walls)", baseColor: SIMD4(colour, 1)))
-        let mesh = source.scene.addMesh(Mesh(
-            name: "floor", positions: positions, normals: normals, indices: indices,
-            primitives: [Mesh.Primitive(indexStart: 0, indexCount: indices.count, material: material)]))
+        let material = source.scene.addMaterial(
+            Material(name: "floor (outline of the walls)", baseColor: SIMD4(colour, 1)))
+        let mesh = source.scene.addMesh(
+            Mesh(
+                name: "floor", positions: positions, normals: normals, indices: indices,
+                primitives: [Mesh.Primitive(indexStart: 0, indexCount: indices.count, material: material)]))
         source.scene.addNode(Node(name: "floor", mesh: mesh))
         source.elementOfNode.append(-1)
         source.drawNode.append(true)
@@ -117,7 +125,9 @@ struct RenderContext {
     var supersampling: Int { min(max(options.supersampling, 1), 4) }
 
     /// Renders a perspective (or orthographic mesh) view of the scene with the room styling.
-    func renderScene(camera: ThumbnailCamera, width: Int, height: Int, cutaway: Bool, cullBackFaces: Bool = true)
+    func renderScene(
+        camera: ThumbnailCamera, width: Int, height: Int, cutaway: Bool, cullBackFaces: Bool = true
+    )
         -> ViewRenderer.Output
     {
         let cam = RenderCamera(camera, width: width, height: height, origin: scene.origin, sceneRadius: analysis.radius)
@@ -125,20 +135,27 @@ struct RenderContext {
         settings.supersampling = supersampling
         settings.idEdges = analysis.roomLike
         settings.cullBackFaces = cullBackFaces
-        let hidden = cutaway ? hiddenInstances(eye: camera.position) : [Bool](repeating: false, count: scene.instances.count)
-        return ViewRenderer.render(scene: scene, camera: cam, hiddenInstance: hidden, settings: settings,
-                                   sceneRadius: analysis.radius)
+        let hidden =
+            cutaway ? hiddenInstances(eye: camera.position) : [Bool](repeating: false, count: scene.instances.count)
+        return ViewRenderer.render(
+            scene: scene, camera: cam, hiddenInstance: hidden, settings: settings,
+            sceneRadius: analysis.radius)
     }
 
     /// Renders the plan: the semantic drawing for rooms; otherwise a top view of the meshes (both
     /// faces drawn), or an oblique orthographic view when the top view shows almost nothing.
     /// Returns the camera actually used.
-    func renderPlan(camera: ThumbnailCamera, width: Int, height: Int) -> (output: ViewRenderer.Output, camera: ThumbnailCamera) {
+    func renderPlan(
+        camera: ThumbnailCamera, width: Int, height: Int
+    ) -> (output: ViewRenderer.Output, camera: ThumbnailCamera) {
         guard analysis.roomLike else {
             let top = renderScene(camera: camera, width: width, height: height, cutaway: false, cullBackFaces: false)
             if top.covered * 500 >= width * height { return (top, camera) }
             let oblique = planner.obliquePlanCamera(width: width, height: height)
-            return (renderScene(camera: oblique, width: width, height: height, cutaway: false, cullBackFaces: false), oblique)
+            return (
+                renderScene(camera: oblique, width: width, height: height, cutaway: false, cullBackFaces: false),
+                oblique
+            )
         }
         let canvas = PlanRenderer(analysis: analysis, elements: layered.elements, scene: scene)
             .canvas(camera: camera, width: width, height: height)
@@ -154,7 +171,10 @@ struct RenderContext {
         settings.edges = false
         settings.cullBackFaces = false
         settings.painter = true
-        return (ViewRenderer.render(scene: rs, camera: cam, hiddenInstance: [false], settings: settings,
-                                    sceneRadius: analysis.radius), camera)
+        return (
+            ViewRenderer.render(
+                scene: rs, camera: cam, hiddenInstance: [false], settings: settings,
+                sceneRadius: analysis.radius), camera
+        )
     }
 }

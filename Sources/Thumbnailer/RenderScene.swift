@@ -64,11 +64,14 @@ final class RenderScene: @unchecked Sendable {
         var warnings: [SceneWarning] = []
         // Textures used by any base colour.
         let usedTextures = Set(scene.materials.compactMap { $0.baseColorTexture?.texture.rawValue })
-        let loaded = TextureLoader.load(scene.textures, used: Array(usedTextures), budget: textureBudget,
-                                        maxWorkingSize: maxTextureSize)
+        let loaded = TextureLoader.load(
+            scene.textures, used: Array(usedTextures), budget: textureBudget,
+            maxWorkingSize: maxTextureSize)
         warnings += loaded.warnings
         sampler = loaded.sampler
-        var mats = scene.materials.map { ShadeMaterial($0, entryOfTexture: loaded.entryOfTexture, sampler: loaded.sampler) }
+        var mats = scene.materials.map {
+            ShadeMaterial($0, entryOfTexture: loaded.entryOfTexture, sampler: loaded.sampler)
+        }
         mats.append(.fallback)
         materials = mats
         let defaultMaterial = UInt32(mats.count - 1)
@@ -81,7 +84,9 @@ final class RenderScene: @unchecked Sendable {
         var anyUV = false, anyColors = false
         var skippedForLimit = 0
         for (i, node) in scene.nodes.enumerated() {
-            guard i < src.drawNode.count, src.drawNode[i], let mi = node.mesh?.rawValue, mi >= 0, mi < scene.meshes.count else { continue }
+            guard i < src.drawNode.count, src.drawNode[i], let mi = node.mesh?.rawValue, mi >= 0,
+                mi < scene.meshes.count
+            else { continue }
             let mesh = scene.meshes[mi]
             let v = mesh.positions.count / 3, t = mesh.indices.count / 3
             guard v > 0, t > 0 else { continue }
@@ -93,8 +98,9 @@ final class RenderScene: @unchecked Sendable {
                 guard let m = p.material?.rawValue, m >= 0, m < mats.count - 1 else { return false }
                 return mats[m].texture >= 0
             }
-            let plan = Plan(node: i, mesh: mi, hasNormals: mesh.normals.count == v * 3,
-                            hasUV: textured && mesh.uv0.count == v * 2, hasColors: mesh.colors.count == v * 4)
+            let plan = Plan(
+                node: i, mesh: mi, hasNormals: mesh.normals.count == v * 3,
+                hasUV: textured && mesh.uv0.count == v * 2, hasColors: mesh.colors.count == v * 4)
             anyUV = anyUV || plan.hasUV
             anyColors = anyColors || plan.hasColors
             plans.append(plan)
@@ -102,9 +108,11 @@ final class RenderScene: @unchecked Sendable {
             totalT += t
         }
         if skippedForLimit > 0 {
-            warnings.append(SceneWarning(
-                code: ThumbnailWarningCode.triangleLimit,
-                message: "\(skippedForLimit) triangles beyond the renderer's limits (\(Self.maxTriangles) triangles, \(Self.maxVertices) vertices) are not drawn"))
+            warnings.append(
+                SceneWarning(
+                    code: ThumbnailWarningCode.triangleLimit,
+                    message: "\(skippedForLimit) triangles beyond the renderer's limits "
+                        + "(\(Self.maxTriangles) triangles, \(Self.maxVertices) vertices) are not drawn"))
         }
         vertexCount = totalV
         triangleCount = totalT
@@ -122,7 +130,8 @@ final class RenderScene: @unchecked Sendable {
         // The origin and the extent of the geometry, robust to stray vertices: per-axis medians
         // and 10–90 % spreads of (at most 65536) evenly strided vertices; vertices farther than
         // 50 spreads (+1 m) from the median are left out of the bounds (they still draw, clipped).
-        let robust = Self.robustCentre(plans: plans.map { ($0.node, $0.mesh) }, scene: scene, world: world, total: totalV)
+        let robust = Self.robustCentre(
+            plans: plans.map { ($0.node, $0.mesh) }, scene: scene, world: world, total: totalV)
         origin = robust.centre
         let keep = Float(robust.keep)
         var relBounds = Bounds.empty
@@ -140,13 +149,17 @@ final class RenderScene: @unchecked Sendable {
             let e = p.node < src.elementOfNode.count ? src.elementOfNode[p.node] : -1
             var tint = SIMD4<Float>.zero
             if e >= 0, Int(e) < src.tintOfElement.count, let c = src.tintOfElement[Int(e)] { tint = SIMD4(c, 1) }
-            instances.append(Instance(element: e, tint: tint, hasNormals: p.hasNormals, hasUV: p.hasUV,
-                                      hasColors: p.hasColors, firstTriangle: tBase, triangleCount: t))
-            Self.bakeVertices(mesh, transform: m, origin: origin, into: positions + vBase * 3, normals: normals + vBase * 3,
-                              hasNormals: p.hasNormals)
+            instances.append(
+                Instance(
+                    element: e, tint: tint, hasNormals: p.hasNormals, hasUV: p.hasUV,
+                    hasColors: p.hasColors, firstTriangle: tBase, triangleCount: t))
+            Self.bakeVertices(
+                mesh, transform: m, origin: origin, into: positions + vBase * 3, normals: normals + vBase * 3,
+                hasNormals: p.hasNormals)
             for i in 0..<v {
-                let q = SIMD3(Double(positions[(vBase + i) * 3]), Double(positions[(vBase + i) * 3 + 1]),
-                              Double(positions[(vBase + i) * 3 + 2]))
+                let q = SIMD3(
+                    Double(positions[(vBase + i) * 3]), Double(positions[(vBase + i) * 3 + 1]),
+                    Double(positions[(vBase + i) * 3 + 2]))
                 if isFinite3(q) && abs(q.x) <= Double(keep) && abs(q.y) <= Double(keep) && abs(q.z) <= Double(keep) {
                     relBounds.include(q)
                 }
@@ -159,7 +172,8 @@ final class RenderScene: @unchecked Sendable {
             // Mirroring transforms and meshes wound against their own normals are both flipped.
             let mirrored = (m.determinant3x3 < 0) != windingCache[p.mesh]!
             if materialCache[p.mesh] == nil {
-                materialCache[p.mesh] = Self.materialPerTriangle(mesh, materialCount: mats.count - 1, fallback: defaultMaterial)
+                materialCache[p.mesh] = Self.materialPerTriangle(
+                    mesh, materialCount: mats.count - 1, fallback: defaultMaterial)
             }
             let perTri = materialCache[p.mesh]!
             let instanceIndex = UInt32(instances.count - 1)
@@ -185,9 +199,10 @@ final class RenderScene: @unchecked Sendable {
             tBase += t
         }
         if invalidTriangles > 0 {
-            warnings.append(SceneWarning(
-                code: ThumbnailWarningCode.invalidGeometry,
-                message: "\(invalidTriangles) triangles with out-of-range vertex indices are not drawn"))
+            warnings.append(
+                SceneWarning(
+                    code: ThumbnailWarningCode.invalidGeometry,
+                    message: "\(invalidTriangles) triangles with out-of-range vertex indices are not drawn"))
         }
         self.instances = instances
         self.warnings = warnings
@@ -195,7 +210,9 @@ final class RenderScene: @unchecked Sendable {
     }
 
     /// Median centre and outlier distance of the drawn vertices (see the initialiser).
-    private static func robustCentre(plans: [(node: Int, mesh: Int)], scene: Scene, world: [Matrix4], total: Int)
+    private static func robustCentre(
+        plans: [(node: Int, mesh: Int)], scene: Scene, world: [Matrix4], total: Int
+    )
         -> (centre: SIMD3<Double>, keep: Double)
     {
         let stride = max(1, total / 65536)
@@ -243,8 +260,12 @@ final class RenderScene: @unchecked Sendable {
                         let a = Int(idx[k]), b = Int(idx[k + 1]), c = Int(idx[k + 2])
                         k += 3
                         guard a < v, b < v, c < v else { continue }
-                        func pt(_ i: Int) -> SIMD3<Double> { SIMD3(Double(p[i * 3]), Double(p[i * 3 + 1]), Double(p[i * 3 + 2])) }
-                        func nm(_ i: Int) -> SIMD3<Double> { SIMD3(Double(n[i * 3]), Double(n[i * 3 + 1]), Double(n[i * 3 + 2])) }
+                        func pt(_ i: Int) -> SIMD3<Double> {
+                            SIMD3(Double(p[i * 3]), Double(p[i * 3 + 1]), Double(p[i * 3 + 2]))
+                        }
+                        func nm(_ i: Int) -> SIMD3<Double> {
+                            SIMD3(Double(n[i * 3]), Double(n[i * 3 + 1]), Double(n[i * 3 + 2]))
+                        }
                         let g = crossD(pt(b) - pt(a), pt(c) - pt(a))
                         let d = dotD(g, nm(a) + nm(b) + nm(c))
                         guard d.isFinite else { continue }
@@ -302,7 +323,8 @@ final class RenderScene: @unchecked Sendable {
             for i in 0..<v {
                 let x = Double(q[i * 3]), y = Double(q[i * 3 + 1]), z = Double(q[i * 3 + 2])
                 // (cofactor matrix) × n: columns n0, n1, n2 are the rows of the inverse transpose × det.
-                var w = SIMD3(n0.x * x + n1.x * y + n2.x * z, n0.y * x + n1.y * y + n2.y * z, n0.z * x + n1.z * y + n2.z * z)
+                var w = SIMD3(
+                    n0.x * x + n1.x * y + n2.x * z, n0.y * x + n1.y * y + n2.y * z, n0.z * x + n1.z * y + n2.z * z)
                 w *= sign
                 let l = lengthD(w)
                 if l > 1e-20 && l.isFinite { w /= l } else { w = .zero }

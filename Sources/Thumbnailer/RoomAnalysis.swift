@@ -74,8 +74,11 @@ struct RoomAnalysis: Sendable {
         var shell = Bounds.empty
         for s in shapes where s.category == "wall" || s.category == "floor" {
             for i in 0..<8 {
-                shell.include(s.point(SIMD3(i & 1 == 0 ? s.lo.x : s.hi.x, i & 2 == 0 ? s.lo.y : s.hi.y,
-                                            i & 4 == 0 ? s.lo.z : s.hi.z)))
+                shell.include(
+                    s.point(
+                        SIMD3(
+                            i & 1 == 0 ? s.lo.x : s.hi.x, i & 2 == 0 ? s.lo.y : s.hi.y,
+                            i & 4 == 0 ? s.lo.z : s.hi.z)))
             }
         }
         if shell.isEmpty || !isFinite3(shell.min) || !isFinite3(shell.max) { shell = bounds }
@@ -103,32 +106,36 @@ struct RoomAnalysis: Sendable {
         if !walls.isEmpty {
             for sh in shapes {
                 for i in 0..<8 {
-                    let p = sh.point(SIMD3(i & 1 == 0 ? sh.lo.x : sh.hi.x, i & 2 == 0 ? sh.lo.y : sh.hi.y,
-                                           i & 4 == 0 ? sh.lo.z : sh.hi.z))
+                    let p = sh.point(
+                        SIMD3(
+                            i & 1 == 0 ? sh.lo.x : sh.hi.x, i & 2 == 0 ? sh.lo.y : sh.hi.y,
+                            i & 4 == 0 ? sh.lo.z : sh.hi.z))
                     if isFinite3(p) { points.append(p) }
                 }
             }
             points += loose
         }
         if points.isEmpty {
-            let stride = max(1, scene.vertexCount / 4096)
+            // Every vertex of ordinary models; a strided sample plus the bounds' corners of huge ones.
+            let stride = max(1, scene.vertexCount / 65536)
             let keep = bounds.isEmpty ? Bounds(min: .zero, max: .zero) : bounds
             var i = 0
             while i < scene.vertexCount {
                 let q = load3(scene.positions, i)
                 let p = SIMD3(Double(q.x), Double(q.y), Double(q.z)) + scene.origin
                 if isFinite3(p) && p.x >= keep.min.x && p.y >= keep.min.y && p.z >= keep.min.z && p.x <= keep.max.x
-                    && p.y <= keep.max.y && p.z <= keep.max.z { points.append(p) }
+                    && p.y <= keep.max.y && p.z <= keep.max.z
+                {
+                    points.append(p)
+                }
                 i += stride
             }
-            if !bounds.isEmpty {
-                // The bounds' face centres keep the extremes in the set.
-                let c = bounds.center
-                for axis in 0..<3 {
-                    var lo = c, hi = c
-                    lo[axis] = bounds.min[axis]
-                    hi[axis] = bounds.max[axis]
-                    points += [lo, hi]
+            if stride > 1 && !bounds.isEmpty {
+                for i in 0..<8 {
+                    points.append(
+                        SIMD3(
+                            i & 1 == 0 ? bounds.min.x : bounds.max.x, i & 2 == 0 ? bounds.min.y : bounds.max.y,
+                            i & 4 == 0 ? bounds.min.z : bounds.max.z))
                 }
             }
         }
@@ -189,8 +196,9 @@ struct RoomAnalysis: Sendable {
             ey = SIMD3(0, 1, 0)
             ez = SIMD3(0, 0, 1)
         }
-        var s = ElementShape(element: index, category: el.category, origin: origin, ex: ex, ey: ey, ez: ez,
-                             lo: SIMD3(repeating: .infinity), hi: SIMD3(repeating: -.infinity))
+        var s = ElementShape(
+            element: index, category: el.category, origin: origin, ex: ex, ey: ey, ez: ez,
+            lo: SIMD3(repeating: .infinity), hi: SIMD3(repeating: -.infinity))
         if let scene { s.include(scene: scene, instances: instances) }
         if s.lo.x > s.hi.x {
             guard let d = el.dimensions, isFinite3(d) else { return nil }

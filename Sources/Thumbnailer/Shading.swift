@@ -74,7 +74,9 @@ struct ShadeMaterial: Sendable {
             wrapS = wrap(ref.wrapS)
             wrapT = wrap(ref.wrapT)
             let finite4 = { (v: SIMD4<Float>, f: SIMD4<Float>) -> SIMD4<Float> in
-                SIMD4(v.x.isFinite ? v.x : f.x, v.y.isFinite ? v.y : f.y, v.z.isFinite ? v.z : f.z, v.w.isFinite ? v.w : f.w)
+                SIMD4(
+                    v.x.isFinite ? v.x : f.x, v.y.isFinite ? v.y : f.y, v.z.isFinite ? v.z : f.z,
+                    v.w.isFinite ? v.w : f.w)
             }
             texScale = finite4(ref.scale, .one)
             texBias = finite4(ref.bias, .zero)
@@ -82,7 +84,8 @@ struct ShadeMaterial: Sendable {
                 // KHR_texture_transform: translation × rotation × scale.
                 let sx = t.scale.x.isFinite ? t.scale.x : 1, sy = t.scale.y.isFinite ? t.scale.y : 1
                 let r = t.rotation.isFinite ? t.rotation : 0
-                let tx = t.translation.x.isFinite ? t.translation.x : 0, ty = t.translation.y.isFinite ? t.translation.y : 0
+                let tx = t.translation.x.isFinite ? t.translation.x : 0,
+                    ty = t.translation.y.isFinite ? t.translation.y : 0
                 let c = Float(Double(r).cosine), s = Float(Double(r).sine)
                 uvRow0 = SIMD3(c * sx, -s * sy, tx)
                 uvRow1 = SIMD3(s * sx, c * sy, ty)
@@ -118,7 +121,8 @@ struct LightRig: Sendable {
     static let directOcclusion: Float = 0.45
 
     /// Unlit: every surface shows its base colour.
-    static let unlit = LightRig(key: SIMD3(0, 1, 0), keyIntensity: 0, fill: SIMD3(0, 1, 0), fillIntensity: 0, sky: 1, ground: 1)
+    static let unlit = LightRig(
+        key: SIMD3(0, 1, 0), keyIntensity: 0, fill: SIMD3(0, 1, 0), fillIntensity: 0, sky: 1, ground: 1)
 
     init(key: SIMD3<Float>, keyIntensity: Float, fill: SIMD3<Float>, fillIntensity: Float, sky: Float, ground: Float) {
         self.key = key

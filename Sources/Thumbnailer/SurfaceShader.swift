@@ -17,6 +17,9 @@ struct SurfaceShader: SampleShader {
     var flat = true
     var flatAmbient = SIMD3<Float>.zero
     var flatDirect = SIMD3<Float>.zero
+    /// Irradiance of a constant-normal triangle: ambient part (× occlusion) and the rest.
+    var constAmbient: Float = 0
+    var constDirect: Float = 0
     var alpha: Float = 1
     var id: UInt16 = 0
     var w = SIMD3<Float>.zero
@@ -64,7 +67,9 @@ struct SurfaceShader: SampleShader {
         faceNormal = normalized3(cross3(p1 - p0, p2 - p0))
         normalSign = t.front ? 1 : -1
         if faceNormal == .zero { faceNormal = SIMD3(0, 1, 0) }
-        @inline(__always) func mix3(_ a: SIMD3<Float>, _ b: SIMD3<Float>, _ c: SIMD3<Float>, _ wt: SIMD3<Float>) -> SIMD3<Float> {
+        @inline(__always) func mix3(
+            _ a: SIMD3<Float>, _ b: SIMD3<Float>, _ c: SIMD3<Float>, _ wt: SIMD3<Float>
+        ) -> SIMD3<Float> {
             a * wt.x + b * wt.y + c * wt.z
         }
         vertexNormals = false
@@ -125,6 +130,12 @@ struct SurfaceShader: SampleShader {
             pvr = b1r * (pv.y - pv.x) + b2r * (pv.z - pv.x)
         }
         alpha = base.w
+        if !vertexNormals {
+            let n = faceNormal * normalSign
+            let direct = rig.direct(n)
+            constAmbient = rig.ambient(n) + direct * LightRig.directOcclusion
+            constDirect = direct * (1 - LightRig.directOcclusion)
+        }
         flat = !textured && !hasColors && !vertexNormals && cutoff < 0
         if flat {
             let n = faceNormal * normalSign
@@ -155,27 +166,33 @@ struct SurfaceShader: SampleShader {
                 let dvc = (pvc - v * qc) * iq, dvr = (pvr - v * qr) * iq
                 let tu = uvRow0.x * u + uvRow0.y * v + uvRow0.z
                 let tv = uvRow1.x * u + uvRow1.y * v + uvRow1.z
-                let xc = (uvRow0.x * duc + uvRow0.y * dvc) * texSize.x, yc = (uvRow1.x * duc + uvRow1.y * dvc) * texSize.y
-                let xr = (uvRow0.x * dur + uvRow0.y * dvr) * texSize.x, yr = (uvRow1.x * dur + uvRow1.y * dvr) * texSize.y
+                let xc = (uvRow0.x * duc + uvRow0.y * dvc) * texSize.x,
+                    yc = (uvRow1.x * duc + uvRow1.y * dvc) * texSize.y
+                let xr = (uvRow0.x * dur + uvRow0.y * dvr) * texSize.x,
+                    yr = (uvRow1.x * dur + uvRow1.y * dvr) * texSize.y
                 let rho2 = max(xc * xc + yc * yc, xr * xr + yr * yr)
                 var level = 0
                 if rho2 > 2, rho2.isFinite { level = (Int(((rho2 * 2).bitPattern >> 23) & 0xFF) - 127) >> 1 }
-                let texel = sampler.sample(firstLevel: firstLevel, levelCount: levelCount, u: tu, v: tv, level: level,
-                                           wrapS: wrapS, wrapT: wrapT)
+                let texel = sampler.sample(
+                    firstLevel: firstLevel, levelCount: levelCount, u: tu, v: tv, level: level,
+                    wrapS: wrapS, wrapT: wrapT)
                 c *= texel * texScale + texBias
             }
             if hasColors { c *= c0 * l.x + c1 * l.y + c2 * l.z }
             if cutoff >= 0 && c.w < cutoff { return false }
             a = c.w
-            var n = faceNormal
-            if vertexNormals {
-                n = normalized3(n0 * l.x + n1 * l.y + n2 * l.z)
-                if n == .zero { n = faceNormal }
-            }
-            n *= normalSign
             let o = ao[index]
-            let irradiance = (rig.ambient(n) + rig.direct(n) * LightRig.directOcclusion) * o
-                + rig.direct(n) * (1 - LightRig.directOcclusion)
+            let irradiance: Float
+            if vertexNormals {
+                var n = normalized3(n0 * l.x + n1 * l.y + n2 * l.z)
+                if n == .zero { n = faceNormal }
+                n *= normalSign
+                let direct = rig.direct(n)
+                irradiance =
+                    (rig.ambient(n) + direct * LightRig.directOcclusion) * o + direct * (1 - LightRig.directOcclusion)
+            } else {
+                irradiance = constAmbient * o + constDirect
+            }
             rgb = SIMD3(c.x, c.y, c.z) * irradiance + emissive
         }
         if blend {
@@ -187,19 +204,6 @@ struct SurfaceShader: SampleShader {
             color[index] = SIMD4(rgb, 1)
             ids[index] = id
         }
-        return true
-    }
-}
-
-/// Writes a constant colour (plan drawing, painter's order) or nothing but depth and a normal
-/// (the ambient-occlusion depth pass).
-struct FlatShader: SampleShader {
-    let color: UnsafeMutablePointer<SIMD4<Float>>
-    var rgb = SIMD3<Float>.zero
-
-    @inline(__always)
-    mutating func shade(index: Int, b1: Float, b2: Float, z: Float) -> Bool {
-        color[index] = SIMD4(rgb, 1)
         return true
     }
 }

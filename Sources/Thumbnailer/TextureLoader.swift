@@ -24,19 +24,23 @@ enum TextureLoader {
             case "image/png": decoded = PNGDecoder.decode(tex.bytes, limits: limits)
             case "image/jpeg": decoded = JPEGDecoder.decode(tex.bytes, limits: limits)
             default:
-                decoded = .failure(ImageDecodeFailure(
-                    code: ThumbnailWarningCode.textureUnsupported,
-                    message: tex.bytes.isEmpty ? "texture has no bytes" : "texture is neither PNG nor JPEG"))
+                decoded = .failure(
+                    ImageDecodeFailure(
+                        code: ThumbnailWarningCode.textureUnsupported,
+                        message: tex.bytes.isEmpty ? "texture has no bytes" : "texture is neither PNG nor JPEG"))
             }
             switch decoded {
             case .failure(let f):
-                warnings.append(SceneWarning(
-                    code: f.code, message: "\(f.message); the material's colour factor is used instead",
-                    primPath: tex.sourcePath.isEmpty ? nil : tex.sourcePath))
+                warnings.append(
+                    SceneWarning(
+                        code: f.code, message: "\(f.message); the material's colour factor is used instead",
+                        primPath: tex.sourcePath.isEmpty ? nil : tex.sourcePath))
             case .success(var image):
-                guard image.width > 0, image.height > 0, image.rgba.count == image.width * image.height * 4 else { continue }
+                guard image.width > 0, image.height > 0, image.rgba.count == image.width * image.height * 4 else {
+                    continue
+                }
                 while max(image.width, image.height) > working { image = halve(image) }
-                let kept = image.width * image.height * 4 * 4 / 3 + 64
+                let kept = TextureSampler.bytes(width: image.width, height: image.height)
                 remaining -= kept
                 map[t] = images.count
                 images.append(image)
@@ -50,30 +54,31 @@ enum TextureLoader {
         let w = max(1, img.width / 2), h = max(1, img.height / 2)
         var out = [UInt8](repeating: 0, count: w * h * 4)
         ColorSpace.srgbToLinear.withUnsafeBufferPointer { lin in
-        ColorSpace.linearToSRGBTable.withUnsafeBufferPointer { enc in
-            img.rgba.withUnsafeBufferPointer { src in
-                out.withUnsafeMutableBufferPointer { dst in
-                    @inline(__always) func px(_ sx: Int, _ sy: Int) -> SIMD4<Float> {
-                        let o = (sy * img.width + sx) * 4
-                        return SIMD4(lin[Int(src[o])], lin[Int(src[o + 1])], lin[Int(src[o + 2])], Float(src[o + 3]))
-                    }
-                    for y in 0..<h {
-                        let y0 = min(2 * y, img.height - 1), y1 = min(2 * y + 1, img.height - 1)
-                        for x in 0..<w {
-                            let x0 = min(2 * x, img.width - 1), x1 = min(2 * x + 1, img.width - 1)
-                            var acc = px(x0, y0) + px(x1, y0)
-                            acc += px(x0, y1) + px(x1, y1)
-                            acc *= 0.25
-                            let o = (y * w + x) * 4
-                            dst[o] = ColorSpace.encode(acc.x, table: enc.baseAddress!)
-                            dst[o + 1] = ColorSpace.encode(acc.y, table: enc.baseAddress!)
-                            dst[o + 2] = ColorSpace.encode(acc.z, table: enc.baseAddress!)
-                            dst[o + 3] = UInt8(min(255, max(0, acc.w + 0.5)))
+            ColorSpace.linearToSRGBTable.withUnsafeBufferPointer { enc in
+                img.rgba.withUnsafeBufferPointer { src in
+                    out.withUnsafeMutableBufferPointer { dst in
+                        @inline(__always) func px(_ sx: Int, _ sy: Int) -> SIMD4<Float> {
+                            let o = (sy * img.width + sx) * 4
+                            return SIMD4(
+                                lin[Int(src[o])], lin[Int(src[o + 1])], lin[Int(src[o + 2])], Float(src[o + 3]))
+                        }
+                        for y in 0..<h {
+                            let y0 = min(2 * y, img.height - 1), y1 = min(2 * y + 1, img.height - 1)
+                            for x in 0..<w {
+                                let x0 = min(2 * x, img.width - 1), x1 = min(2 * x + 1, img.width - 1)
+                                var acc = px(x0, y0) + px(x1, y0)
+                                acc += px(x0, y1) + px(x1, y1)
+                                acc *= 0.25
+                                let o = (y * w + x) * 4
+                                dst[o] = ColorSpace.encode(acc.x, table: enc.baseAddress!)
+                                dst[o + 1] = ColorSpace.encode(acc.y, table: enc.baseAddress!)
+                                dst[o + 2] = ColorSpace.encode(acc.z, table: enc.baseAddress!)
+                                dst[o + 3] = UInt8(min(255, max(0, acc.w + 0.5)))
+                            }
                         }
                     }
                 }
             }
-        }
         }
         return DecodedImage(width: w, height: h, rgba: out)
     }

@@ -24,7 +24,8 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public struct Sizes: Sendable, Hashable {
         /// The 3/4 hero image (default 1024×768).
         public var hero: ThumbnailSize
-        /// The card image, downsampled from a hero render (default 512×384).
+        /// The card image, downsampled from a hero render at twice its size (default 512×384, at most
+        /// 2048 a side).
         public var card: ThumbnailSize
         /// Each of the eight orbit frames (default 768×576).
         public var orbit: ThumbnailSize

@@ -1,4 +1,3 @@
-import Dispatch
 import SceneModel
 
 /// Software-rendered WebP thumbnails of a layered scene: a hero image (and its card-size
@@ -16,7 +15,9 @@ public enum Thumbnailer {
     /// - Throws: `ThumbnailerError` — `THUMB_EMPTY_SCENE` (nothing drawable),
     ///   `THUMB_WEBP_FAILED` (libwebp refused a frame), `THUMB_INVALID_OPTIONS` (no view).
     /// Deterministic: the same input and options give the same bytes.
-    public static func render(_ layered: LayeredScene, options: ThumbnailOptions = ThumbnailOptions()) throws
+    public static func render(
+        _ layered: LayeredScene, options: ThumbnailOptions = ThumbnailOptions()
+    ) throws
         -> (views: [ThumbnailView], warnings: [SceneWarning])
     {
         guard !options.views.isEmpty else {
@@ -34,14 +35,20 @@ public enum Thumbnailer {
         var frames: [Frame] = []
         let views = options.views
         if views.contains(.hero) || views.contains(.card) {
-            let hero = options.sizes.hero.clamped, card = options.sizes.card.clamped
+            let hero = options.sizes.hero.clamped
+            // The card is rendered at twice its size and halved, so at most 2048 pixels a side.
+            let card = ThumbnailSize(
+                width: min(options.sizes.card.clamped.width, 2048),
+                height: min(options.sizes.card.clamped.height, 2048))
             var heroRGBA: [UInt8]?
             if views.contains(.hero) {
                 let cam = context.planner.heroCamera(width: hero.width, height: hero.height).camera
                 let out = context.renderScene(camera: cam, width: hero.width, height: hero.height, cutaway: true)
                 heroRGBA = out.rgba
-                frames.append(Frame(kind: .hero, path: "thumbs/hero.webp", width: hero.width, height: hero.height,
-                                    rgba: out.rgba, camera: cam))
+                frames.append(
+                    Frame(
+                        kind: .hero, path: "thumbs/hero.webp", width: hero.width, height: hero.height,
+                        rgba: out.rgba, camera: cam))
             }
             if views.contains(.card) {
                 let cam = context.planner.heroCamera(width: card.width, height: card.height).camera
@@ -49,11 +56,15 @@ public enum Thumbnailer {
                 if let h = heroRGBA, hero.width == card.width * 2, hero.height == card.height * 2 {
                     source = h
                 } else {
-                    source = context.renderScene(camera: cam, width: card.width * 2, height: card.height * 2, cutaway: true).rgba
+                    source =
+                        context.renderScene(camera: cam, width: card.width * 2, height: card.height * 2, cutaway: true)
+                        .rgba
                 }
                 let small = FrameBuffer.downsample2x(source, width: card.width * 2, height: card.height * 2)
-                frames.append(Frame(kind: .card, path: "thumbs/card.webp", width: small.width, height: small.height,
-                                    rgba: small.rgba, camera: cam))
+                frames.append(
+                    Frame(
+                        kind: .card, path: "thumbs/card.webp", width: small.width, height: small.height,
+                        rgba: small.rgba, camera: cam))
             }
         }
         if views.contains(.orbit) {
@@ -63,16 +74,20 @@ public enum Thumbnailer {
                 let cam = cameras[k]
                 let out = context.renderScene(camera: cam, width: size.width, height: size.height, cutaway: true)
                 let name = k < 10 ? "0\(k)" : "\(k)"
-                frames.append(Frame(kind: .orbit, path: "thumbs/orbit-\(name).webp", width: size.width,
-                                    height: size.height, rgba: out.rgba, camera: cam))
+                frames.append(
+                    Frame(
+                        kind: .orbit, path: "thumbs/orbit-\(name).webp", width: size.width,
+                        height: size.height, rgba: out.rgba, camera: cam))
             }
         }
         if views.contains(.plan) {
             let size = options.sizes.plan.clamped
             let cam = context.planner.planCamera(width: size.width, height: size.height)
             let out = context.renderPlan(camera: cam, width: size.width, height: size.height)
-            frames.append(Frame(kind: .plan, path: "thumbs/plan.webp", width: size.width, height: size.height,
-                                rgba: out.output.rgba, camera: out.camera))
+            frames.append(
+                Frame(
+                    kind: .plan, path: "thumbs/plan.webp", width: size.width, height: size.height,
+                    rgba: out.output.rgba, camera: out.camera))
         }
         // Encode in parallel; each encode is single-threaded and deterministic.
         final class Slot: @unchecked Sendable { var bytes: [UInt8]? }
@@ -80,8 +95,9 @@ public enum Thumbnailer {
         let quality = options.webpQuality, method = options.webpMethod
         frames.withUnsafeBufferPointer { fs in
             Parallel.forEach(fs.count) { i in
-                slots[i].bytes = WebPCodec.encode(rgba: fs[i].rgba, width: fs[i].width, height: fs[i].height,
-                                                  quality: quality, method: method)
+                slots[i].bytes = WebPCodec.encode(
+                    rgba: fs[i].rgba, width: fs[i].width, height: fs[i].height,
+                    quality: quality, method: method)
             }
         }
         var out: [ThumbnailView] = []
@@ -89,19 +105,22 @@ public enum Thumbnailer {
             guard let bytes = slots[i].bytes else {
                 throw ThumbnailerError(code: ThumbnailerError.webpFailed, message: "libwebp could not encode \(f.path)")
             }
-            out.append(ThumbnailView(kind: f.kind, path: f.path, width: f.width, height: f.height, webp: bytes, camera: f.camera))
+            out.append(
+                ThumbnailView(
+                    kind: f.kind, path: f.path, width: f.width, height: f.height, webp: bytes, camera: f.camera))
         }
         return (out, context.warnings)
     }
 
-    /// Renders one view to RGBA8 without encoding (for tests and tools).
+    /// Renders one view to RGBA8 without encoding (for tests and utilities).
     ///
     /// - Parameters:
     ///   - view: `.hero`, `.card` (rendered at card size without the 2× downsampling), `.orbit`
     ///     (frame `orbitIndex`, 0…7) or `.plan`.
     /// - Throws: `THUMB_EMPTY_SCENE` when nothing is drawable.
     public static func renderRGBA(
-        _ layered: LayeredScene, view: ThumbnailView.Kind, orbitIndex: Int = 0, options: ThumbnailOptions = ThumbnailOptions()
+        _ layered: LayeredScene, view: ThumbnailView.Kind, orbitIndex: Int = 0,
+        options: ThumbnailOptions = ThumbnailOptions()
     ) throws -> (image: ThumbnailImage, warnings: [SceneWarning]) {
         let context = try RenderContext(layered, options: options)
         let size = options.sizes[view].clamped
@@ -121,8 +140,11 @@ public enum Thumbnailer {
             camera = plan.camera
             out = plan.output
         }
-        return (ThumbnailImage(width: size.width, height: size.height, rgba: out.rgba, coveredPixels: out.covered,
-                               camera: camera), context.warnings)
+        return (
+            ThumbnailImage(
+                width: size.width, height: size.height, rgba: out.rgba, coveredPixels: out.covered,
+                camera: camera), context.warnings
+        )
     }
 
     /// Renders the scene from any camera to RGBA8 with the thumbnail styling (no cutaway).
@@ -134,14 +156,18 @@ public enum Thumbnailer {
         let context = try RenderContext(layered, options: options)
         let s = size.clamped
         let out = context.renderScene(camera: camera, width: s.width, height: s.height, cutaway: false)
-        return (ThumbnailImage(width: s.width, height: s.height, rgba: out.rgba, coveredPixels: out.covered, camera: camera),
-                context.warnings)
+        return (
+            ThumbnailImage(
+                width: s.width, height: s.height, rgba: out.rgba, coveredPixels: out.covered, camera: camera),
+            context.warnings
+        )
     }
 
-    /// Decodes a WebP file to RGBA8 through libwebp (for tests and tools); nil when invalid.
+    /// Decodes a WebP file to RGBA8 through libwebp (for tests and utilities); nil when invalid.
     public static func decodeWebP(_ bytes: [UInt8]) -> ThumbnailImage? {
         guard let d = WebPCodec.decode(bytes) else { return nil }
-        return ThumbnailImage(width: d.width, height: d.height, rgba: d.rgba, coveredPixels: 0,
-                              camera: ThumbnailCamera(position: .zero, target: SIMD3(0, 0, -1)))
+        return ThumbnailImage(
+            width: d.width, height: d.height, rgba: d.rgba, coveredPixels: 0,
+            camera: ThumbnailCamera(position: .zero, target: SIMD3(0, 0, -1)))
     }
 }

@@ -227,7 +227,8 @@ enum TileBinner {
         let x2 = Int64(pv.x[i2]), y2 = Int64(pv.y[i2])
         let area = (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0)
         if area == 0 || (cull && area > 0) { return .skip }
-        return tileRect(minX: min(x0, x1, x2), minY: min(y0, y1, y2), maxX: max(x0, x1, x2), maxY: max(y0, y1, y2), grid: grid)
+        return tileRect(
+            minX: min(x0, x1, x2), minY: min(y0, y1, y2), maxX: max(x0, x1, x2), maxY: max(y0, y1, y2), grid: grid)
     }
 }
 

@@ -59,9 +59,13 @@ enum TriangleClipper {
             let rect = TileBinner.tileRect(
                 minX: min(x0, x1, x2), minY: min(y0, y1, y2), maxX: max(x0, x1, x2), maxY: max(y0, y1, y2), grid: grid)
             if rect.x0 < 0 { continue }
-            out.append((ClippedTriangle(
-                x: SIMD3(a.x, b.x, c.x), y: SIMD3(a.y, b.y, c.y), key: SIMD3(a.key, b.key, c.key),
-                invW: SIMD3(a.invW, b.invW, c.invW), weights: (poly[0].b, poly[k].b, poly[k + 1].b), source: UInt32(t)), rect))
+            out.append(
+                (
+                    ClippedTriangle(
+                        x: SIMD3(a.x, b.x, c.x), y: SIMD3(a.y, b.y, c.y), key: SIMD3(a.key, b.key, c.key),
+                        invW: SIMD3(a.invW, b.invW, c.invW), weights: (poly[0].b, poly[k].b, poly[k + 1].b),
+                        source: UInt32(t)), rect
+                ))
             made += 1
         }
         return made

@@ -31,22 +31,28 @@ struct ViewPlanner {
     /// The eight orbit frames: each framed on what it shows, all at the distance of the farthest
     /// so the carousel keeps one scale.
     func orbitCameras(width: Int, height: Int) -> [ThumbnailCamera] {
-        let fits = (0..<8).map { fit(azimuth: azimuth($0), elevation: Self.orbitElevation, width: width, height: height) }
+        let fits = (0..<8).map {
+            fit(azimuth: azimuth($0), elevation: Self.orbitElevation, width: width, height: height)
+        }
         let distance = fits.map(\.distance).max() ?? 1
         return fits.map { f in
-            .perspective(position: f.target + f.direction * distance, target: f.target, up: SIMD3(0, 1, 0),
-                         fovDegrees: Self.fov)
+            .perspective(
+                position: f.target + f.direction * distance, target: f.target, up: SIMD3(0, 1, 0),
+                fovDegrees: Self.fov)
         }
     }
 
     /// The hero camera and the orbit index it was chosen from.
     func heroCamera(width: Int, height: Int) -> (camera: ThumbnailCamera, index: Int) {
         guard analysis.roomLike else {
-            return (perspectiveCamera(azimuth: azimuth(0), elevation: Self.heroElevation, width: width, height: height), 0)
+            return (
+                perspectiveCamera(azimuth: azimuth(0), elevation: Self.heroElevation, width: width, height: height), 0
+            )
         }
         var best: (occluders: Int, visible: Int, diagonal: Int, k: Int)?
         for k in 0..<8 {
-            let cam = perspectiveCamera(azimuth: azimuth(k), elevation: Self.heroElevation, width: width, height: height)
+            let cam = perspectiveCamera(
+                azimuth: azimuth(k), elevation: Self.heroElevation, width: width, height: height)
             let score = heroScore(eye: cam.position)
             let key = (score.occluders, -score.visible, k % 2, k)
             if best == nil || key < (best!.occluders, -best!.visible, best!.diagonal, best!.k) {
@@ -73,7 +79,9 @@ struct ViewPlanner {
             }
         }
         var occluders = 0
-        for p in [analysis.centre.withY(analysis.floorY + 0.05)] + floorPoints.enumerated().filter({ $0.offset % 6 == 0 }).map({ $0.element }) {
+        for p in [analysis.centre.withY(analysis.floorY + 0.05)]
+            + floorPoints.enumerated().filter({ $0.offset % 6 == 0 }).map({ $0.element })
+        {
             for w in walls where segmentHitsWall(eye, p, w) { occluders += 1 }
         }
         var targets = floorPoints
@@ -142,8 +150,9 @@ struct ViewPlanner {
     /// A perspective camera at an azimuth and elevation fitted to what it shows.
     func perspectiveCamera(azimuth: Double, elevation: Double, width: Int, height: Int) -> ThumbnailCamera {
         let f = fit(azimuth: azimuth, elevation: elevation, width: width, height: height)
-        return .perspective(position: f.target + f.direction * f.distance, target: f.target, up: SIMD3(0, 1, 0),
-                            fovDegrees: Self.fov)
+        return .perspective(
+            position: f.target + f.direction * f.distance, target: f.target, up: SIMD3(0, 1, 0),
+            fovDegrees: Self.fov)
     }
 
     /// The points a view from `direction` (unit, from the scene toward the eye) frames: the boxes
@@ -154,7 +163,8 @@ struct ViewPlanner {
         var points: [SIMD3<Double>] = []
         for s in analysis.shapes where !hidden.contains(s.element) {
             for i in 0..<8 {
-                let p = s.point(SIMD3(i & 1 == 0 ? s.lo.x : s.hi.x, i & 2 == 0 ? s.lo.y : s.hi.y, i & 4 == 0 ? s.lo.z : s.hi.z))
+                let p = s.point(
+                    SIMD3(i & 1 == 0 ? s.lo.x : s.hi.x, i & 2 == 0 ? s.lo.y : s.hi.y, i & 4 == 0 ? s.lo.z : s.hi.z))
                 if isFinite3(p) { points.append(p) }
             }
         }
@@ -163,7 +173,9 @@ struct ViewPlanner {
     }
 
     /// Target and distance that fit a view direction's points with the margin, centred on screen.
-    func fit(azimuth: Double, elevation: Double, width: Int, height: Int)
+    func fit(
+        azimuth: Double, elevation: Double, width: Int, height: Int
+    )
         -> (target: SIMD3<Double>, direction: SIMD3<Double>, distance: Double)
     {
         let b = analysis.bounds
@@ -176,7 +188,9 @@ struct ViewPlanner {
         var corners = visiblePoints(direction: dir)
         if corners.isEmpty {
             for i in 0..<8 {
-                corners.append(SIMD3(i & 1 == 0 ? b.min.x : b.max.x, i & 2 == 0 ? b.min.y : b.max.y, i & 4 == 0 ? b.min.z : b.max.z))
+                corners.append(
+                    SIMD3(
+                        i & 1 == 0 ? b.min.x : b.max.x, i & 2 == 0 ? b.min.y : b.max.y, i & 4 == 0 ? b.min.z : b.max.z))
             }
         }
         var target = b.center
@@ -216,7 +230,9 @@ struct ViewPlanner {
         var points = analysis.framePoints
         if points.isEmpty {
             for i in 0..<8 {
-                points.append(SIMD3(i & 1 == 0 ? b.min.x : b.max.x, i & 2 == 0 ? b.min.y : b.max.y, i & 4 == 0 ? b.min.z : b.max.z))
+                points.append(
+                    SIMD3(
+                        i & 1 == 0 ? b.min.x : b.max.x, i & 2 == 0 ? b.min.y : b.max.y, i & 4 == 0 ? b.min.z : b.max.z))
             }
         }
         for p in points {
@@ -245,7 +261,8 @@ struct ViewPlanner {
         let u = crossD(r, f)
         var lo = SIMD2<Double>(repeating: .infinity), hi = SIMD2<Double>(repeating: -.infinity)
         for i in 0..<8 {
-            let p = SIMD3(i & 1 == 0 ? b.min.x : b.max.x, i & 2 == 0 ? b.min.y : b.max.y, i & 4 == 0 ? b.min.z : b.max.z)
+            let p = SIMD3(
+                i & 1 == 0 ? b.min.x : b.max.x, i & 2 == 0 ? b.min.y : b.max.y, i & 4 == 0 ? b.min.z : b.max.z)
             let s = SIMD2(dotD(p - b.center, r), dotD(p - b.center, u))
             lo = pointwiseMin(lo, s)
             hi = pointwiseMax(hi, s)
@@ -254,8 +271,9 @@ struct ViewPlanner {
         let aspect = Double(width) / Double(max(height, 1))
         let half = max((hi.y - lo.y) / 2, (hi.x - lo.x) / 2 / aspect, 1e-3) * (1 + Self.margin * 1.5)
         let target = b.center + r * c.x + u * c.y
-        return .orthographic(position: target + dir * (analysis.radius * 3 + 1), target: target, up: SIMD3(0, 1, 0),
-                             halfExtent: half)
+        return .orthographic(
+            position: target + dir * (analysis.radius * 3 + 1), target: target, up: SIMD3(0, 1, 0),
+            halfExtent: half)
     }
 
     /// Screen-up direction of the plan: the wall-aligned horizontal direction closest to −Z.

@@ -35,7 +35,8 @@ enum ViewRenderer {
         scene: RenderScene, camera: RenderCamera, hiddenInstance: [Bool], settings: RenderSettings, sceneRadius: Double
     ) -> Output {
         let ss = min(max(settings.supersampling, 1), 4)
-        let grid = TileGrid(width: camera.width, height: camera.height, supersampling: ss, tilePixels: settings.tilePixels)
+        let grid = TileGrid(
+            width: camera.width, height: camera.height, supersampling: ss, tilePixels: settings.tilePixels)
         let pv = ProjectedVertices(scene: scene, camera: camera, supersampling: ss)
         var hidden = hiddenInstance
         if hidden.count != scene.instances.count { hidden = [Bool](repeating: false, count: scene.instances.count) }
@@ -49,8 +50,9 @@ enum ViewRenderer {
         let rig = settings.lit ? LightRig(camera: camera) : .unlit
         var ao: [Float] = []
         if settings.ambientOcclusion && !settings.painter {
-            ao = occlusion(scene: scene, pv: pv, bins: opaque, grid: grid, camera: camera,
-                           radius: settings.aoRadius ?? Float(max(sceneRadius, 1e-3) * 0.1))
+            ao = occlusion(
+                scene: scene, pv: pv, bins: opaque, grid: grid, camera: camera,
+                radius: settings.aoRadius ?? Float(max(sceneRadius, 1e-3) * 0.1))
         }
         if settings.showOcclusion && !ao.isEmpty {
             var rgba = [UInt8](repeating: 255, count: ao.count * 4)
@@ -108,8 +110,9 @@ enum ViewRenderer {
         let sx0 = px0 * ss - a, sy0 = py0 * ss - a
         if opaque.start[tile] == opaque.start[tile + 1] && transparent.start[tile] == transparent.start[tile + 1] {
             // Nothing touches the tile: background only.
-            let rgb = SIMD3(ColorSpace.encode(background.x, table: encode), ColorSpace.encode(background.y, table: encode),
-                            ColorSpace.encode(background.z, table: encode))
+            let rgb = SIMD3(
+                ColorSpace.encode(background.x, table: encode), ColorSpace.encode(background.y, table: encode),
+                ColorSpace.encode(background.z, table: encode))
             frame.fill(px0: px0, py0: py0, px1: px1, py1: py1, rgb: rgb, tile: tile)
             return
         }
@@ -133,22 +136,27 @@ enum ViewRenderer {
             guard let t = RasterTriangle.make(opaque.ids[e], scene: scene, pv: pv, bins: opaque) else { continue }
             shader.begin(t, elementID: elementIDs[Int(scene.triInstance[t.source])])
             if shader.flat && !painter {
-                Rasterizer.rasterizeFlat(t, grid: sampleGrid, buffers: buffers, ambient: shader.flatAmbient,
-                                         direct: shader.flatDirect, id: shader.id)
+                Rasterizer.rasterizeFlat(
+                    t, grid: sampleGrid, buffers: buffers, ambient: shader.flatAmbient,
+                    direct: shader.flatDirect, id: shader.id)
             } else {
                 Rasterizer.rasterize(t, grid: sampleGrid, depth: buffers.depth, mode: mode, shader: &shader)
             }
         }
         edges?.apply(buffers, apron: a)
         if transparent.start[tile] < transparent.start[tile + 1] {
-            var blend = SurfaceShader(buffers: buffers, rig: rig, scene: scene, blend: true, step: ProjectedVertices.one)
+            var blend = SurfaceShader(
+                buffers: buffers, rig: rig, scene: scene, blend: true, step: ProjectedVertices.one)
             for e in transparent.start[tile]..<transparent.start[tile + 1] {
-                guard let t = RasterTriangle.make(transparent.ids[e], scene: scene, pv: pv, bins: transparent) else { continue }
+                guard let t = RasterTriangle.make(transparent.ids[e], scene: scene, pv: pv, bins: transparent) else {
+                    continue
+                }
                 blend.begin(t, elementID: 0)
                 Rasterizer.rasterize(t, grid: sampleGrid, depth: buffers.depth, mode: .testOnly, shader: &blend)
             }
         }
-        frame.resolve(buffers, sx0: sx0, sy0: sy0, px0: px0, py0: py0, px1: px1, py1: py1, ss: ss, tile: tile, encode: encode)
+        frame.resolve(
+            buffers, sx0: sx0, sy0: sy0, px0: px0, py0: py0, px1: px1, py1: py1, ss: ss, tile: tile, encode: encode)
     }
 
     /// Visible transparent triangles, farthest first (ties: lower id first).
@@ -157,7 +165,8 @@ enum ViewRenderer {
         for t in 0..<scene.triangleCount {
             let m = scene.triMaterial[t]
             guard m != RenderScene.invalidMaterial, scene.materials[Int(m)].transparent,
-                  !hidden[Int(scene.triInstance[t])] else { continue }
+                !hidden[Int(scene.triInstance[t])]
+            else { continue }
             var z: Float = 0
             for k in 0..<3 {
                 let p = scene.positions + Int(scene.indices[t * 3 + k]) * 3
@@ -198,8 +207,9 @@ enum ViewRenderer {
             d.initialize(repeating: -.infinity, count: cols * rows)
             n.initialize(repeating: SIMD3(0, 1, 0), count: cols * rows)
             // Half-resolution pixel x is centred at full-resolution pixel coordinate 2x + 1.
-            let g = SampleGrid(origin: ss * ProjectedVertices.one, step: 2 * ss * ProjectedVertices.one, c0: hx0, r0: hy0,
-                               cols: cols, rows: rows)
+            let g = SampleGrid(
+                origin: ss * ProjectedVertices.one, step: 2 * ss * ProjectedVertices.one, c0: hx0, r0: hy0,
+                cols: cols, rows: rows)
             var shader = NormalShader(normals: n)
             for e in bins.start[tile]..<bins.start[tile + 1] {
                 guard let t = RasterTriangle.make(bins.ids[e], scene: scene, pv: pv, bins: bins) else { continue }
@@ -219,8 +229,9 @@ enum ViewRenderer {
                 }
             }
         }
-        let half = AmbientOcclusion.compute(depth: depth, normals: normals, width: w2, height: h2, camera: camera,
-                                            radius: radius, pixelScale: 2)
+        let half = AmbientOcclusion.compute(
+            depth: depth, normals: normals, width: w2, height: h2, camera: camera,
+            radius: radius, pixelScale: 2)
         // Bilinear upsampling: full-resolution pixel x sits at half-resolution coordinate x/2 − 1/4.
         var out = [Float](repeating: 1, count: w * h)
         half.withUnsafeBufferPointer { src in

@@ -1,6 +1,6 @@
 import CLibWebP
 
-/// Lossy WebP encoding (and decoding, for tests and tools) through libwebp — the only file that
+/// Lossy WebP encoding (and decoding, for tests and utilities) through libwebp — the only file that
 /// calls libwebp. Encoding is single-threaded with a fixed method, so equal pixels give equal bytes.
 enum WebPCodec {
     /// Encodes opaque RGBA8 pixels (alpha ignored) as lossy WebP; nil when libwebp refuses.
@@ -43,12 +43,13 @@ enum WebPCodec {
         return bytes.withUnsafeBufferPointer { buf -> DecodedImage? in
             guard let base = buf.baseAddress, buf.count > 0 else { return nil }
             guard WebPGetInfo(base, buf.count, &width, &height) != 0, width > 0, height > 0,
-                  Int(width) * Int(height) <= 1 << 28
+                Int(width) * Int(height) <= 1 << 28
             else { return nil }
             guard let px = WebPDecodeRGBA(base, buf.count, &width, &height) else { return nil }
             defer { WebPFree(px) }
             let n = Int(width) * Int(height) * 4
-            return DecodedImage(width: Int(width), height: Int(height), rgba: [UInt8](UnsafeBufferPointer(start: px, count: n)))
+            return DecodedImage(
+                width: Int(width), height: Int(height), rgba: [UInt8](UnsafeBufferPointer(start: px, count: n)))
         }
     }
 }

@@ -11,12 +11,16 @@ struct CorpusTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let corpus = packageRoot.appendingPathComponent("../shared/corpus").standardizedFileURL
-    static var corpusAvailable: Bool { FileManager.default.fileExists(atPath: corpus.appendingPathComponent("usd").path) }
+    static var corpusAvailable: Bool {
+        FileManager.default.fileExists(atPath: corpus.appendingPathComponent("usd").path)
+    }
 
     /// Files usd-core cannot open (`open_error` in USD_CORE_ANALYSIS.json).
     static let refused: Set<String> = {
-        guard let data = FileManager.default.contents(atPath: corpus.appendingPathComponent("USD_CORE_ANALYSIS.json").path),
-              let list = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
+        guard
+            let data = FileManager.default.contents(
+                atPath: corpus.appendingPathComponent("USD_CORE_ANALYSIS.json").path),
+            let list = try? JSONSerialization.jsonObject(with: data) as? [[String: Any]]
         else { return [] }
         return Set(list.filter { $0["open_error"] != nil }.compactMap { $0["file"] as? String })
     }()
@@ -32,10 +36,14 @@ struct CorpusTests {
         return out.sorted()
     }
 
-    static let sampleFiles: [String] = files(under: packageRoot.appendingPathComponent("samples"), relativeTo: packageRoot)
-    static let corpusFiles: [String] = corpusAvailable
+    static let sampleFiles: [String] = files(
+        under: packageRoot.appendingPathComponent("samples"), relativeTo: packageRoot)
+    static let corpusFiles: [String] =
+        corpusAvailable
         ? (files(under: corpus.appendingPathComponent("usd"), relativeTo: corpus)
-            + files(under: corpus.appendingPathComponent("roomplan/usdz"), relativeTo: corpus)).filter { !refused.contains($0) }
+            + files(under: corpus.appendingPathComponent("roomplan/usdz"), relativeTo: corpus)).filter {
+                !refused.contains($0)
+            }
         : []
 
     static func check(_ url: URL, name: String) throws {
@@ -55,8 +63,9 @@ struct CorpusTests {
         }
         let hero = context.planner.heroCamera(width: 160, height: 120).camera
         let h = context.renderScene(camera: hero, width: 160, height: 120, cutaway: true)
-        TestScenes.saveDebugImage("corpus-" + name.replacingOccurrences(of: "/", with: "_") + "-hero", rgba: h.rgba,
-                                  width: 160, height: 120)
+        TestScenes.saveDebugImage(
+            "corpus-" + name.replacingOccurrences(of: "/", with: "_") + "-hero", rgba: h.rgba,
+            width: 160, height: 120)
         #expect(h.nonFinite == 0, "\(name) hero")
         #expect(h.covered > 0, "\(name) hero is empty")
         let plan = context.planner.planCamera(width: 128, height: 128)
@@ -70,8 +79,9 @@ struct CorpusTests {
         try Self.check(Self.packageRoot.appendingPathComponent(relative), name: relative)
     }
 
-    @Test(.enabled(if: corpusAvailable, "shared corpus not found beside the package (../shared/corpus)"),
-          arguments: corpusFiles)
+    @Test(
+        .enabled(if: corpusAvailable, "shared corpus not found beside the package (../shared/corpus)"),
+        arguments: corpusFiles)
     func corpusFileRenders(relative: String) throws {
         try Self.check(Self.corpus.appendingPathComponent(relative), name: relative)
     }

@@ -19,12 +19,14 @@ struct LookTests {
         TestScenes.saveDebugImage("fixture-hero", rgba: out.rgba, width: 640, height: 480)
         #expect(out.covered > 640 * 480 / 4)
         // Occlusion factors of the same view.
-        let cam = RenderCamera(hero, width: 640, height: 480, origin: context.scene.origin, sceneRadius: context.analysis.radius)
+        let cam = RenderCamera(
+            hero, width: 640, height: 480, origin: context.scene.origin, sceneRadius: context.analysis.radius)
         var s = RenderSettings()
         s.supersampling = 3
         s.showOcclusion = true
-        let ao = ViewRenderer.render(scene: context.scene, camera: cam, hiddenInstance: context.hiddenInstances(eye: hero.position),
-                                     settings: s, sceneRadius: context.analysis.radius)
+        let ao = ViewRenderer.render(
+            scene: context.scene, camera: cam, hiddenInstance: context.hiddenInstances(eye: hero.position),
+            settings: s, sceneRadius: context.analysis.radius)
         TestScenes.saveDebugImage("fixture-ao", rgba: ao.rgba, width: 640, height: 480)
         let plan = context.planner.planCamera(width: 512, height: 512)
         let p = context.renderPlan(camera: plan, width: 512, height: 512).output

@@ -110,13 +110,17 @@ struct RasterTests {
         let green = scene.addMaterial(Material(name: "green", baseColor: SIMD4(0, 1, 0, 1)))
         // The nearer (green, z = 1) quad is submitted first, the farther (red) second.
         let near = Self.quad(x0: 2, y0: 2, x1: 6, y1: 6, z: 1), far = Self.quad(x0: 0, y0: 0, x1: 8, y1: 8, z: 0)
-        let m = scene.addMesh(Mesh(
-            name: "q", positions: near + far, indices: (0..<12).map { UInt32($0) },
-            primitives: [Mesh.Primitive(indexStart: 0, indexCount: 6, material: green),
-                         Mesh.Primitive(indexStart: 6, indexCount: 6, material: red)]))
+        let m = scene.addMesh(
+            Mesh(
+                name: "q", positions: near + far, indices: (0..<12).map { UInt32($0) },
+                primitives: [
+                    Mesh.Primitive(indexStart: 0, indexCount: 6, material: green),
+                    Mesh.Primitive(indexStart: 6, indexCount: 6, material: red),
+                ]))
         scene.addNode(Node(name: "q", mesh: m))
-        let out = TestScenes.render(scene, camera: TestScenes.pixelCamera(width: 8, height: 8), width: 8, height: 8,
-                                    settings: TestScenes.exact())
+        let out = TestScenes.render(
+            scene, camera: TestScenes.pixelCamera(width: 8, height: 8), width: 8, height: 8,
+            settings: TestScenes.exact())
         for y in 0..<8 {
             for x in 0..<8 {
                 let o = (y * 8 + x) * 4
@@ -127,6 +131,57 @@ struct RasterTests {
         #expect(out.covered == 64)
     }
 
+    @Test func transparentSurfacesBlendBackToFrontOverOpaqueOnes() {
+        var scene = Scene()
+        let red = scene.addMaterial(Material(name: "red", baseColor: SIMD4(1, 0, 0, 1)))
+        let glass = scene.addMaterial(
+            Material(
+                name: "glass", baseColor: SIMD4(0, 0, 1, 0.5), opacity: 0.5,
+                alphaMode: .blend))
+        let white = scene.addMaterial(
+            Material(
+                name: "white", baseColor: SIMD4(1, 1, 1, 0.5), opacity: 0.5,
+                alphaMode: .blend))
+        // Submitted front to back: white glass (z = 2), blue glass (z = 1), opaque red (z = 0).
+        let positions =
+            Self.quad(x0: 0, y0: 0, x1: 4, y1: 4, z: 2) + Self.quad(x0: 0, y0: 0, x1: 4, y1: 4, z: 1)
+            + Self.quad(x0: 0, y0: 0, x1: 4, y1: 4, z: 0)
+        let m = scene.addMesh(
+            Mesh(
+                name: "q", positions: positions, indices: (0..<18).map { UInt32($0) },
+                primitives: [
+                    Mesh.Primitive(indexStart: 0, indexCount: 6, material: white),
+                    Mesh.Primitive(indexStart: 6, indexCount: 6, material: glass),
+                    Mesh.Primitive(indexStart: 12, indexCount: 6, material: red),
+                ]))
+        scene.addNode(Node(name: "q", mesh: m))
+        let out = TestScenes.render(
+            scene, camera: TestScenes.pixelCamera(width: 4, height: 4), width: 4, height: 4,
+            settings: TestScenes.exact())
+        // Linear: red, then blue at ½ → (½, 0, ½), then white at ½ → (¾, ½, ¾).
+        let t = ColorSpace.linearToSRGBTable
+        let expected = [t[12288], t[8192], t[12288]]
+        for p in 0..<16 { #expect(Array(out.rgba[(p * 4)..<(p * 4 + 3)]) == expected, "pixel \(p)") }
+        // A transparent surface behind an opaque one is hidden.
+        var hidden = Scene()
+        let r2 = hidden.addMaterial(Material(name: "red", baseColor: SIMD4(1, 0, 0, 1)))
+        let g2 = hidden.addMaterial(Material(name: "glass", baseColor: SIMD4(0, 0, 1, 0.5), alphaMode: .blend))
+        let m2 = hidden.addMesh(
+            Mesh(
+                name: "q",
+                positions: Self.quad(x0: 0, y0: 0, x1: 4, y1: 4, z: 1) + Self.quad(x0: 0, y0: 0, x1: 4, y1: 4, z: 0),
+                indices: (0..<12).map { UInt32($0) },
+                primitives: [
+                    Mesh.Primitive(indexStart: 0, indexCount: 6, material: r2),
+                    Mesh.Primitive(indexStart: 6, indexCount: 6, material: g2),
+                ]))
+        hidden.addNode(Node(name: "q", mesh: m2))
+        let o2 = TestScenes.render(
+            hidden, camera: TestScenes.pixelCamera(width: 4, height: 4), width: 4, height: 4,
+            settings: TestScenes.exact())
+        #expect(Array(o2.rgba[0..<3]) == [255, 0, 0])
+    }
+
     @Test func backFacesOfSingleSidedMaterialsAreCulled() {
         // Clockwise seen from the camera (+Z): a back face.
         let back: [Float] = [0, 0, 0, 0, 8, 0, 8, 0, 0]
@@ -134,14 +189,16 @@ struct RasterTests {
         let cam = TestScenes.pixelCamera(width: 8, height: 8)
         let culled = TestScenes.render(single, camera: cam, width: 8, height: 8, settings: TestScenes.exact())
         #expect(culled.covered == 0)
-        let double = TestScenes.triangles(back, material: Material(name: "d", baseColor: SIMD4(1, 1, 1, 1), doubleSided: true))
+        let double = TestScenes.triangles(
+            back, material: Material(name: "d", baseColor: SIMD4(1, 1, 1, 1), doubleSided: true))
         let drawn = TestScenes.render(double, camera: cam, width: 8, height: 8, settings: TestScenes.exact())
         #expect(drawn.covered == 28)  // centres strictly below the diagonal x + y = 8, plus its top-left half
         // Lit: the back face of a double-sided material is shaded with its normal flipped toward
         // the viewer, so it is as bright as the same triangle seen from the front.
         var lit = TestScenes.exact()
         lit.lit = true
-        let front = TestScenes.triangles([0, 0, 0, 8, 0, 0, 0, 8, 0], material: Material(name: "f", baseColor: SIMD4(1, 1, 1, 1)))
+        let front = TestScenes.triangles(
+            [0, 0, 0, 8, 0, 0, 0, 8, 0], material: Material(name: "f", baseColor: SIMD4(1, 1, 1, 1)))
         let a = TestScenes.render(double, camera: cam, width: 8, height: 8, settings: lit)
         let b = TestScenes.render(front, camera: cam, width: 8, height: 8, settings: lit)
         #expect(a.rgba[(7 * 8 + 0) * 4] == b.rgba[(7 * 8 + 0) * 4])
@@ -152,7 +209,8 @@ struct RasterTests {
         // A floor triangle from far ahead to well behind a camera standing on it: one vertex
         // behind the eye. The visible part fills the lower image; nothing above the horizon.
         let floor: [Float] = [-50, 0, -100, 50, 0, -100, 0, 0, 40]
-        let scene = TestScenes.triangles(floor, material: Material(name: "f", baseColor: SIMD4(1, 1, 1, 1), doubleSided: true))
+        let scene = TestScenes.triangles(
+            floor, material: Material(name: "f", baseColor: SIMD4(1, 1, 1, 1), doubleSided: true))
         let cam = ThumbnailCamera.perspective(position: SIMD3(0, 1, 0), target: SIMD3(0, 1, -10), fovDegrees: 60)
         let out = TestScenes.render(scene, camera: cam, width: 16, height: 16, settings: TestScenes.exact())
         #expect(out.nonFinite == 0)
@@ -166,7 +224,8 @@ struct RasterTests {
         }
         // Through the near plane itself: a wall through the eye.
         let wall: [Float] = [-5, -5, 5, 5, -5, 5, 0, 5, -5]
-        let w = TestScenes.triangles(wall, material: Material(name: "w", baseColor: SIMD4(1, 1, 1, 1), doubleSided: true))
+        let w = TestScenes.triangles(
+            wall, material: Material(name: "w", baseColor: SIMD4(1, 1, 1, 1), doubleSided: true))
         let eyeOnWall = ThumbnailCamera.perspective(position: SIMD3(0, 0, 0), target: SIMD3(0, 0, -1), fovDegrees: 60)
         let o2 = TestScenes.render(w, camera: eyeOnWall, width: 16, height: 16, settings: TestScenes.exact())
         #expect(o2.nonFinite == 0)
@@ -181,7 +240,8 @@ struct RasterTests {
             inf, 0, 0, 1, 0, 0, 0, 1, 0,  // infinite vertex
             -1e7, -1e7, 0, 1e7, -1e7, 0, 0, 1e7, 0,  // large but finite
         ]
-        let scene = TestScenes.triangles(positions, material: Material(name: "m", baseColor: SIMD4(1, 1, 1, 1), doubleSided: true))
+        let scene = TestScenes.triangles(
+            positions, material: Material(name: "m", baseColor: SIMD4(1, 1, 1, 1), doubleSided: true))
         let cam = TestScenes.pixelCamera(width: 8, height: 8)
         let out = TestScenes.render(scene, camera: cam, width: 8, height: 8, settings: TestScenes.exact())
         #expect(out.nonFinite == 0)
@@ -189,8 +249,10 @@ struct RasterTests {
         // Out-of-range indices are dropped with a warning.
         var s = Scene()
         let m = s.addMaterial(Material(name: "m"))
-        let mesh = s.addMesh(Mesh(name: "bad", positions: [0, 0, 0, 1, 0, 0, 0, 1, 0], indices: [0, 1, 7, 0, 1, 2],
-                                  primitives: [Mesh.Primitive(indexStart: 0, indexCount: 600, material: m)]))
+        let mesh = s.addMesh(
+            Mesh(
+                name: "bad", positions: [0, 0, 0, 1, 0, 0, 0, 1, 0], indices: [0, 1, 7, 0, 1, 2],
+                primitives: [Mesh.Primitive(indexStart: 0, indexCount: 600, material: m)]))
         s.addNode(Node(name: "bad", mesh: mesh))
         let rs = RenderScene(RenderContext.source(TestScenes.layered(s)), textureBudget: 0, maxTextureSize: 1)
         #expect(rs.triMaterial[0] == RenderScene.invalidMaterial)

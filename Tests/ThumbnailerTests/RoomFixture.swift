@@ -21,7 +21,8 @@ enum RoomFixture {
     }
 
     /// Box mesh (24 vertices, per-face normals, counter-clockwise).
-    static func box(_ lo: SIMD3<Float>, _ hi: SIMD3<Float>) -> (positions: [Float], normals: [Float], indices: [UInt32]) {
+    static func box(_ lo: SIMD3<Float>, _ hi: SIMD3<Float>) -> (positions: [Float], normals: [Float], indices: [UInt32])
+    {
         var p: [Float] = [], n: [Float] = [], idx: [UInt32] = []
         func quad(_ a: SIMD3<Float>, _ b: SIMD3<Float>, _ c: SIMD3<Float>, _ d: SIMD3<Float>, _ nn: SIMD3<Float>) {
             let base = UInt32(p.count / 3)
@@ -45,32 +46,78 @@ enum RoomFixture {
     static func room(withoutEastWall: Bool = false) -> LayeredScene {
         let h = 2.5
         var specs: [(String, Spec)] = [
-            ("WALL-A", Spec(origin: SIMD3(2.5, h / 2, 0), x: SIMD3(1, 0, 0), z: SIMD3(0, 0, 1), category: "wall",
-                            size: SIMD3(5, h, 0), zRange: -0.1...0)),
-            ("WALL-C", Spec(origin: SIMD3(2.5, h / 2, 4), x: SIMD3(-1, 0, 0), z: SIMD3(0, 0, -1), category: "wall",
-                            size: SIMD3(5, h, 0), zRange: -0.1...0)),
-            ("WALL-D", Spec(origin: SIMD3(0, h / 2, 2), x: SIMD3(0, 0, -1), z: SIMD3(1, 0, 0), category: "wall",
-                            size: SIMD3(4, h, 0), zRange: -0.1...0)),
-            ("DOOR-1", Spec(origin: SIMD3(1, 1.0, 0), x: SIMD3(1, 0, 0), z: SIMD3(0, 0, 1), category: "door",
-                            size: SIMD3(0.9, 2.0, 0), zRange: -0.025...0.025, parent: "WALL-A")),
-            ("FLOOR-1", Spec(origin: SIMD3(2.5, 0, 2), x: SIMD3(1, 0, 0), z: SIMD3(0, 1, 0), category: "floor",
-                             size: SIMD3(5, 4, 0), zRange: -0.01...0,
-                             corners: [SIMD3(-2.5, -2, 0), SIMD3(2.5, -2, 0), SIMD3(2.5, 2, 0), SIMD3(-2.5, 2, 0)])),
-            ("TABLE-1", Spec(origin: SIMD3(2.5, 0.375, 2), x: SIMD3(1, 0, 0), z: SIMD3(0, 0, 1), category: "table",
-                             size: SIMD3(1.4, 0.75, 0.8), zRange: -0.4...0.4)),
-            ("CHAIR-1", Spec(origin: SIMD3(2.5, 0.45, 2.8), x: SIMD3(-1, 0, 0), z: SIMD3(0, 0, -1), category: "chair",
-                             size: SIMD3(0.5, 0.9, 0.5), zRange: -0.25...0.25)),
-            ("CHAIR-2", Spec(origin: SIMD3(2.5, 0.45, 1.2), x: SIMD3(1, 0, 0), z: SIMD3(0, 0, 1), category: "chair",
-                             size: SIMD3(0.5, 0.9, 0.5), zRange: -0.25...0.25)),
-            ("SOFA-1", Spec(origin: SIMD3(2.5, 0.425, 3.5), x: SIMD3(-1, 0, 0), z: SIMD3(0, 0, -1), category: "sofa",
-                            size: SIMD3(2.0, 0.85, 0.9), zRange: -0.45...0.45)),
+            (
+                "WALL-A",
+                Spec(
+                    origin: SIMD3(2.5, h / 2, 0), x: SIMD3(1, 0, 0), z: SIMD3(0, 0, 1), category: "wall",
+                    size: SIMD3(5, h, 0), zRange: -0.1...0)
+            ),
+            (
+                "WALL-C",
+                Spec(
+                    origin: SIMD3(2.5, h / 2, 4), x: SIMD3(-1, 0, 0), z: SIMD3(0, 0, -1), category: "wall",
+                    size: SIMD3(5, h, 0), zRange: -0.1...0)
+            ),
+            (
+                "WALL-D",
+                Spec(
+                    origin: SIMD3(0, h / 2, 2), x: SIMD3(0, 0, -1), z: SIMD3(1, 0, 0), category: "wall",
+                    size: SIMD3(4, h, 0), zRange: -0.1...0)
+            ),
+            (
+                "DOOR-1",
+                Spec(
+                    origin: SIMD3(1, 1.0, 0), x: SIMD3(1, 0, 0), z: SIMD3(0, 0, 1), category: "door",
+                    size: SIMD3(0.9, 2.0, 0), zRange: -0.025...0.025, parent: "WALL-A")
+            ),
+            (
+                "FLOOR-1",
+                Spec(
+                    origin: SIMD3(2.5, 0, 2), x: SIMD3(1, 0, 0), z: SIMD3(0, 1, 0), category: "floor",
+                    size: SIMD3(5, 4, 0), zRange: -0.01...0,
+                    corners: [SIMD3(-2.5, -2, 0), SIMD3(2.5, -2, 0), SIMD3(2.5, 2, 0), SIMD3(-2.5, 2, 0)])
+            ),
+            (
+                "TABLE-1",
+                Spec(
+                    origin: SIMD3(2.5, 0.375, 2), x: SIMD3(1, 0, 0), z: SIMD3(0, 0, 1), category: "table",
+                    size: SIMD3(1.4, 0.75, 0.8), zRange: -0.4...0.4)
+            ),
+            (
+                "CHAIR-1",
+                Spec(
+                    origin: SIMD3(2.5, 0.45, 2.8), x: SIMD3(-1, 0, 0), z: SIMD3(0, 0, -1), category: "chair",
+                    size: SIMD3(0.5, 0.9, 0.5), zRange: -0.25...0.25)
+            ),
+            (
+                "CHAIR-2",
+                Spec(
+                    origin: SIMD3(2.5, 0.45, 1.2), x: SIMD3(1, 0, 0), z: SIMD3(0, 0, 1), category: "chair",
+                    size: SIMD3(0.5, 0.9, 0.5), zRange: -0.25...0.25)
+            ),
+            (
+                "SOFA-1",
+                Spec(
+                    origin: SIMD3(2.5, 0.425, 3.5), x: SIMD3(-1, 0, 0), z: SIMD3(0, 0, -1), category: "sofa",
+                    size: SIMD3(2.0, 0.85, 0.9), zRange: -0.45...0.45)
+            ),
         ]
         if !withoutEastWall {
-            specs.insert(("WALL-B", Spec(origin: SIMD3(5, h / 2, 2), x: SIMD3(0, 0, 1), z: SIMD3(-1, 0, 0), category: "wall",
-                                         size: SIMD3(4, h, 0), zRange: -0.1...0)), at: 1)
-            specs.append(("WINDOW-1", Spec(origin: SIMD3(5, 1.4, 2.5), x: SIMD3(0, 0, 1), z: SIMD3(-1, 0, 0),
-                                           category: "window", size: SIMD3(1.2, 1.0, 0), zRange: -0.025...0.025,
-                                           parent: "WALL-B")))
+            specs.insert(
+                (
+                    "WALL-B",
+                    Spec(
+                        origin: SIMD3(5, h / 2, 2), x: SIMD3(0, 0, 1), z: SIMD3(-1, 0, 0), category: "wall",
+                        size: SIMD3(4, h, 0), zRange: -0.1...0)
+                ), at: 1)
+            specs.append(
+                (
+                    "WINDOW-1",
+                    Spec(
+                        origin: SIMD3(5, 1.4, 2.5), x: SIMD3(0, 0, 1), z: SIMD3(-1, 0, 0),
+                        category: "window", size: SIMD3(1.2, 1.0, 0), zRange: -0.025...0.025,
+                        parent: "WALL-B")
+                ))
         }
         var scene = Scene()
         let material = scene.addMaterial(Material(name: "white", baseColor: SIMD4(1, 1, 1, 1)))
@@ -104,15 +151,17 @@ enum RoomFixture {
                     hi = SIMD3(hx, hy, Float(s.zRange.upperBound))
                 }
                 let b = box(lo, hi)
-                let mesh = scene.addMesh(Mesh(
-                    name: name, positions: b.positions, normals: b.normals, indices: b.indices,
-                    primitives: [Mesh.Primitive(indexStart: 0, indexCount: b.indices.count, material: material)]))
+                let mesh = scene.addMesh(
+                    Mesh(
+                        name: name, positions: b.positions, normals: b.normals, indices: b.indices,
+                        primitives: [Mesh.Primitive(indexStart: 0, indexCount: b.indices.count, material: material)]))
                 scene.addNode(Node(name: name + "_geom", parent: en, mesh: mesh))
                 layer.elements.append(elements.count)
-                elements.append(RoomElement(
-                    identifier: name, category: s.category, layer: id, dimensions: s.size, transform: t,
-                    parentIdentifier: s.parent, isOpen: s.category == "door" ? false : nil, geometry: .synthesized,
-                    node: en, polygonCorners: s.corners))
+                elements.append(
+                    RoomElement(
+                        identifier: name, category: s.category, layer: id, dimensions: s.size, transform: t,
+                        parentIdentifier: s.parent, isOpen: s.category == "door" ? false : nil, geometry: .synthesized,
+                        node: en, polygonCorners: s.corners))
             }
             layers.append(layer)
         }

@@ -6,21 +6,25 @@ import SceneModel
 enum TestScenes {
     /// A scene of loose triangles (positions xyz per vertex, three vertices per triangle), one
     /// material.
-    static func triangles(_ positions: [Float], material: Material = Material(name: "m", baseColor: SIMD4(1, 1, 1, 1)),
-                          uv: [Float] = [], colors: [Float] = []) -> Scene {
+    static func triangles(
+        _ positions: [Float], material: Material = Material(name: "m", baseColor: SIMD4(1, 1, 1, 1)),
+        uv: [Float] = [], colors: [Float] = []
+    ) -> Scene {
         var s = Scene()
         let m = s.addMaterial(material)
         let n = positions.count / 3
-        let mesh = s.addMesh(Mesh(
-            name: "tris", positions: positions, uv0: uv, colors: colors, indices: (0..<n).map { UInt32($0) },
-            primitives: [Mesh.Primitive(indexStart: 0, indexCount: n, material: m)]))
+        let mesh = s.addMesh(
+            Mesh(
+                name: "tris", positions: positions, uv0: uv, colors: colors, indices: (0..<n).map { UInt32($0) },
+                primitives: [Mesh.Primitive(indexStart: 0, indexCount: n, material: m)]))
         s.addNode(Node(name: "tris", mesh: mesh))
         return s
     }
 
     /// One layer per top-level node, its children as elements (the non-RoomPlan layout).
     static func layered(_ scene: Scene) -> LayeredScene {
-        var out = Scene(meshes: scene.meshes, materials: scene.materials, textures: scene.textures, metadata: scene.metadata)
+        var out = Scene(
+            meshes: scene.meshes, materials: scene.materials, textures: scene.textures, metadata: scene.metadata)
         let children = scene.childrenByNode()
         var layers: [RoomLayer] = []
         var elements: [RoomElement] = []
@@ -38,8 +42,10 @@ enum TestScenes {
             copy(root.rawValue, parent: layerNode)
             let en = map[root.rawValue]!
             layer.elements.append(elements.count)
-            elements.append(RoomElement(identifier: "e\(root.rawValue)", category: "unclassified", layer: layer.id,
-                                        geometry: .usd, node: en))
+            elements.append(
+                RoomElement(
+                    identifier: "e\(root.rawValue)", category: "unclassified", layer: layer.id,
+                    geometry: .usd, node: en))
             layers.append(layer)
         }
         return LayeredScene(scene: out, layers: layers, elements: elements)
@@ -49,8 +55,9 @@ enum TestScenes {
     /// of a `width` × `height` image whose top-left corner is at (0, height).
     static func pixelCamera(width: Int, height: Int) -> ThumbnailCamera {
         let cx = Double(width) / 2, cy = Double(height) / 2
-        return .orthographic(position: SIMD3(cx, cy, 10), target: SIMD3(cx, cy, 0), up: SIMD3(0, 1, 0),
-                             halfExtent: Double(height) / 2)
+        return .orthographic(
+            position: SIMD3(cx, cy, 10), target: SIMD3(cx, cy, 0), up: SIMD3(0, 1, 0),
+            halfExtent: Double(height) / 2)
     }
 
     /// Exact-pixel settings: no supersampling, unlit, no occlusion, no edges.
@@ -66,13 +73,17 @@ enum TestScenes {
     }
 
     /// Renders a plain scene with internal settings.
-    static func render(_ scene: Scene, camera: ThumbnailCamera, width: Int, height: Int, settings: RenderSettings)
+    static func render(
+        _ scene: Scene, camera: ThumbnailCamera, width: Int, height: Int, settings: RenderSettings
+    )
         -> ViewRenderer.Output
     {
         let layered = Self.layered(scene)
         let rs = RenderScene(RenderContext.source(layered), textureBudget: 64 << 20, maxTextureSize: 2048)
         let b = rs.bounds
-        let radius = b.isEmpty ? 1 : max((b.size.x * b.size.x + b.size.y * b.size.y + b.size.z * b.size.z).squareRoot() / 2, 1e-3)
+        let radius =
+            b.isEmpty
+            ? 1 : max((b.size.x * b.size.x + b.size.y * b.size.y + b.size.z * b.size.z).squareRoot() / 2, 1e-3)
         let cam = RenderCamera(camera, width: width, height: height, origin: rs.origin, sceneRadius: radius)
         return ViewRenderer.render(scene: rs, camera: cam, hiddenInstance: [], settings: settings, sceneRadius: radius)
     }

@@ -7,8 +7,9 @@ import Testing
 struct ViewTests {
     static var small: ThumbnailOptions {
         var o = ThumbnailOptions()
-        o.sizes = .init(hero: ThumbnailSize(width: 192, height: 144), card: ThumbnailSize(width: 96, height: 72),
-                        orbit: ThumbnailSize(width: 128, height: 96), plan: ThumbnailSize(width: 160, height: 160))
+        o.sizes = .init(
+            hero: ThumbnailSize(width: 192, height: 144), card: ThumbnailSize(width: 96, height: 72),
+            orbit: ThumbnailSize(width: 128, height: 96), plan: ThumbnailSize(width: 160, height: 160))
         o.supersampling = 2
         return o
     }
@@ -26,8 +27,9 @@ struct ViewTests {
     @Test func everyViewIsRenderedEncodedAndDecodable() throws {
         let (views, warnings) = try Thumbnailer.render(RoomFixture.room(), options: Self.small)
         #expect(warnings.isEmpty)
-        #expect(views.map(\.path) == ["thumbs/hero.webp", "thumbs/card.webp"] + (0..<8).map { "thumbs/orbit-0\($0).webp" }
-            + ["thumbs/plan.webp"])
+        #expect(
+            views.map(\.path) == ["thumbs/hero.webp", "thumbs/card.webp"] + (0..<8).map { "thumbs/orbit-0\($0).webp" }
+                + ["thumbs/plan.webp"])
         for v in views {
             let decoded = try #require(Thumbnailer.decodeWebP(v.webp), "\(v.path) decodes")
             #expect(decoded.width == v.width && decoded.height == v.height)
@@ -107,7 +109,11 @@ struct ViewTests {
             let r = Int(hex >> 16), g = Int((hex >> 8) & 0xFF), b = Int(hex & 0xFF)
             var n = 0
             for i in stride(from: 0, to: image.rgba.count, by: 4) {
-                if abs(Int(image.rgba[i]) - r) + abs(Int(image.rgba[i + 1]) - g) + abs(Int(image.rgba[i + 2]) - b) <= tolerance { n += 1 }
+                if abs(Int(image.rgba[i]) - r) + abs(Int(image.rgba[i + 1]) - g) + abs(Int(image.rgba[i + 2]) - b)
+                    <= tolerance
+                {
+                    n += 1
+                }
             }
             return n
         }
@@ -128,10 +134,12 @@ struct ViewTests {
         // A point on the quarter circle of radius 0.9 around the hinge at (0.55, 0), 45° into the room.
         let (ax, ay) = pixel(0.55 + 0.9 * 0.7071, 0.9 * 0.7071)
         var dark = false
-        for dy in -2...2 { for dx in -2...2 {
-            let i = ((ay + dy) * 256 + ax + dx) * 4
-            if i >= 0 && i + 2 < image.rgba.count && image.rgba[i] < 200 { dark = true }
-        } }
+        for dy in -2...2 {
+            for dx in -2...2 {
+                let i = ((ay + dy) * 256 + ax + dx) * 4
+                if i >= 0 && i + 2 < image.rgba.count && image.rgba[i] < 200 { dark = true }
+            }
+        }
         #expect(dark, "door swing arc drawn around the hinge")
     }
 
@@ -139,8 +147,10 @@ struct ViewTests {
         let b = RoomFixture.box(SIMD3(-1, 0, -1), SIMD3(1, 1, 1))
         var s = Scene()
         let m = s.addMaterial(Material(name: "m", baseColor: SIMD4(0.8, 0.3, 0.2, 1)))
-        let mesh = s.addMesh(Mesh(name: "box", positions: b.positions, normals: b.normals, indices: b.indices,
-                                  primitives: [Mesh.Primitive(indexStart: 0, indexCount: b.indices.count, material: m)]))
+        let mesh = s.addMesh(
+            Mesh(
+                name: "box", positions: b.positions, normals: b.normals, indices: b.indices,
+                primitives: [Mesh.Primitive(indexStart: 0, indexCount: b.indices.count, material: m)]))
         s.addNode(Node(name: "box", mesh: mesh))
         let layered = TestScenes.layered(s)
         let (views, _) = try Thumbnailer.render(layered, options: Self.small)
@@ -154,7 +164,9 @@ struct ViewTests {
     }
 
     @Test func emptyScenesAndEmptyRequestsThrow() {
-        #expect(throws: ThumbnailerError.self) { try Thumbnailer.render(LayeredScene(scene: Scene()), options: Self.small) }
+        #expect(throws: ThumbnailerError.self) {
+            try Thumbnailer.render(LayeredScene(scene: Scene()), options: Self.small)
+        }
         do {
             _ = try Thumbnailer.render(LayeredScene(scene: Scene()), options: Self.small)
         } catch let e as ThumbnailerError {
