@@ -116,6 +116,26 @@ import USDParse
         #expect(try TranscodePipeline.run(noThumbs).files.map(\.path) == ["model.glb", "layer_manifest.json"])
     }
 
+    @Test func thumbnailOptionsFromTheCommandLine() throws {
+        let c = try ConvertCommand(["room.usdz", "--out", "o", "--views", "orbit,plan", "--thumb-size", "64x48",
+                                    "--webp-quality", "60"])
+        #expect(c.thumbnails?.views == [.orbit, .plan])
+        #expect(c.thumbnails?.sizes[.orbit] == ThumbnailSize(width: 64, height: 48))
+        #expect(c.thumbnails?.webpQuality == 60)
+        #expect(try ConvertCommand(["room.usdz", "--out", "o", "--no-thumbnails"]).thumbnails == nil)
+        #expect(throws: UsageError.self) { try ConvertCommand(["room.usdz", "--out", "o", "--thumb-size", "9x9"]) }
+        #expect(throws: UsageError.self) { try ConvertCommand(["room.usdz", "--out", "o", "--views", "sky"]) }
+        #expect(throws: UsageError.self) { try ConvertCommand(["room.usdz"]) }
+
+        let pair = try #require(Self.roomPlanPairs.first)
+        var i = try input(usd: pair.usdz, json: pair.json)
+        i.thumbnails = c.thumbnails
+        let r = try TranscodePipeline.run(i)
+        let orbit = try #require(Thumbnailer.decodeWebP(try file(r, "thumbs/orbit-03.webp")))
+        #expect(orbit.width == 64 && orbit.height == 48)
+        #expect(!r.files.contains { $0.path == "thumbs/hero.webp" })
+    }
+
     @Test func theJSONAloneBuildsTheRoom() throws {
         let pair = try #require(Self.roomPlanPairs.first)
         let r = try TranscodePipeline.run(try input(usd: nil, json: pair.json))

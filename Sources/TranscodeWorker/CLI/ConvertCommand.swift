@@ -6,7 +6,8 @@ import USDParse
 struct ConvertCommand {
     static let help = """
         USAGE: transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR]
-                                        [--no-thumbnails] [--views LIST] [--webp-quality Q] [--json]
+                                        [--no-thumbnails] [--views LIST] [--thumb-size SIZE] [--webp-quality Q]
+                                        [--json]
 
         Converts a room scan into a layered glTF binary and its manifest, written atomically into DIR:
           DIR/model.glb             one glTF 2.0 binary: a node per layer, a child node per element
@@ -26,6 +27,8 @@ struct ConvertCommand {
                                     is written; the manifest lists every substitution.
           --no-thumbnails           Write no thumbnails.
           --views LIST              Comma-separated subset of hero,card,orbit,plan (default: all).
+          --thumb-size SIZE         Render every selected view at SIZE: N (square) or WxH, 16…4096
+                                    (default: the sizes listed above).
           --webp-quality Q          WebP quality 0…100 (default 80).
           --json                    Print the summary as one JSON object.
 
@@ -61,6 +64,14 @@ struct ConvertCommand {
                     kinds.insert(k)
                 }
                 thumbnails?.views = kinds
+            case "--thumb-size":
+                let text = try value(a)
+                let parts = text.split(separator: "x").compactMap { Int($0) }
+                guard parts.count == 1 || parts.count == 2, text.split(separator: "x").count == parts.count,
+                      parts.allSatisfy({ (16...4096).contains($0) })
+                else { throw UsageError("--thumb-size needs N or WxH between 16 and 4096") }
+                let size = ThumbnailSize(width: parts[0], height: parts.count == 2 ? parts[1] : parts[0])
+                for kind in ThumbnailView.Kind.allCases { thumbnails?.sizes[kind] = size }
             case "--webp-quality":
                 guard let q = Float(try value(a)), q >= 0, q <= 100 else { throw UsageError("--webp-quality needs 0…100") }
                 thumbnails?.webpQuality = q
