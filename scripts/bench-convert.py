@@ -3,7 +3,8 @@
 
 Tools, each run as its own process on the same input, in the same run:
 
-  ours      <binary> convert INPUT --out DIR --no-thumbnails (writes DIR/model.glb and layer_manifest.json)
+  ours      <binary> convert INPUT --out DIR --no-thumbnails (writes DIR/model.glb and layer_manifest.json;
+            --no-thumbnails only when the binary's convert --help lists it)
   usd2gltf  usd2gltf -i INPUT -o OUT.glb                     (PyPI package usd2gltf, its own CLI)
   bpy       python3 -c <program> INPUT OUT.glb               (PyPI package bpy, Blender as a module:
             read_factory_settings(use_empty=True), wm.usd_import, export_scene.gltf(export_format='GLB'))
@@ -345,6 +346,15 @@ def swift_binary_version(binary: str) -> str | None:
     return r.stdout.strip() or None if r.returncode == 0 else None
 
 
+def convert_option(binary: str, option: str) -> bool:
+    """Whether `convert --help` of this binary lists the option."""
+    try:
+        r = subprocess.run([binary, "convert", "--help"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return option in r.stdout + r.stderr
+
+
 def resolve_tools(args: argparse.Namespace) -> tuple[dict, dict]:
     """{tool: spec} for the tools that can run, and {tool: reason} for those that cannot."""
     available: dict = {}
@@ -354,10 +364,13 @@ def resolve_tools(args: argparse.Namespace) -> tuple[dict, dict]:
     if "ours" in wanted:
         binary = os.path.abspath(args.binary) if args.binary_given else os.path.join(REPO, args.binary)
         if os.path.isfile(binary) and os.access(binary, os.X_OK):
+            # The peers write one .glb and nothing else, so thumbnails are left out when convert has the
+            # option (builds from before the thumbnailer reject it and render none anyway).
+            extra = ["--no-thumbnails"] if convert_option(binary, "--no-thumbnails") else []
             available["ours"] = {
-                "argv": lambda src, run: [binary, "convert", src, "--out", os.path.join(run, "out"), "--no-thumbnails"],
+                "argv": lambda src, run: [binary, "convert", src, "--out", os.path.join(run, "out"), *extra],
                 "glb": lambda run: os.path.join(run, "out", "model.glb"),
-                "invocation": f"{binary} convert INPUT --out DIR --no-thumbnails   (DIR/model.glb)",
+                "invocation": f"{binary} convert INPUT --out DIR{''.join(' ' + e for e in extra)}   (DIR/model.glb)",
                 "version": swift_binary_version(binary), "path": binary}
         elif args.binary_given:
             raise UsageError(f"--binary {args.binary}: not found or not executable")
