@@ -1,0 +1,35 @@
+/// A version this worker holds a lease on. Every later write about it is fenced by `leaseId`.
+public struct ClaimedJob: Sendable, Equatable {
+    public var versionId: String
+    public var roomId: String
+    /// `transcoding` for a fresh job, `ready` for a reprocess of a ready version.
+    public var status: String
+    /// 1-based attempt number of this claim.
+    public var attempt: Int
+    public var maxAttempts: Int
+    public var leaseId: String
+    public var sourceUSDZPath: String?
+    public var sourceJSONPath: String?
+    /// The revision of the outputs currently published; this attempt writes `outputRevision + 1`.
+    public var outputRevision: Int
+    public var isReprocess: Bool
+
+    /// Storage prefix of this attempt's outputs: `rooms/{room}/versions/{version}/r{rev}-{lease8}/`.
+    /// Unique per lease, so a stale worker can never overwrite the files of the attempt that won.
+    public var outputPrefix: String {
+        "rooms/\(roomId)/versions/\(versionId)/r\(outputRevision + 1)-\(leaseId.prefix(8))/"
+    }
+
+    init(row: PGRow) throws(DatabaseError) {
+        versionId = try row.required("id")
+        roomId = try row.required("room_id")
+        status = try row.required("status")
+        attempt = row.int("attempt") ?? 1
+        maxAttempts = row.int("max_attempts") ?? 1
+        leaseId = try row.required("lease_id")
+        sourceUSDZPath = row["source_usdz_path"]
+        sourceJSONPath = row["source_json_path"]
+        outputRevision = row.int("output_revision") ?? 0
+        isReprocess = row.bool("is_reprocess") ?? false
+    }
+}
