@@ -43,6 +43,18 @@ public enum CommandLineTool {
         switch cmd {
         case "inspect": return InspectCommand.help
         case "convert": return ConvertCommand.help
+        case "run": return RunCommand.help
+        case "process": return ProcessCommand.help
+        case "job-exec": return JobExecCommand.help
+        case "migrate": return MigrateCommand.help
+        case "enqueue": return EnqueueCommand.help
+        case "retry": return RetryCommand.help
+        case "reprocess": return ReprocessCommand.help
+        case "cancel": return CancelCommand.help
+        case "status": return StatusCommand.help
+        case "show": return ShowCommand.help
+        case "submit": return SubmitCommand.help
+        case "watch": return WatchCommand.help
         default: return help
         }
     }
@@ -59,6 +71,30 @@ public enum CommandLineTool {
                 return try InspectCommand(rest).run()
             case "convert":
                 return try ConvertCommand(rest).run()
+            case "run":
+                return try RunCommand(rest).run()
+            case "process":
+                return try ProcessCommand(rest).run()
+            case "job-exec":
+                return try JobExecCommand(rest).run()
+            case "migrate":
+                return try MigrateCommand(rest).run()
+            case "enqueue":
+                return try EnqueueCommand(rest).run()
+            case "retry":
+                return try RetryCommand(rest).run()
+            case "reprocess":
+                return try ReprocessCommand(rest).run()
+            case "cancel":
+                return try CancelCommand(rest).run()
+            case "status":
+                return try StatusCommand(rest).run()
+            case "show":
+                return try ShowCommand(rest).run()
+            case "submit":
+                return try SubmitCommand(rest).run()
+            case "watch":
+                return try WatchCommand(rest).run()
             case "help", "--help", "-h":
                 print(help)
                 return 0

@@ -2,17 +2,19 @@ import Foundation
 import Thumbnailer
 import USDParse
 
-/// `transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR] [--json]`
+/// `transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR] [--report] [--json]`
 struct ConvertCommand {
     static let help = """
         USAGE: transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR]
                                         [--no-thumbnails] [--views LIST] [--thumb-size SIZE] [--webp-quality Q]
-                                        [--json]
+                                        [--report] [--json]
 
         Converts a room scan into a layered glTF binary and its manifest, written atomically into DIR:
           DIR/model.glb             one glTF 2.0 binary: a node per layer, a child node per element
           DIR/thumbs/*.webp         hero.webp (1024×768), card.webp (512×384), orbit-00 … orbit-07.webp
                                     (768×576, every 45°), plan.webp (1024×1024 top-down floor plan)
+          DIR/report.html           with --report: one self-contained page for people (grade, metrics,
+                                    views, layers, elements, warnings, files)
           DIR/layer_manifest.json   layers, elements, sections, metrics, quality grade, thumbnails
                                     with their cameras, inputs, stats (written last)
 
@@ -30,6 +32,9 @@ struct ConvertCommand {
           --thumb-size SIZE         Render every selected view at SIZE: N (square) or WxH, 16…4096
                                     (default: the sizes listed above).
           --webp-quality Q          WebP quality 0…100 (default 80).
+          --report                  Also write DIR/report.html: the inputs, quality grade, metrics, the
+                                    hero, plan and orbit views, layers, elements, warnings and files on
+                                    one HTML page with the images embedded (no external files).
           --json                    Print the summary as one JSON object.
 
         EXIT STATUS: 0 success, 2 usage error, 3 invalid or unreadable input, 4 internal error.
@@ -40,6 +45,7 @@ struct ConvertCommand {
     var out = ""
     var redacted: String?
     var json = false
+    var writeReport = false
     var thumbnails: ThumbnailOptions? = ThumbnailOptions()
 
     init(_ args: [String]) throws {
@@ -54,6 +60,7 @@ struct ConvertCommand {
             case "--out": out = try value(a)
             case "--redacted-textures": redacted = try value(a)
             case "--json": json = true
+            case "--report": writeReport = true
             case "--no-thumbnails": thumbnails = nil
             case "--views":
                 var kinds: Set<ThumbnailView.Kind> = []
@@ -112,11 +119,23 @@ struct ConvertCommand {
             return report(PipelineError(code: "IO_READ_FAILED", message: "\(error)", phase: "reading"),
                           status: ExitStatus.invalidInput)
         }
-        let result: PipelineResult
+        var result: PipelineResult
         do {
             result = try TranscodePipeline.run(pipelineInput)
         } catch {
             return report(error, status: error.isInputError ? ExitStatus.invalidInput : ExitStatus.internalError)
+        }
+        if writeReport {
+            // The report goes before the manifest, which stays the last file written.
+            let t1 = Clock.now()
+            do {
+                let page = try ReportBuilder.build(result: result)
+                let at = result.files.lastIndex { $0.path == "layer_manifest.json" } ?? result.files.endIndex
+                result.files.insert((ReportBuilder.fileName, page), at: at)
+            } catch {
+                return report(error, status: ExitStatus.internalError)
+            }
+            result.summary.phaseMilliseconds.append(("report", Clock.ms(t1, Clock.now())))
         }
         do {
             try OutputDirectory.write(result.files, into: out)
