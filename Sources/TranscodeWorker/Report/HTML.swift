@@ -1,0 +1,68 @@
+import Foundation
+
+/// Text helpers for writing HTML by hand: escaping, embedded images and deterministic number
+/// formatting (no locale, no grouping rules from the host).
+enum HTML {
+    /// `s` escaped for element content and for double- or single-quoted attribute values:
+    /// `& < > " '` become entities; control characters other than tab, line feed and carriage
+    /// return (which HTML does not allow as text) become U+FFFD.
+    static func escape(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.utf8.count)
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
+            default:
+                let v = scalar.value
+                if v < 0x20 || (0x7F...0x9F).contains(v) || (0xFDD0...0xFDEF).contains(v) || v & 0xFFFE == 0xFFFE {
+                    out += "\u{FFFD}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+
+    /// A `data:` URI holding `bytes` in base64 (no line breaks), for `src` attributes.
+    static func dataURI(mimeType: String, bytes: [UInt8]) -> String {
+        "data:\(mimeType);base64," + Data(bytes).base64EncodedString()
+    }
+
+    /// `x` with exactly `digits` decimals, `.` as the separator, and no `-` on a value that
+    /// rounds to zero. Not finite: an em dash.
+    static func fixed(_ x: Double, _ digits: Int) -> String {
+        guard x.isFinite else { return "—" }
+        var s = String(format: "%.\(digits)f", x)
+        if s.hasPrefix("-"), s.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) { s.removeFirst() }
+        return s
+    }
+
+    /// An integer with `,` between groups of three digits: `1,234,567`.
+    static func grouped(_ n: Int) -> String {
+        let digits = String(n.magnitude)
+        var out = ""
+        for (i, c) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out += "," }
+            out.append(c)
+        }
+        return (n < 0 ? "-" : "") + out
+    }
+
+    /// A byte count for people: `41,288 B (40.3 KiB)`; below 1 KiB just `812 B`.
+    static func byteSize(_ n: Int) -> String {
+        let units = ["KiB", "MiB", "GiB"]
+        var value = Double(n)
+        var unit = -1
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return unit < 0 ? "\(grouped(n)) B" : "\(grouped(n)) B (\(fixed(value, 1)) \(units[unit]))"
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import Testing
+
+@testable import TranscodeWorker
+
+/// `report.html`: the rendered views are embedded byte for byte, every layer and element is listed,
+/// text from the inputs is escaped, nothing is loaded from elsewhere, and the bytes are
+/// deterministic; `convert --report` writes it beside the other outputs.
+@Suite struct ReportTests {
+    static let usdz = "samples/roomplan/parametric_two_sections.usdz"
+    static let json = "samples/roomplan/parametric_two_sections.json"
+    static let views = ["thumbs/hero.webp", "thumbs/plan.webp"] + (0..<8).map { "thumbs/orbit-0\($0).webp" }
+
+    func convert(thumbnails: Bool = true) throws -> PipelineResult {
+        var input = try ConvertTests().input(usd: Self.usdz, json: Self.json)
+        if !thumbnails { input.thumbnails = nil }
+        return try TranscodePipeline.run(input)
+    }
+
+    func manifest(_ r: PipelineResult) throws -> [String: Any] {
+        let bytes = try #require(r.files.last { $0.path == "layer_manifest.json" }?.bytes)
+        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    }
+
+    func html(_ r: PipelineResult) throws -> String {
+        String(decoding: try ReportBuilder.build(result: r), as: UTF8.self)
+    }
+
+    /// Every `<img>` of the page: its `data-path` and the bytes of its `data:image/webp;base64,` source.
+    func images(_ html: String) throws -> [(path: String, bytes: [UInt8])] {
+        var out: [(String, [UInt8])] = []
+        var rest = html[...]
+        while let img = rest.range(of: "<img ") {
+            let tagEnd = try #require(rest[img.upperBound...].range(of: ">"))
+            let tag = rest[img.lowerBound..<tagEnd.upperBound]
+            let prefix = "src=\"data:image/webp;base64,"
+            let src = try #require(tag.range(of: prefix), "an image that is not embedded WebP: \(tag.prefix(80))")
+            let srcEnd = try #require(tag[src.upperBound...].firstIndex(of: "\""))
+            let data = try #require(Data(base64Encoded: String(tag[src.upperBound..<srcEnd])))
+            let pathStart = try #require(tag.range(of: "data-path=\""))
+            let pathEnd = try #require(tag[pathStart.upperBound...].firstIndex(of: "\""))
+            out.append((String(tag[pathStart.upperBound..<pathEnd]), [UInt8](data)))
+            rest = rest[tagEnd.upperBound...]
+        }
+        return out
+    }
+
+    /// The elements the page is made of; anything else came from text that was not escaped.
+    static let allowedElements: Set<String> = [
+        "html", "head", "meta", "title", "style", "body", "main", "header", "footer", "section", "div", "p", "span",
+        "strong", "h1", "h2", "h3", "ul", "li", "figure", "img", "figcaption", "table", "thead", "tbody", "tr", "th", "td",
+    ]
+
+    /// True when every tag of the page is one of `allowedElements`, every element is closed in order
+    /// (`<img … />` and `<meta … />` close themselves), and `<`/`>` never appear outside tags
+    /// except in the style sheet. Proves that escaped text neither opened nor closed an element.
+    func wellFormed(_ html: String) -> Bool {
+        var text = Substring(html)
+        guard text.hasPrefix("<!DOCTYPE html>") else { return false }
+        text = text.dropFirst("<!DOCTYPE html>".count)
+        var open: [String] = []
+        while let lt = text.firstIndex(of: "<") {
+            if text[..<lt].contains(">") { return false }
+            guard let gt = text[lt...].firstIndex(of: ">") else { return false }
+            var tag = text[text.index(after: lt)..<gt]
+            text = text[text.index(after: gt)...]
+            let closing = tag.hasPrefix("/")
+            if closing { tag = tag.dropFirst() }
+            let selfClosing = tag.hasSuffix("/")
+            let name = String(tag.prefix { $0.isLetter || $0.isNumber })
+            guard Self.allowedElements.contains(name), !tag.dropFirst(name.count).contains("<") else { return false }
+            if closing {
+                guard open.popLast() == name else { return false }
+            } else if !selfClosing {
+                open.append(name)
+                if name == "style" {
+                    guard let end = text.range(of: "</style>") else { return false }
+                    text = text[end.lowerBound...]
+                }
+            }
+        }
+        return open.isEmpty && !text.contains(">")
+    }
+
+    @Test func theRenderedViewsAreEmbeddedByteForByte() throws {
+        let r = try convert()
+        let page = try html(r)
+        let embedded = try images(page)
+        #expect(embedded.map(\.path) == Self.views, "hero, plan, then the 8 orbit views, in that order")
+        for (path, bytes) in embedded {
+            let file = try #require(r.files.first { $0.path == path }?.bytes)
+            #expect(bytes == file, "\(path) differs from the thumbnail")
+        }
+        #expect(page.components(separatedBy: "data:image/webp;base64,").count - 1 == 10)
+        #expect(wellFormed(page))
+    }
+
+    @Test func everyLayerAndElementIsListed() throws {
+        let r = try convert()
+        let page = try html(r)
+        let m = try manifest(r)
+        let layers = try #require(m["layers"] as? [[String: Any]])
+        let elements = try #require(m["elements"] as? [[String: Any]])
+        #expect(!layers.isEmpty && elements.count == 21)
+        for l in layers {
+            let id = try #require(l["id"] as? String)
+            #expect(page.contains("<td class=\"mono\">\(id)</td>"), "layer \(id)")
+        }
+        for el in elements {
+            let id = try #require(el["identifier"] as? String)
+            #expect(page.contains(">\(id)</td>"), "element \(id)")
+        }
+        // Header facts: inputs, generator, grade with its reasons, metrics with units.
+        #expect(page.contains("parametric_two_sections.usdz") && page.contains("parametric_two_sections.json"))
+        #expect(page.contains("crowdroom-transcode-worker \(CommandLineTool.version)"))
+        #expect(page.contains("<div class=\"grade grade-A\">A</div>"))
+        let notes = try #require((m["quality"] as? [String: Any])?["notes"] as? [String])
+        for note in notes { #expect(page.contains(HTML.escape(note))) }
+        #expect(page.contains("29.00 m²") && page.contains("2.50 m"))
+        #expect(page.contains("<h2>Warnings (0)</h2>") && page.contains("None."))
+        // Inputs with sizes and digests, outputs with sizes.
+        for input in try #require(m["inputs"] as? [[String: Any]]) {
+            #expect(page.contains(try #require(input["sha256"] as? String)))
+        }
+        for f in r.files { #expect(page.contains("<td class=\"mono\">\(f.path)</td>"), "output \(f.path)") }
+    }
+
+    @Test func textFromTheInputsIsEscaped() throws {
+        let r = try convert()
+        var m = try manifest(r)
+        var elements = try #require(m["elements"] as? [[String: Any]])
+        elements[0]["identifier"] = "<script>document.write('x')</script>"
+        elements[1]["category"] = "</td></tr></table><b>chair</b>"
+        elements[2]["attributes"] = ["Type\"><svg onload=alert(1)>": "a&b"]
+        m["elements"] = elements
+        var inputs = try #require(m["inputs"] as? [[String: Any]])
+        inputs[0]["name"] = "\"><img src=x onerror=alert(1)>.usdz"
+        m["inputs"] = inputs
+        m["warnings"] = [["code": "<script>alert(\"x\")</script>",
+                          "message": "Tom & Jerry's \"room\" </td><iframe src=javascript:alert(1)>\u{1}",
+                          "prim_path": "/World/<b>Sofa</b>"]]
+        var files = r.files
+        files[files.count - 1].bytes = [UInt8](try JSONSerialization.data(withJSONObject: m, options: [.sortedKeys]))
+        let page = try html(PipelineResult(files: files, summary: r.summary))
+
+        for raw in ["<script", "<svg", "<iframe", "<b>", "<img src=x", "</td></tr></table>"] {
+            #expect(!page.lowercased().contains(raw), "\(raw) reached the page unescaped")
+        }
+        #expect(page.contains("&lt;script&gt;document.write(&#39;x&#39;)&lt;/script&gt;"))
+        #expect(page.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"))
+        #expect(page.contains("Tom &amp; Jerry&#39;s &quot;room&quot; &lt;/td&gt;&lt;iframe"))
+        #expect(page.contains("/World/&lt;b&gt;Sofa&lt;/b&gt;"))
+        #expect(page.contains("Type&quot;&gt;&lt;svg onload=alert(1)&gt;: a&amp;b"))
+        #expect(!page.unicodeScalars.contains("\u{1}"))
+        #expect(try images(page).count == 10, "no image beyond the thumbnails")
+        #expect(wellFormed(page))
+    }
+
+    @Test func escapeCoversMarkupQuotesAndControlCharacters() {
+        #expect(HTML.escape("a<b>&\"c'") == "a&lt;b&gt;&amp;&quot;c&#39;")
+        #expect(HTML.escape("tab\there\nline") == "tab\there\nline")
+        #expect(HTML.escape("x\u{0}y\u{1B}z\u{85}\u{FFFF}") == "x\u{FFFD}y\u{FFFD}z\u{FFFD}\u{FFFD}")
+        #expect(HTML.escape("Größe 2 m²") == "Größe 2 m²")
+        #expect(HTML.grouped(1_234_567) == "1,234,567" && HTML.grouped(999) == "999" && HTML.grouped(-1000) == "-1,000")
+        #expect(HTML.fixed(-0.001, 2) == "0.00" && HTML.fixed(2.345, 1) == "2.3" && HTML.fixed(.nan, 2) == "—")
+        #expect(HTML.byteSize(812) == "812 B" && HTML.byteSize(41_288) == "41,288 B (40.3 KiB)")
+        #expect(wellFormed("<!DOCTYPE html><html><body><p>a &lt;b&gt;</p><img src=\"x\" /></body></html>"))
+        #expect(!wellFormed("<!DOCTYPE html><html><body><p><b>unclosed</p></body></html>"))
+        #expect(!wellFormed("<!DOCTYPE html><html><body><p><script>x</script></p></body></html>"))
+        #expect(!wellFormed("<!DOCTYPE html><html><body><p>a > b</p></body></html>"))
+    }
+
+    @Test func thePageLoadsNothingFromElsewhere() throws {
+        let page = try html(try convert())
+        #expect(!page.contains("http://") && !page.contains("https://"))
+        #expect(!page.contains("//:") && !page.contains("src=\"//"))
+        #expect(!page.lowercased().contains("<script") && !page.lowercased().contains("<link"))
+        #expect(!page.contains("url("))
+        #expect(page.contains("default-src 'none'; img-src data:"))
+    }
+
+    @Test func theSameInputGivesTheSameBytes() throws {
+        let a = try ReportBuilder.build(result: try convert())
+        let b = try ReportBuilder.build(result: try convert())
+        #expect(a == b)
+        #expect(!a.isEmpty)
+    }
+
+    @Test func withoutThumbnailsThePageSaysSo() throws {
+        let page = try html(try convert(thumbnails: false))
+        #expect(page.contains("Thumbnails are disabled"))
+        #expect(!page.contains("data:image/webp") && !page.contains("<img"))
+        #expect(wellFormed(page))
+    }
+
+    @Test func aResultWithoutAManifestIsAnError() throws {
+        var r = try convert(thumbnails: false)
+        r.files.removeAll { $0.path == "layer_manifest.json" }
+        #expect { try ReportBuilder.build(result: r) } throws: { ($0 as? PipelineError)?.code == "REPORT_MANIFEST_INVALID" }
+        r.files.append(("layer_manifest.json", Array("[1, 2]".utf8)))
+        #expect { try ReportBuilder.build(result: r) } throws: { ($0 as? PipelineError)?.code == "REPORT_MANIFEST_INVALID" }
+    }
+
+    @Test func convertWithReportWritesThePageBeforeTheManifest() throws {
+        #expect(ConvertCommand.help.contains("--report"))
+        #expect(try ConvertCommand(["room.usdz", "--out", "o", "--report"]).writeReport)
+        #expect(try !ConvertCommand(["room.usdz", "--out", "o"]).writeReport)
+
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let status = CommandLineTool.main(["convert", ConvertTests.path(Self.usdz), "--roomplan", ConvertTests.path(Self.json),
+                                           "--out", out.path, "--report"])
+        #expect(status == ExitStatus.ok)
+        let written = [UInt8](try Data(contentsOf: out.appendingPathComponent("report.html")))
+        #expect(written == (try ReportBuilder.build(result: try convert())))
+        for path in Self.views + ["model.glb", "layer_manifest.json"] {
+            #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent(path).path), "\(path)")
+        }
+    }
+
+    @Test(.enabled(if: CommandLineToolTests.binary != nil, "the transcode-worker executable is not built"))
+    func theJSONSummaryListsTheReport() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let run = try CommandLineToolTests().run(["convert", Self.usdz, "--roomplan", Self.json, "--out", out.path,
+                                                  "--report", "--json"])
+        #expect(run.exited && run.status == 0, "\(run.stderr)")
+        let files = try #require(run.json?["files"] as? [[String: Any]])
+        let paths = files.compactMap { $0["path"] as? String }
+        #expect(paths.suffix(2) == ["report.html", "layer_manifest.json"])
+        let size = try #require(files.first { $0["path"] as? String == "report.html" }?["bytes"] as? Int)
+        let onDisk = try FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("report.html").path)[.size] as? Int
+        #expect(size == onDisk)
+        let timing = try #require(run.json?["timing_ms"] as? [String: Any])
+        #expect(timing["report"] != nil)
+    }
+}
