@@ -8,6 +8,8 @@ APT_PACKAGES=(
   zlib1g-dev liblz4-dev
   libpng-dev libjpeg62-turbo-dev libwebp-dev
   libpq-dev libssl-dev libmicrohttpd-dev
+  postgresql-15 postgresql-client-15
+  chromium
 )
 PIP_PACKAGES=(usd-core numpy trimesh pygltflib jsonschema)
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need, generates the usd-core differential cases,
-# builds, runs the whole Swift test suite, then the parser tests once more under AddressSanitizer.
+# starts a throwaway PostgreSQL for the queue tests, builds, runs the whole Swift test suite, then
+# the parser tests once more under AddressSanitizer.
 #   scripts/test.sh            everything
 #   SKIP_ASAN=1 scripts/test.sh   skip the sanitizer pass
 set -euo pipefail
@@ -17,7 +18,15 @@ else
 fi
 
 WORK=$(mktemp -d /tmp/transcode-tests.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+source scripts/pg-temp.sh
+trap 'pg_temp_stop; rm -rf "$WORK"' EXIT
+
+echo "== starting a throwaway PostgreSQL 15 (scripts/pg-temp.sh)"
+pg_temp_start "$WORK/pg"
+export TRANSCODE_TEST_DATABASE_URL="$DATABASE_URL"
+export TRANSCODE_REQUIRE_POSTGRES=1   # queue tests fail instead of skipping without a database
+# The HTTP tests talk to servers on 127.0.0.1; a proxy from the environment must not catch them.
+export no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}" NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}"
 
 echo "== generating differential cases with usd-core"
 python3 scripts/gen-differential.py "$WORK/diff" --count 200 --seed 1

@@ -1,0 +1,36 @@
+/// Where sources and outputs live: keys are relative, `/`-separated paths (no leading `/`, no `..`
+/// segments, no empty segments; the full rules are `ObjectKey`). Backends: `FileObjectStore`
+/// (a local directory); `StorageURL.open` picks one from a URL.
+///
+/// Every method is synchronous (callers run on plain threads) and safe to call from many threads
+/// at once. Every method validates its key first and throws `STORAGE_INVALID_KEY` for a bad one.
+/// Byte counts are bytes.
+public protocol ObjectStore: Sendable {
+    /// Reads a whole object into a new array owned by the caller. The size is checked before any
+    /// byte is read. Throws `StorageError` `STORAGE_NOT_FOUND` when the key does not exist,
+    /// `STORAGE_TOO_LARGE` when the object is larger than `maxBytes`, `STORAGE_UNAVAILABLE`
+    /// (retryable) when the store cannot be read, `STORAGE_INVALID_KEY`.
+    func get(_ key: String, maxBytes: Int) throws(StorageError) -> [UInt8]
+
+    /// Writes an object, replacing any existing one atomically: readers see the old object or the
+    /// whole new one, never a part. `contentType` is the MIME type for backends that store one.
+    /// Throws `STORAGE_WRITE_FAILED` (retryable), `STORAGE_NO_SPACE`, `STORAGE_INVALID_KEY` (also
+    /// when the key clashes with an existing prefix on a backend that cannot hold both).
+    func put(_ key: String, bytes: [UInt8], contentType: String) throws(StorageError)
+
+    /// Deletes an object. Deleting a missing key is not an error. Throws `STORAGE_WRITE_FAILED`
+    /// (retryable), `STORAGE_INVALID_KEY`.
+    func delete(_ key: String) throws(StorageError)
+
+    /// Every key that starts with `prefix` (`""` for all), sorted by UTF-8 bytes. A prefix is
+    /// matched as a string, not as a directory: `a/b` matches `a/b/c` and `a/bc`. Throws
+    /// `STORAGE_UNAVAILABLE` (retryable), `STORAGE_INVALID_KEY` for a malformed prefix.
+    func list(prefix: String) throws(StorageError) -> [String]
+
+    /// The size of an object in bytes, or nil when it does not exist. Throws
+    /// `STORAGE_UNAVAILABLE` (retryable), `STORAGE_INVALID_KEY`.
+    func size(_ key: String) throws(StorageError) -> Int?
+
+    /// A human-readable description for logs, e.g. `file:///abs/dir`; never contains credentials.
+    var location: String { get }
+}

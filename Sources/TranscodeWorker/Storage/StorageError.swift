@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An object storage failure with a stable `code`. `message` is safe to log and to send to
+/// clients: it names the key and the operation, never credentials.
+///
+/// Codes and whether retrying the same operation can help:
+///
+/// | code | retryable | meaning |
+/// |---|---|---|
+/// | `STORAGE_NOT_FOUND` | no | the key does not exist |
+/// | `STORAGE_TOO_LARGE` | no | the object is larger than the caller's `maxBytes` |
+/// | `STORAGE_INVALID_KEY` | no | the key breaks the key rules (`ObjectKey`) or clashes with a prefix |
+/// | `STORAGE_UNAVAILABLE` | yes | the store could not be read or reached (IO error, network, 5xx) |
+/// | `STORAGE_WRITE_FAILED` | yes | a write, rename or flush failed |
+/// | `STORAGE_NO_SPACE` | no | the device or quota is full (`ENOSPC`, `EDQUOT`) |
+/// | `STORAGE_URL_INVALID` | no | the storage URL is malformed or names an unsupported scheme |
+public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    public static let notFound = "STORAGE_NOT_FOUND"
+    public static let tooLarge = "STORAGE_TOO_LARGE"
+    public static let invalidKey = "STORAGE_INVALID_KEY"
+    public static let unavailable = "STORAGE_UNAVAILABLE"
+    public static let writeFailed = "STORAGE_WRITE_FAILED"
+    public static let noSpace = "STORAGE_NO_SPACE"
+    public static let urlInvalid = "STORAGE_URL_INVALID"
+
+    /// One of the codes above.
+    public var code: String
+    public var message: String
+    /// The object key involved, when there is one.
+    public var key: String?
+    /// True when the same operation may succeed later.
+    public var isRetryable: Bool
+
+    /// `isRetryable` defaults to the code's row in the table above.
+    public init(code: String, message: String, key: String? = nil, isRetryable: Bool? = nil) {
+        self.code = code
+        self.message = message
+        self.key = key
+        self.isRetryable = isRetryable ?? StorageError.defaultRetryable(code)
+    }
+
+    /// Whether a failure with `code` is retryable unless the backend knows better.
+    public static func defaultRetryable(_ code: String) -> Bool {
+        code == unavailable || code == writeFailed
+    }
+
+    public var description: String {
+        "\(code): \(message)" + (key.map { " (key \($0))" } ?? "")
+    }
+
+    /// Maps an `errno` from a failed system call. `ENOSPC` / `EDQUOT` are `STORAGE_NO_SPACE`;
+    /// otherwise writes fail with `STORAGE_WRITE_FAILED` and reads with `STORAGE_UNAVAILABLE`.
+    static func system(_ err: Int32, _ what: String, key: String?, writing: Bool) -> StorageError {
+        let reason = String(cString: strerror(err))
+        if err == ENOSPC || err == EDQUOT {
+            return StorageError(code: noSpace, message: "\(what): \(reason)", key: key)
+        }
+        return StorageError(code: writing ? writeFailed : unavailable, message: "\(what): \(reason)", key: key)
+    }
+}

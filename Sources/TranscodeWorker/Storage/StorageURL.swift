@@ -1,0 +1,101 @@
+/// Opens an `ObjectStore` from a storage URL, as given in configuration.
+///
+/// Supported forms:
+/// * `file:///abs/dir` (or `file://localhost/abs/dir`): a `FileObjectStore` rooted at the
+///   percent-decoded absolute path, created when missing.
+/// * `s3://bucket/prefix`: recognised but not available in this build (`STORAGE_URL_INVALID`).
+///
+/// A new backend adds a `case` to the scheme switch in `open`.
+public enum StorageURL {
+    /// The store `url` names. The caller owns the returned store; it holds no open resources.
+    /// Throws `StorageError` `STORAGE_URL_INVALID` for a malformed URL, an unknown scheme, a
+    /// relative or non-directory path, or `s3://` (not in this build); `STORAGE_UNAVAILABLE`
+    /// (retryable) when the directory cannot be created. Messages never repeat the URL's
+    /// credentials.
+    public static func open(_ url: String) throws(StorageError) -> any ObjectStore {
+        guard let separator = url.firstRange(of: "://") else {
+            throw invalid("a storage URL looks like file:///absolute/dir or s3://bucket/prefix")
+        }
+        let scheme = url[..<separator.lowerBound].lowercased()
+        let rest = url[separator.upperBound...]
+        switch scheme {
+        case "file":
+            return try FileObjectStore(root: try fileRoot(rest), create: true)
+        case "s3":
+            throw invalid("s3:// storage is not available in this build")
+        default:
+            let shown = scheme.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 } ? scheme : "?"
+            throw invalid("unsupported storage URL scheme '\(shown)' (expected file:// or s3://)")
+        }
+    }
+
+    /// The directory of a `file://` URL from the part after `file://`.
+    private static func fileRoot(_ rest: Substring) throws(StorageError) -> String {
+        guard let slash = rest.firstIndex(of: "/") else {
+            throw invalid("a file storage URL needs an absolute path: file:///absolute/dir")
+        }
+        let host = rest[..<slash]
+        guard host.isEmpty || host.lowercased() == "localhost" else {
+            throw invalid("a file storage URL names a local directory: use file:///absolute/dir, not a host")
+        }
+        let encoded = rest[slash...]
+        guard !encoded.contains("?"), !encoded.contains("#") else {
+            throw invalid("a file storage URL has no query or fragment; percent-encode '?' and '#' in the path")
+        }
+        let path = try percentDecode(encoded)
+        guard path.hasPrefix("/") else { throw invalid("a file storage URL needs an absolute path") }
+        guard !path.utf8.contains(0) else { throw invalid("a file storage URL path contains a NUL byte") }
+        guard path.contains(where: { $0 != "/" }) else {
+            throw invalid("refusing the file system root as a storage directory")
+        }
+        return path
+    }
+
+    /// Decodes `%XX` escapes; the result must be UTF-8.
+    static func percentDecode(_ text: Substring) throws(StorageError) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                throw invalid("a storage URL has a malformed percent escape")
+            }
+            bytes.append(high << 4 | low)
+        }
+        guard let decoded = String(validating: bytes, as: UTF8.self) else {
+            throw invalid("a storage URL path is not UTF-8 after percent-decoding")
+        }
+        return decoded
+    }
+
+    /// Percent-encodes everything in `path` except unreserved characters and `/`, for display.
+    static func percentEncodePath(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return out
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    private static func invalid(_ message: String) -> StorageError {
+        StorageError(code: StorageError.urlInvalid, message: message)
+    }
+}
