@@ -11,7 +11,7 @@ APT_PACKAGES=(
   postgresql-15 postgresql-client-15
   chromium
 )
-PIP_PACKAGES=(usd-core numpy trimesh pygltflib jsonschema)
+PIP_PACKAGES=(usd-core numpy trimesh pygltflib jsonschema pillow)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -26,7 +26,7 @@ fi
 
 if [ "${SKIP_PIP:-0}" != "1" ]; then
   PY=${PYTHON:-python3}
-  if ! "$PY" -c 'import pxr, numpy, trimesh, pygltflib, jsonschema' 2>/dev/null; then
+  if ! "$PY" -c 'import pxr, numpy, trimesh, pygltflib, jsonschema, PIL' 2>/dev/null; then
     echo "installing Python packages: ${PIP_PACKAGES[*]}"
     "$PY" -m pip install -q "${PIP_PACKAGES[@]}"
   fi

@@ -46,6 +46,9 @@ set -e
 echo "== converting every sample and corpus file; checking outputs with trimesh, pygltflib and jsonschema"
 python3 scripts/check-conversions.py --binary .build/debug/transcode-worker --corpus "$CORPUS"
 
+echo "== report.html in headless Chromium"
+python3 scripts/check-report.py --binary .build/debug/transcode-worker
+
 if [ "${SKIP_ASAN:-0}" != "1" ]; then
   echo "== parser tests under AddressSanitizer"
   set +e
