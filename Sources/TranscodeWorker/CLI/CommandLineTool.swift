@@ -25,18 +25,41 @@ public enum CommandLineTool {
     public static let version = "0.1.0"
 
     static let help = """
-        transcode-worker \(version): RoomPlan USDZ / USD → layered glTF, manifest and thumbnails.
+        transcode-worker \(version): RoomPlan USDZ / USD → layered glTF, manifest and thumbnails,
+        as a command-line converter or as a Postgres queue worker.
 
         USAGE: transcode-worker <command> [options]
+               transcode-worker <command> --help     (a command's options, defaults and exit statuses)
 
-        COMMANDS:
-          convert INPUT --out DIR [--roomplan ROOM.json] [--redacted-textures DIR] [--json]
-                           Convert a room scan (USDZ/USDC/USDA and/or the RoomPlan JSON) into
-                           DIR/model.glb and DIR/layer_manifest.json.
-          inspect FILE     Parse a .usdz/.usdc/.usda file and report layers, prims, counts, warnings.
-          help             Show this help (also: --help, -h). `transcode-worker <command> --help`
-                           shows a command's own help.
-          version          Print the version.
+        CONVERTER (files only, no database):
+          convert INPUT --out DIR   Convert a room scan (USDZ/USDC/USDA and/or the RoomPlan JSON) into
+                                    DIR/model.glb, DIR/layer_manifest.json and DIR/thumbs/*.webp.
+          inspect FILE              Parse a .usdz/.usdc/.usda file and report layers, prims, counts,
+                                    warnings.
+
+        QUEUE WORKER (DATABASE_URL or --database-url):
+          run                       The worker daemon: claims queued versions, transcodes, publishes.
+          process VERSION_ID        Transcode one version now, in the foreground.
+          migrate [--status]        Create or update the database schema (idempotent).
+          enqueue VERSION_ID        Queue an uploaded version (no-op when already queued or running).
+          retry VERSION_ID | --failed [--since T] [--room ID] [--dry-run]
+                                    Queue failed versions again with fresh attempts (priority 10).
+          reprocess --below-schema N [--limit K] | VERSION_ID
+                                    Re-transcode ready versions; they stay ready meanwhile (priority 20).
+          cancel VERSION_ID         Cancel a queued version, or ask its worker to stop.
+          status                    Versions per status, waiting work, leases in flight, recent failures.
+          show VERSION_ID           One version's row and its error history.
+          submit --usdz FILE [--roomplan FILE]
+                                    Put local files into storage and queue them (local runs, demos).
+          watch [--until-idle] [--timeout S]
+                                    Print queue events (progress, ready, failed) as they arrive.
+          job-exec --out DIR …      Internal: the child process that runs one job attempt.
+
+          help                      Show this help (also: --help, -h).
+          version                   Print the version.
+
+        EXIT STATUS: 0 success, 2 usage error, 3 invalid input / not found / invalid state,
+        4 database or internal error.
         """
 
     static func commandHelp(_ cmd: String) -> String {

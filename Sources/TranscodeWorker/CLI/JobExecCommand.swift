@@ -1,9 +1,205 @@
-/// `transcode-worker job-exec` (being written).
+import Foundation
+import Thumbnailer
+import USDParse
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `transcode-worker job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR] …`
+///
+/// The child process of one job attempt (started by `JobRunner`; not meant for people). It limits
+/// itself first (address space, CPU time, no core files), runs `TranscodePipeline` on local files
+/// and writes the outputs into `--out`, reporting on standard output one JSON line per event
+/// (`ChildMessage`): a line per phase as it starts, then a final `done` or `error` line.
 struct JobExecCommand {
-    static let help = "USAGE: transcode-worker job-exec"
-    init(_ args: [String]) throws {}
+    static let help = """
+        USAGE: transcode-worker job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR]
+                                         [--version-id ID] [--room-id ID] [--memory-mb N] [--cpu-seconds N]
+                                         [--parent-pid PID] [--no-thumbnails]
+
+        Runs the conversion of one queued job attempt; the worker starts it as a child process for
+        every attempt and reads its standard output. It is not meant to be run by hand.
+
+        First the process limits itself: address space to --memory-mb MiB (RLIMIT_AS), CPU time to
+        --cpu-seconds (RLIMIT_CPU; SIGXCPU, then SIGKILL 5 s later), and no core files (RLIMIT_CORE
+        = 0). Then it converts the inputs like `convert` (thumbnails included) and writes
+        DIR/model.glb, DIR/thumbs/*.webp and DIR/layer_manifest.json (the manifest last).
+
+        OPTIONS:
+          --out DIR                 Output directory (created when missing).
+          --usd FILE                The USD source (.usdz, .usdc, .usda, .usd).
+          --roomplan FILE           The RoomPlan CapturedRoom JSON.
+          --redacted-textures DIR   Face-blurred textures: DIR/<path> replaces the package texture <path>.
+          --version-id ID           room_versions.id, recorded in the manifest.
+          --room-id ID              rooms.id, recorded in the manifest.
+          --memory-mb N             Address-space limit in MiB (0: none; default 0).
+          --cpu-seconds N           CPU-time limit in seconds (0: none; default 0).
+          --parent-pid PID          Exit when this process is no longer the parent (checked twice a second).
+          --no-thumbnails           Render no thumbnails.
+
+        OUTPUT (one JSON object per line on standard output):
+          {"event":"phase","phase":"parsing"}          as each phase starts (parsing, layering, writing,
+                                                       preview, manifest)
+          {"event":"done","files":[{"path","bytes","sha256"}…],"summary":{…}}
+          {"event":"error","code","message","phase","retryable"}
+
+        EXIT STATUS: 0 success, 2 usage error, 3 invalid input, 4 internal error (or limits not applied).
+        """
+
+    var out = ""
+    var usd: String?
+    var roomPlan: String?
+    var redacted: String?
+    var versionId: String?
+    var roomId: String?
+    var memoryMB = 0
+    var cpuSeconds = 0
+    var parentPid: Int32?
+    var thumbnails = true
+
+    init(_ args: [String]) throws {
+        var it = args.makeIterator()
+        func value(_ flag: String) throws -> String {
+            guard let v = it.next(), !v.hasPrefix("--") else { throw UsageError("\(flag) needs a value") }
+            return v
+        }
+        func number(_ flag: String) throws -> Int {
+            guard let n = Int(try value(flag)), n >= 0 else { throw UsageError("\(flag) needs an integer ≥ 0") }
+            return n
+        }
+        while let a = it.next() {
+            switch a {
+            case "--out": out = try value(a)
+            case "--usd": usd = try value(a)
+            case "--roomplan": roomPlan = try value(a)
+            case "--redacted-textures": redacted = try value(a)
+            case "--version-id": versionId = try value(a)
+            case "--room-id": roomId = try value(a)
+            case "--memory-mb": memoryMB = try number(a)
+            case "--cpu-seconds": cpuSeconds = try number(a)
+            case "--parent-pid": parentPid = Int32(try number(a))
+            case "--no-thumbnails": thumbnails = false
+            case "-h", "--help": throw UsageError.helpRequested
+            default: throw UsageError("unknown argument \(a)")
+            }
+        }
+        if out.isEmpty { throw UsageError("job-exec needs --out DIR") }
+        if usd == nil && roomPlan == nil { throw UsageError("job-exec needs --usd FILE, --roomplan FILE or both") }
+    }
+
     func run() -> Int32 {
-        printError("job-exec: not available in this build")
-        return ExitStatus.internalError
+        if let parentPid { Self.watchParent(parentPid) }
+        if let problem = applyLimits() {
+            Self.emit(.error(code: "CHILD_SETUP_FAILED", message: problem, phase: "reading", retryable: true))
+            return ExitStatus.internalError
+        }
+
+        let limits = ParseLimits.default
+        var input = PipelineInput(versionId: versionId, roomId: roomId, limits: limits,
+                                  thumbnails: thumbnails ? ThumbnailOptions() : nil)
+        do {
+            if let usd {
+                let dir = (usd as NSString).deletingLastPathComponent
+                input.usd = PipelineInput.USDSource(
+                    name: (usd as NSString).lastPathComponent, bytes: try FileReader.map(usd, maxBytes: limits.maxInputBytes),
+                    siblings: DirectoryAssetProvider(root: dir.isEmpty ? "." : dir, maxBytes: limits.maxInputBytes))
+            }
+            if let roomPlan {
+                input.roomPlanJSON = ((roomPlan as NSString).lastPathComponent,
+                                      try FileReader.read(roomPlan, maxBytes: limits.maxInputBytes))
+            }
+            if let redacted {
+                input.redactedTextures = try ConvertCommand.readRedactions(redacted, maxBytes: limits.maxInputBytes)
+            }
+        } catch let f as FileReader.Failure {
+            let tooLarge = f.code == "IO_TOO_LARGE"
+            Self.emit(.error(code: f.code, message: f.message, phase: "reading", retryable: !tooLarge))
+            return tooLarge ? ExitStatus.invalidInput : ExitStatus.internalError
+        } catch {
+            Self.emit(.error(code: "IO_READ_FAILED", message: "\(error)", phase: "reading", retryable: true))
+            return ExitStatus.internalError
+        }
+
+        let result: PipelineResult
+        do {
+            result = try TranscodePipeline.run(input, progress: { Self.emit(.phase($0)) })
+        } catch {
+            Self.emit(.error(code: error.code, message: error.message, phase: error.phase, retryable: error.isRetryable))
+            return error.isInputError ? ExitStatus.invalidInput : ExitStatus.internalError
+        }
+        do {
+            try OutputDirectory.write(result.files, into: out)
+        } catch {
+            Self.emit(.error(code: "IO_WRITE_FAILED", message: "\(error)", phase: "manifest", retryable: true))
+            return ExitStatus.internalError
+        }
+        let files = result.files.map { f in
+            ChildMessage.File(path: f.path, bytes: f.bytes.count, sha256: Digest.hex(Digest.sha256(f.bytes)))
+        }
+        let s = result.summary
+        let summary = JSONValue.object([
+            "phase_ms": .object(Dictionary(s.phaseMilliseconds.map { ($0.phase, JSONValue.double($0.ms)) }) { a, _ in a }),
+            "layers": .int(Int64(s.layers.count)),
+            "elements": .int(Int64(s.elements)),
+            "triangles": .int(Int64(s.triangles)),
+            "vertices": .int(Int64(s.vertices)),
+            "warnings": .int(Int64(s.warnings.count)),
+            "quality_grade": s.qualityGrade.map(JSONValue.string) ?? .null,
+        ])
+        Self.emit(.done(files: files, summary: summary))
+        return ExitStatus.ok
+    }
+
+    /// Applies the resource limits; returns a message when one could not be applied.
+    private func applyLimits() -> String? {
+        func limit(_ resource: __rlimit_resource, _ soft: UInt64, hard: UInt64, _ name: String) -> String? {
+            var current = rlimit()
+            guard getrlimit(__rlimit_resource_t(resource.rawValue), &current) == 0 else {
+                return "getrlimit(\(name)): \(String(cString: strerror(errno)))"
+            }
+            // A process may lower its hard limit but never raise it.
+            let maxHard = current.rlim_max
+            var wanted = rlimit(rlim_cur: rlim_t(min(soft, UInt64(maxHard))), rlim_max: rlim_t(min(hard, UInt64(maxHard))))
+            guard setrlimit(__rlimit_resource_t(resource.rawValue), &wanted) == 0 else {
+                return "setrlimit(\(name)): \(String(cString: strerror(errno)))"
+            }
+            return nil
+        }
+        if let e = limit(RLIMIT_CORE, 0, hard: 0, "RLIMIT_CORE") { return e }
+        if cpuSeconds > 0, let e = limit(RLIMIT_CPU, UInt64(cpuSeconds), hard: UInt64(cpuSeconds) + 5, "RLIMIT_CPU") { return e }
+        if memoryMB > 0 {
+            let bytes = UInt64(memoryMB) << 20
+            if let e = limit(RLIMIT_AS, bytes, hard: bytes, "RLIMIT_AS") { return e }
+        }
+        return nil
+    }
+
+    /// Exits (status 4) once `parent` is no longer this process's parent: the worker died, and
+    /// nobody will read the result.
+    private static func watchParent(_ parent: Int32) {
+        guard getppid() == parent else { _exit(ExitStatus.internalError) }
+        let thread = Thread {
+            while true {
+                usleep(500_000)
+                if getppid() != parent { _exit(ExitStatus.internalError) }
+            }
+        }
+        thread.name = "parent-watch"
+        thread.start()
+    }
+
+    /// Writes one protocol line to standard output with a single `write` per chunk, unbuffered,
+    /// so the parent sees each phase as it starts.
+    static func emit(_ message: ChildMessage) {
+        var line = message.line + "\n"
+        line.withUTF8 { buf in
+            var off = 0
+            while off < buf.count {
+                let n = write(1, buf.baseAddress! + off, buf.count - off)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                off += n
+            }
+        }
     }
 }

@@ -1,9 +1,90 @@
-/// `transcode-worker migrate` (being written).
+/// `transcode-worker migrate [--status]`: brings the database schema up to date, or shows which
+/// migrations are applied.
 struct MigrateCommand {
-    static let help = "USAGE: transcode-worker migrate"
-    init(_ args: [String]) throws {}
-    func run() -> Int32 {
-        printError("migrate: not available in this build")
-        return ExitStatus.internalError
+    static let help = """
+        USAGE: transcode-worker migrate [--status] [options]
+
+        Applies the worker's schema migrations that the database has not seen yet (tables rooms,
+        room_versions and redactions when absent, the queue columns, indexes and wake-up trigger,
+        the transcode_finalize and transcode_cancel functions), each in its own transaction, under
+        an advisory lock so that replicas starting together apply each one exactly once. Running it
+        again changes nothing. Prints the versions applied and the schema version.
+
+        OPTIONS:
+          --status                  List the known migrations and whether each is applied; apply
+                                    nothing.
+        \(DatabaseOptions.helpLines)
+
+        JSON (--json): {"applied": [{"version", "name"}], "current_version": N, "known": N}
+          with --status: {"applied": [N…], "current_version": N, "migrations": [{"version",
+          "name", "applied"}], "pending": [N…]}
+
+        \(DatabaseOptions.exitHelp)
+        """
+
+    var options: DatabaseOptions
+    var statusOnly = false
+
+    init(_ args: [String]) throws {
+        var statusOnly = false
+        options = try DatabaseOptions(args) { flag, _ in
+            guard flag == "--status" else { return false }
+            statusOnly = true
+            return true
+        }
+        self.statusOnly = statusOnly
+        if !options.positional.isEmpty { throw UsageError("migrate takes no arguments") }
+    }
+
+    func run() throws -> Int32 {
+        // Index builds on a large room_versions may take a while: no statement timeout.
+        try options.withConnection(statementTimeoutSeconds: 0) { connection in
+            let known = SchemaCatalog.migrations
+            if statusOnly {
+                let applied = Set(try Migrator.appliedVersions(connection))
+                let current = applied.max() ?? 0
+                let pending = known.map(\.version).filter { !applied.contains($0) }
+                if options.json {
+                    options.emitJSON([
+                        "applied": .array(applied.sorted().map { .int(Int64($0)) }),
+                        "current_version": .int(Int64(current)),
+                        "migrations": .array(known.map {
+                            .object(["version": .int(Int64($0.version)), "name": .string($0.name),
+                                     "applied": .bool(applied.contains($0.version))])
+                        }),
+                        "pending": .array(pending.map { .int(Int64($0)) }),
+                    ])
+                } else {
+                    for m in known {
+                        options.emit("  \(applied.contains(m.version) ? "applied" : "pending")  \(m.version)  \(m.name)")
+                    }
+                    let unknown = applied.subtracting(known.map(\.version)).sorted()
+                    if !unknown.isEmpty {
+                        options.emit("  the database also records versions this build does not know: "
+                                     + unknown.map(String.init).joined(separator: ", "))
+                    }
+                    options.emit(pending.isEmpty
+                        ? "schema version \(current): up to date"
+                        : "schema version \(current): \(pending.count) pending (run transcode-worker migrate)")
+                }
+                return ExitStatus.ok
+            }
+            let outcome = try Migrator.migrate(connection)
+            if options.json {
+                options.emitJSON([
+                    "applied": .array(outcome.applied.map {
+                        .object(["version": .int(Int64($0.version)), "name": .string($0.name)])
+                    }),
+                    "current_version": .int(Int64(outcome.current)),
+                    "known": .int(Int64(known.count)),
+                ])
+            } else {
+                for m in outcome.applied { options.emit("applied migration \(m.version): \(m.name)") }
+                options.emit(outcome.applied.isEmpty
+                    ? "schema version \(outcome.current): up to date, nothing applied"
+                    : "schema version \(outcome.current): applied \(outcome.applied.count) migration(s)")
+            }
+            return ExitStatus.ok
+        }
     }
 }

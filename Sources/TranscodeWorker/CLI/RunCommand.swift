@@ -1,9 +1,118 @@
-/// `transcode-worker run` (being written).
+import Dispatch
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `transcode-worker run`: the queue daemon.
 struct RunCommand {
-    static let help = "USAGE: transcode-worker run"
-    init(_ args: [String]) throws {}
+    static let help = """
+        USAGE: transcode-worker run [--exit-when-idle] [--database-url URL] [--storage-url URL]
+                                    [--concurrency N] [--<setting> VALUE …]
+
+        Runs the queue worker: claims queued room versions from Postgres (FOR UPDATE SKIP LOCKED,
+        never more than free slots), wakes on NOTIFY transcode_queued and polls as a fallback, runs
+        each job in a child process of this binary with memory, CPU and wall-time limits, renews
+        its lease by heartbeat, uploads the outputs under a per-attempt prefix and finalizes the
+        version (through TRANSCODE_DONE_URL when set, otherwise in SQL with a pg_notify event).
+        Expired leases of crashed workers are re-queued by a rescuer in every worker. Logs are JSON
+        lines on standard error.
+
+        SIGTERM or SIGINT: stop claiming, let running jobs finish for the grace period, then stop
+        them and give their versions back without burning an attempt. A second signal stops at once.
+
+        OPTIONS (each also an environment variable; flags win):
+          --exit-when-idle                  Exit 0 once nothing is queued or in flight.
+          --database-url URL                DATABASE_URL (required).
+          --storage-url URL                 TRANSCODE_STORAGE_URL (default file://$PWD/transcode-storage).
+          --concurrency N                   TRANSCODE_CONCURRENCY (default: number of cores).
+          --lease-seconds S                 TRANSCODE_LEASE_SECONDS (90).
+          --heartbeat-seconds S             TRANSCODE_HEARTBEAT_SECONDS (15).
+          --poll-seconds S                  TRANSCODE_POLL_SECONDS (5).
+          --rescue-seconds S                TRANSCODE_RESCUE_SECONDS (30).
+          --max-attempts N                  TRANSCODE_MAX_ATTEMPTS (5).
+          --retry-base-seconds S            TRANSCODE_RETRY_BASE_SECONDS (10).
+          --retry-max-seconds S             TRANSCODE_RETRY_MAX_SECONDS (600).
+          --attempt-timeout-seconds S       TRANSCODE_ATTEMPT_TIMEOUT_SECONDS (900).
+          --child-memory-mb N               TRANSCODE_CHILD_MEMORY_MB (4096).
+          --child-cpu-seconds N             TRANSCODE_CHILD_CPU_SECONDS (1800).
+          --max-source-bytes N              TRANSCODE_MAX_SOURCE_BYTES (52428800).
+          --done-url URL                    TRANSCODE_DONE_URL (unset: finalize in SQL).
+          --done-secret SECRET              TRANSCODE_DONE_SECRET.
+          --worker-id ID                    TRANSCODE_WORKER_ID (default tw-<host>-<pid>).
+          --shutdown-grace-seconds S        TRANSCODE_SHUTDOWN_GRACE_SECONDS (60).
+          --progress-interval-seconds S     TRANSCODE_PROGRESS_INTERVAL_SECONDS (2).
+
+        EXIT STATUS: 0 after a clean stop, 2 usage error, 4 database unreachable at start.
+        """
+
+    var config = WorkerConfig()
+    var exitWhenIdle = false
+
+    init(_ args: [String]) throws {
+        var it = args.makeIterator()
+        while let a = it.next() {
+            switch a {
+            case "--exit-when-idle": exitWhenIdle = true
+            case "-h", "--help": throw UsageError.helpRequested
+            default:
+                guard a.hasPrefix("--"), WorkerConfig.isSetting(String(a.dropFirst(2))) else {
+                    throw UsageError("unknown option \(a)")
+                }
+                guard let v = it.next() else { throw UsageError("\(a) needs a value") }
+                try config.set(String(a.dropFirst(2)), v)
+            }
+        }
+        _ = try config.requireDatabaseURL()
+    }
+
     func run() -> Int32 {
-        printError("run: not available in this build")
-        return ExitStatus.internalError
+        let level = JSONLogger.Level(rawValue: ProcessInfo.processInfo.environment["TRANSCODE_LOG_LEVEL"] ?? "") ?? .info
+        let logger = JSONLogger(workerId: config.workerId, minimum: level)
+        let storage: any ObjectStore
+        do {
+            storage = try StorageURL.open(config.storageURL)
+        } catch {
+            logger.error("cannot open storage", ["error": .string("\(error)")])
+            return ExitStatus.usage
+        }
+        let daemon = WorkerDaemon(config: config, storage: storage, logger: logger, exitWhenIdle: exitWhenIdle)
+        signal(SIGPIPE, SIG_IGN)
+        let signals = Self.installSignalHandlers(daemon: daemon, logger: logger)
+        let status = daemon.run()
+        for s in signals { s.cancel() }
+        return status
+    }
+
+    /// First SIGTERM/SIGINT: drain; second: stop now.
+    static func installSignalHandlers(daemon: WorkerDaemon, logger: JSONLogger) -> [any DispatchSourceSignal] {
+        let counter = SignalCounter()
+        return [SIGTERM, SIGINT].map { sig in
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler {
+                if counter.increment() == 1 {
+                    logger.info("signal received: draining", ["signal": .int(Int64(sig))])
+                    daemon.beginShutdown()
+                } else {
+                    logger.info("second signal: stopping now", ["signal": .int(Int64(sig))])
+                    daemon.stopNow()
+                }
+            }
+            source.resume()
+            return source
+        }
+    }
+}
+
+/// Counts signals across handlers.
+final class SignalCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var n = 0
+    func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        n += 1
+        return n
     }
 }

@@ -128,7 +128,8 @@ public enum SchemaCatalog {
                                         'idempotent_replay', true);
             END IF;
             IF p_status = 'failed' AND r.lease_id IS NULL
-               AND (r.errors -> -1 ->> 'lease_id') = p_lease_id::text THEN
+               AND (r.errors -> -1 ->> 'lease_id') = p_lease_id::text
+               AND coalesce((r.errors -> -1 ->> 'final')::boolean, false) THEN
               RETURN jsonb_build_object('ok', true, 'status', r.status, 'output_revision', r.output_revision,
                                         'idempotent_replay', true);
             END IF;

@@ -17,15 +17,15 @@ public final class QueueStore: Sendable {
 
     static let enqueueSQL = """
         UPDATE room_versions
-           SET status = 'queued', run_after = now(), enqueued_at = CASE WHEN status = 'uploading' THEN now()
-                                                                         ELSE coalesce(enqueued_at, now()) END,
+           SET status = 'queued', run_after = now(), enqueued_at = now(),
                updated_at = now()
-         WHERE id = $1::uuid AND status IN ('uploading', 'queued') AND lease_id IS NULL
+         WHERE id = $1::uuid AND status = 'uploading' AND lease_id IS NULL
         RETURNING id, status, attempt
         """
     static let lookupSQL = "SELECT status::text AS status, lease_id FROM room_versions WHERE id = $1::uuid"
 
-    /// Queues an uploaded version (idempotent: queuing a queued or running version changes nothing).
+    /// Queues an uploaded version (idempotent: queuing a queued or running version changes nothing,
+    /// so it keeps its place and any retry backoff).
     public func enqueue(versionId: String) throws(DatabaseError) -> EnqueueOutcome {
         guard Self.isUUID(versionId) else { return .notFound }
         if let row = try connection.query(Self.enqueueSQL, [versionId]).first {
@@ -51,7 +51,7 @@ public final class QueueStore: Sendable {
            SET status = CASE WHEN rv.status = 'queued' THEN 'transcoding'::room_version_status ELSE rv.status END,
                attempt = rv.attempt + 1, lease_id = gen_random_uuid(), locked_by = $1,
                locked_at = now(), heartbeat_at = now(), lease_expires_at = now() + make_interval(secs => $2::double precision),
-               transcode_phase = 'parsing', cancel_requested_at = NULL, updated_at = now()
+               transcode_phase = 'parsing', updated_at = now()
           FROM next WHERE rv.id = next.id
         RETURNING rv.id, rv.room_id, rv.status::text AS status, rv.attempt, rv.max_attempts, rv.lease_id,
                   rv.source_usdz_path, rv.source_json_path, rv.output_revision,
@@ -91,9 +91,9 @@ public final class QueueStore: Sendable {
                run_after = now() + least($5::double precision, $6::double precision * power(3, attempt - 1))
                                    * (0.9 + random() * 0.2) * interval '1 second',
                lease_id = NULL, locked_by = NULL, locked_at = NULL, lease_expires_at = NULL, heartbeat_at = NULL,
-               transcode_phase = NULL, last_error_code = $3, last_error = left($4, 2000),
+               transcode_phase = NULL, last_error_code = $3::text, last_error = left($4::text, 2000),
                errors = errors || jsonb_build_array(jsonb_build_object(
-                 'at', now(), 'attempt', attempt, 'code', $3, 'message', left($4, 2000), 'worker', locked_by,
+                 'at', now(), 'attempt', attempt, 'code', $3::text, 'message', left($4::text, 2000), 'worker', locked_by,
                  'lease_id', lease_id)),
                updated_at = now()
          WHERE id = $1::uuid AND lease_id = $2::uuid AND attempt < least(max_attempts, $7::integer)

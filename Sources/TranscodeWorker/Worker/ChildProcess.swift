@@ -1,0 +1,231 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A child process started with `posix_spawn`, with its standard output and standard error piped
+/// to this process, in a process group of its own (so a terminal's Ctrl-C or a signal to the
+/// worker's group does not reach it; the worker decides when it dies). Signal dispositions and
+/// the signal mask are reset to the defaults in the child. Standard input is `/dev/null`; other
+/// descriptors the worker opened close-on-exec (all of its own) do not reach the child.
+///
+/// Not thread-safe: one thread starts, supervises and reaps it.
+final class ChildProcess {
+    /// How the child ended.
+    enum Termination: Sendable, Equatable, CustomStringConvertible {
+        case exited(Int32)
+        case signaled(Int32)
+
+        var description: String {
+            switch self {
+            case .exited(let s): return "exited with status \(s)"
+            case .signaled(let s): return "killed by signal \(s)"
+            }
+        }
+    }
+
+    /// A spawn failure (`CHILD_SPAWN_FAILED`), a worker fault.
+    struct SpawnError: Error, Sendable, CustomStringConvertible {
+        var message: String
+        var description: String { "CHILD_SPAWN_FAILED: \(message)" }
+    }
+
+    let pid: pid_t
+    private var stdoutFD: Int32
+    private var stderrFD: Int32
+    private var termination: Termination?
+
+    /// The longest line accepted from the child; a longer one is cut and delivered as is.
+    static let maxLineBytes = 1 << 20
+
+    /// Starts `executable` with `arguments` (without argv[0]) and `environment` (`NAME=value`
+    /// entries; nothing else is inherited).
+    init(executable: String, arguments: [String], environment: [String]) throws(SpawnError) {
+        // Socket pairs rather than pipes: they are created close-on-exec in one call, so a child
+        // another thread starts meanwhile never inherits them (which would hold off end-of-file).
+        var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &out) == 0 else {
+            throw SpawnError(message: "socketpair: \(String(cString: strerror(errno)))")
+        }
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &err) == 0 else {
+            let e = errno
+            close(out[0]); close(out[1])
+            throw SpawnError(message: "socketpair: \(String(cString: strerror(e)))")
+        }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, out[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, err[1], 2)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for s in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGXCPU, SIGXFSZ, SIGALRM] {
+            sigaddset(&defaults, s)
+        }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        defer {
+            for p in argv { free(p) }
+            for p in envp { free(p) }
+        }
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        close(out[1])
+        close(err[1])
+        guard rc == 0 else {
+            close(out[0]); close(err[0])
+            throw SpawnError(message: "cannot start \(executable): \(String(cString: strerror(rc)))")
+        }
+        pid = child
+        stdoutFD = out[0]
+        stderrFD = err[0]
+    }
+
+    deinit {
+        if termination == nil {
+            kill()
+            _ = waitBlocking()
+        }
+        closePipes()
+    }
+
+    /// Kills the child and its process group with SIGKILL (no effect once it was reaped).
+    func kill() {
+        guard termination == nil else { return }
+        _ = Glibc.kill(-pid, SIGKILL)
+        _ = Glibc.kill(pid, SIGKILL)
+    }
+
+    /// Reads the child's output until it has exited, calling `onLine` for each complete stdout
+    /// line and `onStderr` for each stderr line, and `tick` at least every `interval` seconds;
+    /// when `tick` returns true the child is killed at once (SIGKILL). Returns how it ended.
+    func supervise(interval: Double, onLine: (String) -> Void, onStderr: (String) -> Void,
+                   tick: () -> Bool) -> Termination {
+        let ms = Int32(max(1, min(interval, 1) * 1000))
+        var outLines = LineSplitter(), errLines = LineSplitter()
+        while stdoutFD >= 0 || stderrFD >= 0 {
+            var fds = [pollfd(fd: stdoutFD, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: stderrFD, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&fds, 2, ms)
+            if ready > 0 {
+                if fds[0].revents != 0 {
+                    let (lines, open) = readAvailable(stdoutFD, into: &outLines)
+                    lines.forEach(onLine)
+                    if !open { close(stdoutFD); stdoutFD = -1 }
+                }
+                if fds[1].revents != 0 {
+                    let (lines, open) = readAvailable(stderrFD, into: &errLines)
+                    lines.forEach(onStderr)
+                    if !open { close(stderrFD); stderrFD = -1 }
+                }
+            }
+            if tick() {
+                kill()
+                closePipes()
+                return waitBlocking()
+            }
+        }
+        // Both streams closed: the child is exiting; reap it without blocking for ever.
+        while true {
+            if let t = tryWait() { return t }
+            if tick() {
+                kill()
+                return waitBlocking()
+            }
+            usleep(UInt32(min(ms, 50)) * 1000)
+        }
+    }
+
+    /// Reads what `fd` has now; returns the complete lines and whether the stream is still open
+    /// (at its end, a last unterminated line is returned too).
+    private func readAvailable(_ fd: Int32, into splitter: inout LineSplitter) -> ([String], Bool) {
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && (errno == EINTR || errno == EAGAIN) { return ([], true) }
+        if n <= 0 { return (splitter.finish(), false) }
+        return (splitter.append(chunk[..<n]), true)
+    }
+
+    /// Splits a byte stream into lines (without the `\n`); a line longer than `maxLineBytes` is
+    /// cut there.
+    private struct LineSplitter {
+        var pending: [UInt8] = []
+
+        mutating func append(_ bytes: ArraySlice<UInt8>) -> [String] {
+            pending += bytes
+            var lines: [String] = []
+            var start = 0
+            while let nl = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                lines.append(String(decoding: pending[start..<nl], as: UTF8.self))
+                start = nl + 1
+            }
+            pending.removeFirst(start)
+            if pending.count > ChildProcess.maxLineBytes {
+                lines.append(String(decoding: pending, as: UTF8.self))
+                pending = []
+            }
+            return lines
+        }
+
+        mutating func finish() -> [String] {
+            defer { pending = [] }
+            return pending.isEmpty ? [] : [String(decoding: pending, as: UTF8.self)]
+        }
+    }
+
+    /// Reaps the child if it has exited.
+    func tryWait() -> Termination? {
+        if let termination { return termination }
+        var status: Int32 = 0
+        let r = waitpid(pid, &status, WNOHANG)
+        guard r == pid else {
+            if r < 0 && errno == ECHILD {
+                // Reaped elsewhere (a process-wide SIGCHLD handler): the status is unknown.
+                termination = .exited(-1)
+            }
+            return termination
+        }
+        termination = Self.decode(status)
+        return termination
+    }
+
+    /// Waits until the child has exited and reaps it.
+    func waitBlocking() -> Termination {
+        if let termination { return termination }
+        var status: Int32 = 0
+        while true {
+            let r = waitpid(pid, &status, 0)
+            if r == pid { break }
+            if r < 0 && errno == EINTR { continue }
+            termination = .exited(-1)
+            return .exited(-1)
+        }
+        termination = Self.decode(status)
+        return termination!
+    }
+
+    private func closePipes() {
+        if stdoutFD >= 0 { close(stdoutFD); stdoutFD = -1 }
+        if stderrFD >= 0 { close(stderrFD); stderrFD = -1 }
+    }
+
+    /// `WIFEXITED` / `WEXITSTATUS` / `WTERMSIG` (macros Swift does not import).
+    static func decode(_ status: Int32) -> Termination {
+        let low = status & 0x7f
+        if low == 0 { return .exited((status >> 8) & 0xff) }
+        return .signaled(low)
+    }
+}

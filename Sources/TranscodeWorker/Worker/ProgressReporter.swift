@@ -1,0 +1,124 @@
+import Foundation
+
+/// Builds and sends one job's `transcode_progress` events (worker-contracts §3.2): payload schema
+/// `transcode-progress/v1`, `seq` increasing from 1 per job attempt, `at` in RFC 3339 UTC.
+///
+/// Throttling: at most one event per `minInterval` seconds. An update that arrives sooner is kept
+/// as pending and sent by `flush()` once the interval has passed; a newer update replaces a
+/// pending one, so an intermediate step may be dropped but steps are never sent out of order.
+/// `queued` (retry with backoff) is sent at once. Sending is best effort: a failed send is logged
+/// and dropped, never retried.
+///
+/// The transport is the `send` closure (`pg_notify` today; a Realtime broadcast can be added
+/// without touching the reporter). Thread-safe.
+public final class ProgressReporter: @unchecked Sendable {
+    /// Sends one event: topic (`room:<room_id>`), event name, payload.
+    public typealias Send = @Sendable (_ topic: String, _ event: String, _ payload: JSONValue) throws -> Void
+
+    /// The event name.
+    public static let eventName = "transcode_progress"
+    public static let schema = "transcode-progress/v1"
+
+    private let versionId: String
+    private let roomId: String
+    private let attempt: Int
+    private let maxAttempts: Int
+    private let minInterval: Double
+    private let send: Send
+    private let logger: JSONLogger?
+
+    private let lock = NSLock()
+    private var seq = 0
+    private var lastSent: UInt64?
+    private var lastStep: String?
+    private var lastProgress = -1.0
+    private var pending: (step: String, progress: Double)?
+
+    /// - Parameters:
+    ///   - minInterval: seconds between two events (0: no throttling).
+    ///   - maxAttempts: the effective attempt limit shown to clients.
+    public init(versionId: String, roomId: String, attempt: Int, maxAttempts: Int, minInterval: Double,
+                logger: JSONLogger? = nil, send: @escaping Send) {
+        self.versionId = versionId
+        self.roomId = roomId
+        self.attempt = attempt
+        self.maxAttempts = maxAttempts
+        self.minInterval = max(0, minInterval)
+        self.logger = logger
+        self.send = send
+    }
+
+    /// The topic of the room's events.
+    public var topic: String { "room:\(roomId)" }
+
+    /// Reports a transcoding step (`parsing`, `layering`, `preview`) and the overall progress
+    /// (0…1). A repeat of what was last reported is ignored.
+    public func step(_ step: String, progress: Double) {
+        lock.lock()
+        defer { lock.unlock() }
+        if pending == nil, step == lastStep, progress <= lastProgress { return }
+        if let p = pending, p.step == step, progress <= p.progress { return }
+        if let last = lastSent, Double(Clock.now() &- last) / 1e9 < minInterval {
+            pending = (step, progress)
+            return
+        }
+        pending = nil
+        emitLocked(phase: "transcoding", step: step, progress: progress, retryAt: nil)
+    }
+
+    /// Sends a pending step update when the interval has passed; call it regularly.
+    public func flush() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let p = pending else { return }
+        if let last = lastSent, Double(Clock.now() &- last) / 1e9 < minInterval { return }
+        pending = nil
+        emitLocked(phase: "transcoding", step: p.step, progress: p.progress, retryAt: nil)
+    }
+
+    /// Drops a pending update (the job has moved past transcoding).
+    public func discardPending() {
+        lock.lock()
+        pending = nil
+        lock.unlock()
+    }
+
+    /// Reports that the version is back in the queue until `retryAt` (RFC 3339). Never throttled.
+    public func queued(retryAt: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        pending = nil
+        emitLocked(phase: "queued", step: nil, progress: 0, retryAt: retryAt)
+    }
+
+    /// The number of events sent so far (the last `seq`).
+    public var sent: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return seq
+    }
+
+    private func emitLocked(phase: String, step: String?, progress: Double, retryAt: String?) {
+        seq += 1
+        lastSent = Clock.now()
+        if let step { lastStep = step; lastProgress = progress }
+        let payload = JSONValue.object([
+            "schema": .string(Self.schema),
+            "version_id": .string(versionId),
+            "room_id": .string(roomId),
+            "phase": .string(phase),
+            "step": step.map(JSONValue.string) ?? .null,
+            "attempt": .int(Int64(attempt)),
+            "max_attempts": .int(Int64(maxAttempts)),
+            "progress": .double(progress),
+            "seq": .int(Int64(seq)),
+            "retry_at": retryAt.map(JSONValue.string) ?? .null,
+            "at": .string(JSONLogger.timestamp()),
+        ])
+        do {
+            try send(topic, Self.eventName, payload)
+        } catch {
+            logger?.debug("progress event dropped", ["version_id": .string(versionId), "error": .string("\(error)")])
+        }
+    }
+}
