@@ -95,8 +95,14 @@ public final class PGConnection: @unchecked Sendable {
     /// - Throws: `DB_CONNECTION_LOST` when the session broke (the next call reconnects).
     public func waitForNotifications(timeout: Double) throws(DatabaseError) -> [PGNotification] {
         lock.lock()
-        try ensureConnected()
-        var found = try drainNotifications()
+        var found: [PGNotification]
+        do {
+            try ensureConnected()
+            found = try drainNotifications()
+        } catch {
+            lock.unlock()
+            throw error
+        }
         guard found.isEmpty else { lock.unlock(); return found }
         let fd = PQsocket(conn)
         lock.unlock()
@@ -122,8 +128,11 @@ public final class PGConnection: @unchecked Sendable {
     // MARK: - Internals (lock held)
 
     private static func connect(url: String, applicationName: String, timeout: Int) -> OpaquePointer? {
-        let keys = ["dbname", "application_name", "connect_timeout"]
-        let values = [url, applicationName, String(timeout)]
+        // TCP keepalives and a user timeout make a half-open connection (a partition, a failover)
+        // fail within ~30 s instead of blocking a thread for the kernel's retransmission timeout.
+        let keys = ["dbname", "application_name", "connect_timeout", "keepalives", "keepalives_idle",
+                    "keepalives_interval", "keepalives_count", "tcp_user_timeout"]
+        let values = [url, applicationName, String(timeout), "1", "10", "5", "3", "30000"]
         let cKeys = keys.map { strdup($0) } + [nil]
         let cValues = values.map { strdup($0) } + [nil]
         defer {

@@ -115,8 +115,11 @@ public enum SchemaCatalog {
           was_reprocess boolean;
           ev jsonb;
         BEGIN
-          IF p_status NOT IN ('ready', 'failed') THEN
+          IF p_status IS NULL OR p_status NOT IN ('ready', 'failed') THEN
             RETURN jsonb_build_object('ok', false, 'error', 'INVALID_STATUS');
+          END IF;
+          IF p_version_id IS NULL OR p_lease_id IS NULL THEN
+            RETURN jsonb_build_object('ok', false, 'error', 'LEASE_LOST');
           END IF;
           SELECT * INTO r FROM room_versions WHERE id = p_version_id FOR UPDATE;
           IF NOT FOUND THEN

@@ -157,7 +157,7 @@ public final class QueueStore: Sendable {
     static let rescueSQL = """
         WITH stuck AS (
           SELECT id FROM room_versions
-           WHERE lease_id IS NOT NULL AND lease_expires_at < now() AND attempt < max_attempts
+           WHERE lease_id IS NOT NULL AND lease_expires_at < now() AND attempt < least(max_attempts, $3::integer)
            FOR UPDATE SKIP LOCKED)
         UPDATE room_versions rv
            SET status = CASE WHEN rv.status = 'transcoding' THEN 'queued'::room_version_status ELSE rv.status END,
@@ -173,15 +173,17 @@ public final class QueueStore: Sendable {
         """
 
     /// Puts versions whose lease expired (their worker died) back in the queue with backoff.
-    /// Returns their ids.
-    public func rescueExpired(baseDelaySeconds: Double = 10, maxDelaySeconds: Double = 600) throws(DatabaseError) -> [String] {
-        try connection.query(Self.rescueSQL, [String(baseDelaySeconds), String(maxDelaySeconds)]).compactMap { $0["id"] }
+    /// Returns their ids. `maxAttempts` caps the rows' own `max_attempts` (the worker's limit).
+    public func rescueExpired(baseDelaySeconds: Double = 10, maxDelaySeconds: Double = 600,
+                              maxAttempts: Int = 32767) throws(DatabaseError) -> [String] {
+        try connection.query(Self.rescueSQL, [String(baseDelaySeconds), String(maxDelaySeconds), String(maxAttempts)])
+            .compactMap { $0["id"] }
     }
 
     static let takeOverSQL = """
         WITH dead AS (
           SELECT id FROM room_versions
-           WHERE lease_id IS NOT NULL AND lease_expires_at < now() AND attempt >= max_attempts
+           WHERE lease_id IS NOT NULL AND lease_expires_at < now() AND attempt >= least(max_attempts, $2::integer)
            FOR UPDATE SKIP LOCKED)
         UPDATE room_versions rv
            SET lease_id = gen_random_uuid(), locked_by = $1, locked_at = now(), heartbeat_at = now(),
@@ -195,8 +197,8 @@ public final class QueueStore: Sendable {
     /// Takes over expired leases whose attempts are used up, so the caller can finalize them
     /// `failed` with reason `LEASE_EXPIRED`. If that fails, the takeover lease expires and the next
     /// sweep tries again.
-    public func takeOverExhausted(workerId: String) throws(DatabaseError) -> [ClaimedJob] {
-        try connection.query(Self.takeOverSQL, [workerId]).map { (row) throws(DatabaseError) in try ClaimedJob(row: row) }
+    public func takeOverExhausted(workerId: String, maxAttempts: Int = 32767) throws(DatabaseError) -> [ClaimedJob] {
+        try connection.query(Self.takeOverSQL, [workerId, String(maxAttempts)]).map { (row) throws(DatabaseError) in try ClaimedJob(row: row) }
     }
 
     // MARK: Events

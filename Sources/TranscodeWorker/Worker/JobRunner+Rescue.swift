@@ -1,9 +1,9 @@
 extension JobRunner {
     /// Fails a version the rescuer took over after its last attempt's worker stopped heartbeating:
     /// through `transcode-done` in callback mode (falling back to SQL when the backend refuses the
-    /// report), otherwise with `transcode_finalize`. Blocks the calling thread for at most the
-    /// takeover lease (2 minutes) of retries. Returns true when the failure was recorded; false
-    /// leaves the takeover lease to expire, and the next sweep tries again.
+    /// report or cannot be reached within 20 s), otherwise with `transcode_finalize`. Returns true
+    /// when the failure was recorded; false leaves the takeover lease to expire, and the next sweep
+    /// tries again.
     @discardableResult
     func failTakenOver(_ job: ClaimedJob, reason: String, message: String) -> Bool {
         let failure = FailureReason(reason: reason, message: "\(reason): \(message)", phase: "rescue", isRetryable: false)
@@ -11,14 +11,14 @@ extension JobRunner {
         if let url = config.doneURL {
             let client = CompletionClient(url: url, secret: config.doneSecret, workerId: config.workerId, http: http,
                                           logger: logger, requestTimeout: 10)
-            let deadline = WorkerDaemon.now() + 110
+            let deadline = WorkerDaemon.now() + 20
             switch client.post(client.failedBody(job, failure: failure, maxAttempts: job.maxAttempts), job: job,
                                shouldContinue: { WorkerDaemon.now() < deadline }) {
             case .accepted: return true
             case .leaseLost: return false
             case .gaveUp(let e):
-                logger.error("transcode-done unreachable for a rescued version", ids.merging(["error": .string(e)]) { a, _ in a })
-                return false
+                logger.error("transcode-done unreachable for a rescued version; recording the failure in SQL",
+                             ids.merging(["error": .string(e)]) { a, _ in a })
             case .rejected(let status, _):
                 logger.error("transcode-done rejected a rescued failure; recording it in SQL",
                              ids.merging(["status": .int(Int64(status))]) { a, _ in a })

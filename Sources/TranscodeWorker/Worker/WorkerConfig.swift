@@ -86,31 +86,37 @@ public struct WorkerConfig: Sendable {
           --storage-url URL         file:///abs/dir (env TRANSCODE_STORAGE_URL).
         """
 
+    /// The longest accepted duration setting: 30 days.
+    static let maxSeconds: Double = 30 * 24 * 3600
+
     /// Sets one setting by its key (`concurrency`, `lease-seconds`, `database-url`, …).
     /// Throws `UsageError` for an unknown key or a malformed value.
     mutating func set(_ key: String, _ value: String) throws {
+        // Upper bounds keep every derived nanosecond count and timeout far from overflow.
         func double() throws -> Double {
-            guard let d = Double(value), d.isFinite, d >= 0 else { throw UsageError("--\(key) needs a number ≥ 0") }
+            guard let d = Double(value), d.isFinite, d >= 0, d <= Self.maxSeconds else {
+                throw UsageError("--\(key) needs a number from 0 to \(Int(Self.maxSeconds))")
+            }
             return d
         }
-        func int(min: Int = 1) throws -> Int {
-            guard let i = Int(value), i >= min else { throw UsageError("--\(key) needs an integer ≥ \(min)") }
+        func int(min: Int = 1, max: Int = 1 << 40) throws -> Int {
+            guard let i = Int(value), i >= min, i <= max else { throw UsageError("--\(key) needs an integer from \(min) to \(max)") }
             return i
         }
         switch key {
         case "database-url": databaseURL = value
         case "storage-url": storageURL = value
-        case "concurrency": concurrency = try int()
+        case "concurrency": concurrency = try int(max: 1024)
         case "lease-seconds": leaseSeconds = max(1, try double())
         case "heartbeat-seconds": heartbeatSeconds = max(0.1, try double())
         case "poll-seconds": pollSeconds = max(0.05, try double())
         case "rescue-seconds": rescueSeconds = max(0.1, try double())
-        case "max-attempts": maxAttempts = try int()
+        case "max-attempts": maxAttempts = try int(max: 32767)
         case "retry-base-seconds": retryBaseSeconds = try double()
         case "retry-max-seconds": retryMaxSeconds = try double()
         case "attempt-timeout-seconds": attemptTimeoutSeconds = max(1, try double())
-        case "child-memory-mb": childMemoryMB = try int(min: 64)
-        case "child-cpu-seconds": childCPUSeconds = try int()
+        case "child-memory-mb": childMemoryMB = try int(min: 64, max: 1 << 30)
+        case "child-cpu-seconds": childCPUSeconds = try int(max: Int(Self.maxSeconds))
         case "max-source-bytes": maxSourceBytes = try int()
         case "done-url": doneURL = value.isEmpty ? nil : value
         case "done-secret": doneSecret = value.isEmpty ? nil : value

@@ -24,7 +24,10 @@ public final class WorkerDaemon: @unchecked Sendable {
 
     private let cond = NSCondition()
     private var wakeups = 0
+    /// Running jobs by lease id (a version may be claimed again while an old attempt's thread is
+    /// still winding down).
     private var running: [String: (job: ClaimedJob, control: JobControl)] = [:]
+    private var takeoverRunning = false
     private var draining = false
     private var drainDeadline: Double = .infinity
     private var hardStop = false
@@ -100,6 +103,8 @@ public final class WorkerDaemon: @unchecked Sendable {
         loop: while true {
             cond.lock()
             let isDraining = draining, deadline = drainDeadline, runningCount = running.count, hard = hardStop
+            // Wake-ups that arrive from here on (a NOTIFY during a claim) end the next wait early.
+            let wakeSnapshot = wakeups
             cond.unlock()
 
             if isDraining {
@@ -137,7 +142,7 @@ public final class WorkerDaemon: @unchecked Sendable {
                     dbBackoff = 0.5
                 } catch {
                     logger.warn("database unavailable; retrying", ["error": .string("\(error)"), "retry_in_s": .double(dbBackoff)])
-                    wait(seconds: dbBackoff)
+                    wait(seconds: dbBackoff, since: nil)
                     dbBackoff = min(dbBackoff * 2, 30)
                     continue
                 }
@@ -145,7 +150,7 @@ public final class WorkerDaemon: @unchecked Sendable {
             var timeout = config.pollSeconds
             if !isDraining { timeout = min(timeout, max(0.01, lastRescue + config.rescueSeconds - Self.now())) }
             if isDraining { timeout = min(timeout, 0.2) }
-            wait(seconds: timeout)
+            wait(seconds: timeout, since: wakeSnapshot)
         }
 
         cond.lock()
@@ -162,7 +167,7 @@ public final class WorkerDaemon: @unchecked Sendable {
     private func start(_ job: ClaimedJob) {
         let control = JobControl()
         cond.lock()
-        running[job.versionId] = (job, control)
+        running[job.leaseId] = (job, control)
         cond.unlock()
         logger.info("claimed", ["version_id": .string(job.versionId), "room_id": .string(job.roomId),
                                 "attempt": .int(Int64(job.attempt)), "reprocess": .bool(job.isReprocess)])
@@ -185,7 +190,7 @@ public final class WorkerDaemon: @unchecked Sendable {
         case .leaseLost: name = "lease_lost"
         }
         cond.lock()
-        running[job.versionId] = nil
+        running[job.leaseId] = nil
         outcomes[name, default: 0] += 1
         wakeups += 1
         cond.signal()
@@ -194,23 +199,42 @@ public final class WorkerDaemon: @unchecked Sendable {
 
     // MARK: - Rescuer
 
-    /// Re-queues expired leases with attempts left; fails those without (reason LEASE_EXPIRED).
+    /// Re-queues expired leases with attempts left; fails those without (reason LEASE_EXPIRED) on
+    /// a thread of its own, so a slow `transcode-done` never holds up claiming.
     private func rescue(_ store: QueueStore) throws(DatabaseError) {
-        let requeued = try store.rescueExpired(baseDelaySeconds: config.retryBaseSeconds, maxDelaySeconds: config.retryMaxSeconds)
+        let requeued = try store.rescueExpired(baseDelaySeconds: config.retryBaseSeconds, maxDelaySeconds: config.retryMaxSeconds,
+                                               maxAttempts: config.maxAttempts)
         for id in requeued { logger.warn("lease expired: re-queued", ["version_id": .string(id)]) }
-        for job in try store.takeOverExhausted(workerId: config.workerId) {
-            logger.warn("lease expired with no attempts left: failing", ["version_id": .string(job.versionId)])
+        cond.lock()
+        let busy = takeoverRunning
+        cond.unlock()
+        guard !busy else { return }
+        let taken = try store.takeOverExhausted(workerId: config.workerId, maxAttempts: config.maxAttempts)
+        guard !taken.isEmpty else { return }
+        cond.lock()
+        takeoverRunning = true
+        cond.unlock()
+        let thread = Thread { [self] in
             let runner = JobRunner(config: config, storage: storage, logger: logger)
-            runner.failTakenOver(job, reason: "LEASE_EXPIRED",
-                                 message: "the worker holding the version stopped heartbeating on its last attempt")
+            for job in taken {
+                logger.warn("lease expired with no attempts left: failing", ["version_id": .string(job.versionId)])
+                runner.failTakenOver(job, reason: "LEASE_EXPIRED",
+                                     message: "the worker holding the version stopped heartbeating on its last attempt")
+            }
+            cond.lock()
+            takeoverRunning = false
+            cond.unlock()
         }
+        thread.name = "rescuer"
+        thread.start()
     }
 
     // MARK: - Wake-ups
 
-    private func wait(seconds: Double) {
+    /// Waits until a wake-up newer than `since` (nil: any new one) or `seconds` pass.
+    private func wait(seconds: Double, since: Int?) {
         cond.lock()
-        let start = wakeups
+        let start = since ?? wakeups
         let until = Date(timeIntervalSinceNow: max(0, seconds))
         while wakeups == start {
             if !cond.wait(until: until) { break }
