@@ -48,9 +48,10 @@ struct ProcessCommand {
         Ctrl-C (SIGINT) or SIGTERM stops the job and gives the version back without burning an
         attempt.
 
-        OUTPUT: one line per phase (downloading, parsing, layering, writing, preview, manifest,
-        uploading_outputs, completing), then the outcome. With --json every line is an object:
-        {"event":"phase","phase":…}, {"event":"failure","reason","message","phase","retryable"},
+        OUTPUT: what was claimed, one line per phase (downloading, parsing, layering, writing,
+        preview, manifest, uploading_outputs, completing), then the outcome. With --json every
+        line is an object: {"event":"claimed","attempt",…}, {"event":"phase","phase":…},
+        {"event":"failure","reason","message","phase","retryable"},
         {"event":"outcome","outcome":"ready|retried|failed|released|lease_lost",…}.
 
         EXIT STATUS: 0 ready, 2 usage error or unknown version, 3 failed for an input reason

@@ -1,5 +1,5 @@
-/// Statements for running one named version now (`transcode-worker process`) and small helpers
-/// the job runner needs.
+/// Statements for running one named version now (`transcode-worker process`), and the timestamp
+/// formatting the job runner needs.
 extension QueueStore {
     /// What `claimForProcessing` did.
     public enum ProcessClaim: Sendable, Equatable {

@@ -38,12 +38,15 @@ final class CompletionClient: Sendable {
         var layerCount: Int
 
         /// `[{path, kind, width, height}]`.
-        var thumbnailsJSON: JSONValue {
-            .array(thumbnails.map { t in
-                .object(["path": .string(t.path), "kind": .string(t.kind), "width": .int(Int64(t.width)),
-                         "height": .int(Int64(t.height))])
-            })
-        }
+        var thumbnailsJSON: JSONValue { CompletionClient.thumbnailsJSON(thumbnails) }
+    }
+
+    /// Thumbnails as the contract lists them: `[{path, kind, width, height}]`.
+    static func thumbnailsJSON(_ list: [(path: String, kind: String, width: Int, height: Int)]) -> JSONValue {
+        .array(list.map { t in
+            .object(["path": .string(t.path), "kind": .string(t.kind), "width": .int(Int64(t.width)),
+                     "height": .int(Int64(t.height))])
+        })
     }
 
     static let schema = "transcode-done/v1"

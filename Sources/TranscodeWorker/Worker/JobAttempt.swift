@@ -407,7 +407,7 @@ final class JobAttempt {
                                       message: "COMPLETION_REJECTED: transcode-done answered HTTP \(status)",
                                       phase: "completing", isRetryable: true)
                 observer(.failure(f))
-                return retryOrFail(f, reportRejectedAsSQL: true)
+                return retryOrFail(f, failInSQL: true)
             case .gaveUp(let lastError):
                 if control.stopReason == .shutdown && !heartbeat.leaseLostSeen && heartbeat.leaseAlive {
                     return handleStop(.shutdown)
@@ -419,9 +419,7 @@ final class JobAttempt {
         }
         var outputs: [String: JSONValue] = [
             "glb_path": .string(glbPath), "manifest_path": .string(manifestPath),
-            "thumbnails": CompletionClient.Outputs(bucket: nil, glbPath: glbPath, manifestPath: manifestPath,
-                                                   thumbnails: report.thumbnails, glbBytes: 0, glbSHA256: "",
-                                                   manifestSchemaVersion: 0, layerCount: 0).thumbnailsJSON,
+            "thumbnails": CompletionClient.thumbnailsJSON(report.thumbnails),
             "manifest_schema_version": .int(Int64(report.manifestSchemaVersion)),
         ]
         let hero = report.thumbnails.first { $0.kind == "hero" } ?? report.thumbnails.first { $0.kind == "card" }
@@ -448,10 +446,13 @@ final class JobAttempt {
         heartbeat.enterReporting()
         observer(.failure(f))
         deleteOutputs()
-        return f.isRetryable ? retryOrFail(f, reportRejectedAsSQL: false) : finalizeFailed(f, sqlOnly: false)
+        return f.isRetryable ? retryOrFail(f, failInSQL: false) : finalizeFailed(f, sqlOnly: false)
     }
 
-    private func retryOrFail(_ f: FailureReason, reportRejectedAsSQL: Bool) -> JobOutcome {
+    /// Puts the version back with backoff, or, with the attempts used up, fails it for good
+    /// (`failInSQL`: with `transcode_finalize` even in callback mode, after the backend rejected
+    /// this attempt's report).
+    private func retryOrFail(_ f: FailureReason, failInSQL: Bool) -> JobOutcome {
         let result = database("retry later", { (s) throws(DatabaseError) in
             try s.retryLater(job, code: f.reason, message: f.message, baseDelaySeconds: config.retryBaseSeconds,
                              maxDelaySeconds: config.retryMaxSeconds, maxAttempts: config.maxAttempts)
@@ -467,7 +468,7 @@ final class JobAttempt {
             return .retried(code: f.reason, runAfter: at)
         case .success(nil):
             // The attempts are used up (or the lease is gone: finalize then says so).
-            return finalizeFailed(f, sqlOnly: reportRejectedAsSQL)
+            return finalizeFailed(f, sqlOnly: failInSQL)
         case .failure(let e):
             logger.error("cannot put the job back; the lease will expire", ids.merging(["error": .string(e.description)]) { a, _ in a })
             return .leaseLost
@@ -541,7 +542,7 @@ final class JobAttempt {
         }
     }
 
-    // MARK: - Helpers
+    // MARK: - Support
 
     /// Throws when someone asked the job to stop.
     private func checkStop() throws(Interruption) {

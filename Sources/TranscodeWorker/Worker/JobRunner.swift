@@ -14,7 +14,9 @@ import Foundation
 /// (`transcode_progress`) are sent with `pg_notify` on `SchemaCatalog.eventsChannel`.
 ///
 /// Each run opens two database connections of its own (job and heartbeat) and closes them before
-/// it returns. A runner holds no per-job state, so one runner may serve many threads at once.
+/// it returns, and works in a private directory under `$TMPDIR` that it removes at the end (the
+/// first runner of a process also removes directories that killed workers left behind). A runner
+/// holds no per-job state, so one runner may serve many threads at once.
 ///
 /// The child binary is `/proc/self/exe` (this very executable, even if the file was replaced
 /// since it started), or `TRANSCODE_WORKER_BINARY` when set (tests run inside a test bundle and
@@ -53,7 +55,11 @@ public final class JobRunner: Sendable {
         self.observer = observer
         self.http = HTTPClient()
         self.childExecutable = Self.resolveChildExecutable()
+        _ = Self.staleWorkspacesRemoved
     }
+
+    /// Once per process, on the first runner: work directories of dead workers are removed.
+    private static let staleWorkspacesRemoved: Int = JobWorkspace.removeStale()
 
     /// Runs one claimed job to its end and reports how it ended. Blocks the calling thread (a
     /// plain thread, not a Swift concurrency task) for the whole job. Returns promptly (the child

@@ -12,8 +12,12 @@ import Glibc
 /// ROOT/out/                          what the child process writes
 /// ```
 ///
-/// The owner calls `remove()` when the attempt ends (also after a failure).
+/// The owner calls `remove()` when the attempt ends (also after a failure). The directory is
+/// named `transcode-job-<pid>-XXXXXX`, so directories left behind by a worker that was killed can
+/// be recognised and removed later (`removeStale`).
 final class JobWorkspace {
+    static let namePrefix = "transcode-job-"
+
     /// The absolute root directory.
     let root: String
 
@@ -23,15 +27,13 @@ final class JobWorkspace {
 
     /// Creates a new directory. Throws `FailureReason` `INTERNAL` (retryable) when it cannot.
     init() throws(FailureReason) {
-        var base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
-        var template = Array((base + "/transcode-job-XXXXXX").utf8CString)
+        var template = Array((Self.baseDirectory + "/" + Self.namePrefix + "\(getpid())-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else {
             throw FailureReason.internalFault("WORKSPACE_FAILED: cannot create a work directory: \(String(cString: strerror(errno)))",
                                               phase: "downloading")
         }
-        root = String(cString: template)
+        root = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         for dir in [inputDirectory, inputDirectory + "/usd", inputDirectory + "/json", redactedDirectory, outputDirectory] {
             guard mkdir(dir, 0o700) == 0 || errno == EEXIST else {
                 let e = errno
@@ -72,6 +74,29 @@ final class JobWorkspace {
     /// Removes `text`'s mentions of the work directory, so messages never carry local paths.
     func scrub(_ text: String) -> String {
         text.replacingOccurrences(of: root + "/", with: "").replacingOccurrences(of: root, with: "")
+    }
+
+    /// `$TMPDIR` (without a trailing `/`) or `/tmp`.
+    static var baseDirectory: String {
+        var base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
+        return base
+    }
+
+    /// Removes the work directories of processes that no longer exist (a worker killed in the
+    /// middle of a job cannot clean up after itself). Returns how many were removed.
+    @discardableResult
+    static func removeStale() -> Int {
+        let base = baseDirectory
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return 0 }
+        var removed = 0
+        for name in names where name.hasPrefix(namePrefix) {
+            let rest = name.dropFirst(namePrefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid() else { continue }
+            guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            if (try? FileManager.default.removeItem(atPath: base + "/" + name)) != nil { removed += 1 }
+        }
+        return removed
     }
 
     /// Deletes the directory and everything in it (idempotent, best effort).

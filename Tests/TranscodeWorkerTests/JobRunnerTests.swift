@@ -1,0 +1,698 @@
+import Foundation
+import Testing
+@testable import TranscodeWorker
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Shared set-up for tests that run real jobs: a fresh migrated database, a file store in a
+/// temporary directory holding the RoomPlan sample, a worker configuration with short timings,
+/// and the child binary (`transcode-worker` built beside the test bundle).
+final class JobFixture: @unchecked Sendable {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let sampleUSDZ = packageRoot.appendingPathComponent("samples/roomplan/parametric_two_sections.usdz").path
+    static let sampleJSON = packageRoot.appendingPathComponent("samples/roomplan/parametric_two_sections.json").path
+
+    /// The built `transcode-worker`, exported once as `TRANSCODE_WORKER_BINARY` (the tests run
+    /// inside the test bundle, whose own executable has no `job-exec` command).
+    static let workerBinary: String? = {
+        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [dir, dir.deletingLastPathComponent(), dir.deletingLastPathComponent().deletingLastPathComponent()] {
+            let p = candidate.appendingPathComponent("transcode-worker").path
+            if FileManager.default.isExecutableFile(atPath: p) {
+                setenv(JobRunner.binaryVariable, p, 1)
+                return p
+            }
+        }
+        return nil
+    }()
+
+    let db: TestDatabase
+    let root: String
+    let files: FileObjectStore
+    let recorder: JobRecordingStore
+    let store: QueueStore
+    var config: WorkerConfig
+    let roomId = UUID().uuidString.lowercased()
+
+    init() throws {
+        _ = try #require(Self.workerBinary, "the transcode-worker executable is not built beside the tests")
+        db = try TestDatabase()
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("jobs-\(UUID().uuidString)").path
+        files = try FileObjectStore(root: root)
+        recorder = JobRecordingStore(files)
+        store = QueueStore(connection: try db.connect())
+        config = WorkerConfig(environment: [:])
+        config.databaseURL = db.url
+        config.storageURL = "file://" + root
+        config.workerId = "tw-test-\(UUID().uuidString.prefix(6))"
+        config.heartbeatSeconds = 0.2
+        config.leaseSeconds = 5
+        config.progressIntervalSeconds = 0
+        config.retryBaseSeconds = 0
+        config.retryMaxSeconds = 0
+        config.attemptTimeoutSeconds = 120
+    }
+
+    deinit {
+        store.connection.close()
+        db.drop()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    static func sample(_ path: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// Stores sources under `uploads/<room>/<version>/` and submits a queued version. `usd` /
+    /// `json` nil: that source is not given; `missing`: the row names a key with no object.
+    @discardableResult
+    func submit(usd: [UInt8]?, json: [UInt8]?, maxAttempts: Int? = nil, missingUSD: Bool = false,
+                redactions: [(texturePath: String, storageKey: String)] = []) throws -> String {
+        let version = UUID().uuidString.lowercased()
+        let dir = "uploads/\(roomId)/\(version)/"
+        var usdKey: String?, jsonKey: String?
+        if let usd {
+            usdKey = dir + "scan.usdz"
+            try files.put(usdKey!, bytes: usd, contentType: "model/vnd.usdz+zip")
+        } else if missingUSD {
+            usdKey = dir + "scan.usdz"
+        }
+        if let json {
+            jsonKey = dir + "room.json"
+            try files.put(jsonKey!, bytes: json, contentType: "application/json")
+        }
+        try store.submit(versionId: version, roomId: roomId, roomName: "test room", usdzKey: usdKey, jsonKey: jsonKey,
+                         maxAttempts: maxAttempts, redactions: redactions)
+        return version
+    }
+
+    func submitSample(maxAttempts: Int? = nil) throws -> String {
+        try submit(usd: try Self.sample(Self.sampleUSDZ), json: try Self.sample(Self.sampleJSON), maxAttempts: maxAttempts)
+    }
+
+    func claim() throws -> ClaimedJob {
+        try #require(try store.claim(workerId: config.workerId, leaseSeconds: config.leaseSeconds))
+    }
+
+    func runner(logLevel: JSONLogger.Level = .warn) -> JobRunner {
+        JobRunner(config: config, storage: recorder, logger: JSONLogger(workerId: config.workerId, minimum: logLevel))
+    }
+
+    func row(_ version: String) throws -> PGRow {
+        try #require(try store.show(versionId: version))
+    }
+
+    /// The `errors` history of a version, decoded.
+    func errors(_ version: String) throws -> [[String: Any]] {
+        let text = try row(version)["errors"] ?? "[]"
+        return (try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]]) ?? []
+    }
+
+    /// Runs `runner.run` on a thread of its own (as the daemon does) and returns a way to wait.
+    func start(_ runner: JobRunner, _ job: ClaimedJob, control: JobControl) -> JobThread {
+        let running = JobThread()
+        let thread = Thread {
+            running.finish(runner.run(job, control: control))
+        }
+        thread.start()
+        return running
+    }
+}
+
+/// The result of a job run on its own thread.
+final class JobThread: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var outcome: JobOutcome?
+
+    func finish(_ o: JobOutcome) {
+        lock.withLock { outcome = o }
+        done.signal()
+    }
+
+    /// Waits up to `seconds` for the outcome.
+    func wait(_ seconds: Double = 120) -> JobOutcome? {
+        guard done.wait(timeout: .now() + seconds) == .success else { return nil }
+        return lock.withLock { outcome }
+    }
+}
+
+/// An `ObjectStore` that forwards to another and records every write in order.
+final class JobRecordingStore: ObjectStore, @unchecked Sendable {
+    let base: any ObjectStore
+    private let lock = NSLock()
+    private var writes: [(key: String, contentType: String)] = []
+
+    init(_ base: any ObjectStore) { self.base = base }
+
+    var puts: [(key: String, contentType: String)] { lock.withLock { writes } }
+
+    func get(_ key: String, maxBytes: Int) throws(StorageError) -> [UInt8] { try base.get(key, maxBytes: maxBytes) }
+    func put(_ key: String, bytes: [UInt8], contentType: String) throws(StorageError) {
+        try base.put(key, bytes: bytes, contentType: contentType)
+        lock.withLock { writes.append((key, contentType)) }
+    }
+    func delete(_ key: String) throws(StorageError) { try base.delete(key) }
+    func list(prefix: String) throws(StorageError) -> [String] { try base.list(prefix: prefix) }
+    func size(_ key: String) throws(StorageError) -> Int? { try base.size(key) }
+    var location: String { base.location }
+}
+
+/// Collects the events sent on `SchemaCatalog.eventsChannel` of one database.
+final class JobEventListener {
+    let connection: PGConnection
+    private(set) var events: [(event: String, payload: [String: Any])] = []
+
+    init(_ db: TestDatabase) throws {
+        connection = try db.connect()
+        try connection.listen(SchemaCatalog.eventsChannel)
+    }
+
+    deinit { connection.close() }
+
+    /// Reads notifications until `until` holds for the collected events or `seconds` passed.
+    func collect(seconds: Double = 10, until: ([(event: String, payload: [String: Any])]) -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            for n in try connection.waitForNotifications(timeout: 0.2) {
+                guard let obj = try JSONSerialization.jsonObject(with: Data(n.payload.utf8)) as? [String: Any],
+                      let event = obj["event"] as? String else { continue }
+                events.append((event, obj["payload"] as? [String: Any] ?? [:]))
+            }
+            if until(events) { return }
+        }
+    }
+}
+
+@Suite("Job runner on real Postgres, storage and child processes", .enabled(if: postgresConfigured))
+struct JobRunnerTests {
+    @Test func directModeSuccessPublishesOutputsAndEvents() throws {
+        let f = try JobFixture()
+        let version = try f.submitSample()
+        let listener = try JobEventListener(f.db)
+        let job = try f.claim()
+        #expect(job.versionId == version)
+
+        let outcome = f.runner().run(job, control: JobControl())
+        #expect(outcome == .ready(outputPrefix: job.outputPrefix))
+
+        let row = try f.row(version)
+        #expect(row["status"] == "ready")
+        #expect(row["lease_id"] == nil)
+        #expect(row["glb_path"] == job.outputPrefix + "model.glb")
+        #expect(row["manifest_path"] == job.outputPrefix + "layer_manifest.json")
+        #expect(row["thumbnail_path"] == job.outputPrefix + "thumbs/hero.webp")
+        #expect(row.int("manifest_schema_version") == 1)
+        #expect(row.int("output_revision") == 1)
+        let thumbs = try JSONSerialization.jsonObject(with: Data((row["thumbnail_paths"] ?? "[]").utf8)) as? [[String: Any]] ?? []
+        #expect(thumbs.contains { $0["kind"] as? String == "hero" && ($0["width"] as? NSNumber)?.intValue == 1024 })
+        #expect(thumbs.allSatisfy { ($0["path"] as? String)?.hasPrefix(job.outputPrefix + "thumbs/") == true })
+
+        // Every output is in storage under the attempt's prefix; the manifest was written last.
+        let keys = try f.files.list(prefix: job.outputPrefix)
+        for name in ["model.glb", "layer_manifest.json", "thumbs/hero.webp", "thumbs/card.webp", "thumbs/plan.webp"] {
+            #expect(keys.contains(job.outputPrefix + name), "missing \(name)")
+        }
+        let puts = f.recorder.puts
+        #expect(puts.last?.key == job.outputPrefix + "layer_manifest.json")
+        #expect(puts.first { $0.key.hasSuffix("model.glb") }?.contentType == "model/gltf-binary")
+        #expect(puts.filter { $0.key.hasSuffix(".webp") }.allSatisfy { $0.contentType == "image/webp" })
+        #expect(puts.last?.contentType == "application/json")
+        let manifest = try JSONSerialization.jsonObject(with: Data(try f.files.get(job.outputPrefix + "layer_manifest.json",
+                                                                                   maxBytes: 1 << 24))) as? [String: Any]
+        #expect(manifest?["version_id"] as? String == version)
+        #expect(manifest?["room_id"] as? String == f.roomId)
+
+        // The ready event, and progress events with increasing seq for each step.
+        try listener.collect { events in events.contains { $0.event == "ready" } }
+        let ready = try #require(listener.events.first { $0.event == "ready" })
+        #expect(ready.payload["version_id"] as? String == version)
+        #expect(ready.payload["glb_path"] as? String == job.outputPrefix + "model.glb")
+        let progress = listener.events.filter { $0.event == "transcode_progress" }.map(\.payload)
+        let seqs = progress.compactMap { ($0["seq"] as? NSNumber)?.intValue }
+        #expect(seqs == Array(1...max(1, seqs.count)))
+        #expect(progress.compactMap { $0["step"] as? String }.starts(with: ["parsing", "layering"]))
+        #expect(Set(progress.compactMap { $0["step"] as? String }).isSuperset(of: ["parsing", "layering", "preview"]))
+        for p in progress {
+            #expect(p["schema"] as? String == "transcode-progress/v1")
+            #expect(p["phase"] as? String == "transcoding")
+            #expect(p["room_id"] as? String == f.roomId)
+            #expect((p["attempt"] as? NSNumber)?.intValue == 1)
+            #expect((p["max_attempts"] as? NSNumber)?.intValue == 5)
+            #expect(p["retry_at"] is NSNull)
+            #expect((p["at"] as? String)?.hasSuffix("Z") == true)
+        }
+        let values = progress.compactMap { ($0["progress"] as? NSNumber)?.doubleValue }
+        #expect(values == values.sorted())
+    }
+
+    @Test func redactedTexturesFromRowsAndPrefixReachTheChild() throws {
+        let f = try JobFixture()
+        // Both kinds of redaction: a recorded row and an object under <source dir>/redacted/. The
+        // sample has no textures, so both are reported as unmatched in the manifest's warnings,
+        // which proves the child received them.
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        try f.files.put("blurred/one.png", bytes: png, contentType: "image/png")
+        let version = UUID().uuidString.lowercased()
+        let dir = "uploads/\(f.roomId)/\(version)/"
+        try f.files.put(dir + "scan.usdz", bytes: try JobFixture.sample(JobFixture.sampleUSDZ), contentType: "model/vnd.usdz+zip")
+        try f.files.put(dir + "redacted/textures/two.png", bytes: png, contentType: "image/png")
+        try f.store.submit(versionId: version, roomId: f.roomId, roomName: nil, usdzKey: dir + "scan.usdz", jsonKey: nil,
+                           redactions: [(texturePath: "textures/one.png", storageKey: "blurred/one.png")])
+        let job = try f.claim()
+        #expect(f.runner().run(job, control: JobControl()) == .ready(outputPrefix: job.outputPrefix))
+        let manifest = try JSONSerialization.jsonObject(
+            with: Data(try f.files.get(job.outputPrefix + "layer_manifest.json", maxBytes: 1 << 24))) as? [String: Any]
+        let warnings = (manifest?["warnings"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
+        #expect(warnings.contains { $0.contains("textures/one.png") })
+        #expect(warnings.contains { $0.contains("textures/two.png") })
+
+        // A recorded redaction whose object is missing fails the version: never publish the original.
+        let other = UUID().uuidString.lowercased()
+        try f.files.put("uploads/\(f.roomId)/\(other)/scan.usdz", bytes: try JobFixture.sample(JobFixture.sampleUSDZ),
+                        contentType: "model/vnd.usdz+zip")
+        try f.store.submit(versionId: other, roomId: f.roomId, roomName: nil, usdzKey: "uploads/\(f.roomId)/\(other)/scan.usdz",
+                           jsonKey: nil, redactions: [(texturePath: "textures/a.png", storageKey: "blurred/missing.png")])
+        let job2 = try f.claim()
+        #expect(f.runner().run(job2, control: JobControl()) == .failed(reason: "SOURCE_NOT_FOUND"))
+    }
+
+    @Test func missingSourceFailsAtOnce() throws {
+        let f = try JobFixture()
+        let version = try f.submit(usd: nil, json: nil, missingUSD: true)
+        let job = try f.claim()
+        let outcome = f.runner().run(job, control: JobControl())
+        #expect(outcome == .failed(reason: "SOURCE_NOT_FOUND"))
+        let row = try f.row(version)
+        #expect(row["status"] == "failed")
+        #expect(row.int("attempt") == 1)
+        #expect(row["last_error_code"] == "SOURCE_NOT_FOUND")
+        #expect(row["last_error"]?.hasPrefix("STORAGE_NOT_FOUND") == true)
+        let errors = try f.errors(version)
+        #expect(errors.last?["code"] as? String == "SOURCE_NOT_FOUND")
+        #expect(errors.last?["final"] as? Bool == true)
+    }
+
+    @Test func tooLargeSourceFailsAtOnce() throws {
+        let f = try JobFixture()
+        f.config.maxSourceBytes = 1000
+        let version = try f.submitSample()
+        let job = try f.claim()
+        #expect(f.runner().run(job, control: JobControl()) == .failed(reason: "FILE_TOO_LARGE"))
+        #expect(try f.row(version)["status"] == "failed")
+    }
+
+    @Test func corruptUSDZFailsWithoutRetry() throws {
+        let f = try JobFixture()
+        let sample = try JobFixture.sample(JobFixture.sampleUSDZ)
+        let version = try f.submit(usd: Array(sample.prefix(sample.count / 2)), json: nil)
+        let job = try f.claim()
+        let outcome = f.runner().run(job, control: JobControl())
+        #expect(outcome == .failed(reason: "USDZ_PARSE_ERROR"))
+        let row = try f.row(version)
+        #expect(row["status"] == "failed")
+        #expect(row.int("attempt") == 1)
+        #expect(row["last_error_code"] == "USDZ_PARSE_ERROR")
+        #expect(row["last_error"]?.hasPrefix("USD_") == true)
+        #expect(try f.errors(version).count == 1)
+        #expect(try f.files.list(prefix: job.outputPrefix).isEmpty)
+    }
+
+    @Test func childKilledByItsMemoryLimitIsRetriedThenFails() throws {
+        let f = try JobFixture()
+        f.config.childMemoryMB = 64
+        let version = try f.submitSample(maxAttempts: 2)
+
+        let first = try f.claim()
+        let outcome1 = f.runner().run(first, control: JobControl())
+        guard case .retried(let code, _) = outcome1 else {
+            Issue.record("expected a retry, got \(outcome1)")
+            return
+        }
+        #expect(code == "INTERNAL")
+        var row = try f.row(version)
+        #expect(row["status"] == "queued")
+        #expect(row.int("attempt") == 1)
+        #expect(row["last_error_code"] == "INTERNAL")
+
+        let second = try f.claim()
+        #expect(second.attempt == 2)
+        #expect(f.runner().run(second, control: JobControl()) == .failed(reason: "INTERNAL"))
+        row = try f.row(version)
+        #expect(row["status"] == "failed")
+        #expect(row.int("attempt") == 2)
+        #expect(try f.errors(version).map { $0["code"] as? String } == ["INTERNAL", "INTERNAL"])
+    }
+
+    /// The child dying from a signal (here SIGKILL, as the kernel's OOM killer sends it) is a
+    /// failed attempt, not a failed version.
+    @Test func childKilledBySignalIsRetried() throws {
+        let f = try JobFixture()
+        let version = try f.submitSample()
+        let job = try f.claim()
+        let running = f.start(f.runner(), job, control: JobControl())
+        let child = try #require(Self.childProcess(of: version, within: 60), "the job-exec child never appeared")
+        kill(child, SIGKILL)
+        let outcome = running.wait()
+        guard case .retried(let code, _)? = outcome else {
+            Issue.record("expected a retry, got \(String(describing: outcome))")
+            return
+        }
+        #expect(code == "INTERNAL")
+        let row = try f.row(version)
+        #expect(row["status"] == "queued")
+        #expect(row["last_error"] == "CHILD_CRASHED: child process killed by signal 9")
+        #expect(try f.files.list(prefix: job.outputPrefix).isEmpty)
+    }
+
+    /// The pid of the `job-exec` process working on `version`, found in /proc.
+    static func childProcess(of version: String, within seconds: Double) -> pid_t? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+                guard let pid = pid_t(entry),
+                      let raw = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+                let args = raw.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+                if args.contains("job-exec") && args.contains(version) { return pid }
+            }
+            usleep(1000)
+        }
+        return nil
+    }
+
+    @Test func attemptTimeoutKillsTheChild() throws {
+        let f = try JobFixture()
+        f.config.attemptTimeoutSeconds = 0.05
+        let version = try f.submitSample()
+        let listener = try JobEventListener(f.db)
+        let job = try f.claim()
+        let outcome = f.runner().run(job, control: JobControl())
+        guard case .retried(let code, let runAfter) = outcome else {
+            Issue.record("expected a retry, got \(outcome)")
+            return
+        }
+        #expect(code == "TIMEOUT")
+        #expect(runAfter.hasSuffix("Z"))
+        let row = try f.row(version)
+        #expect(row["status"] == "queued")
+        #expect(row["last_error_code"] == "TIMEOUT")
+        #expect(row["lease_id"] == nil)
+        try listener.collect { events in events.contains { $0.payload["phase"] as? String == "queued" } }
+        let queued = try #require(listener.events.first { $0.payload["phase"] as? String == "queued" })
+        #expect(queued.event == "transcode_progress")
+        #expect(queued.payload["retry_at"] as? String == runAfter)
+    }
+
+    @Test func shutdownReleasesWithoutBurningAnAttempt() throws {
+        let f = try JobFixture()
+        let version = try f.submitSample()
+        let job = try f.claim()
+        let control = JobControl()
+        let running = f.start(f.runner(), job, control: control)
+        let deadline = Date().addingTimeInterval(30)
+        while control.phase == "claimed" && Date() < deadline { usleep(2000) }
+        control.requestStop(.shutdown)
+        #expect(running.wait() == .released)
+        let row = try f.row(version)
+        #expect(row["status"] == "queued")
+        #expect(row.int("attempt") == 0)
+        #expect(row["lease_id"] == nil)
+        #expect(try f.files.list(prefix: job.outputPrefix).isEmpty)
+    }
+
+    @Test func cancelWhileRunningFailsWithCancelled() throws {
+        let f = try JobFixture()
+        let version = try f.submitSample()
+        let job = try f.claim()
+        let control = JobControl()
+        let running = f.start(f.runner(), job, control: control)
+        let deadline = Date().addingTimeInterval(30)
+        while control.phase == "claimed" && Date() < deadline { usleep(2000) }
+        let cancel = try f.store.cancel(versionId: version)
+        #expect(cancel.ok && cancel.running)
+        #expect(running.wait() == .failed(reason: "CANCELLED"))
+        #expect(control.stopReason == .cancelled)
+        let row = try f.row(version)
+        #expect(row["status"] == "failed")
+        #expect(row["last_error_code"] == "CANCELLED")
+        #expect(try f.files.list(prefix: job.outputPrefix).isEmpty)
+    }
+
+    @Test func callbackModeRetriesUntilAccepted() throws {
+        let f = try JobFixture()
+        let finalizeURL = f.db.url
+        let calls = CallCounter()
+        let server = try LoopbackHTTPServer { request in
+            guard calls.next() > 2 else { return (503, [], Array("busy".utf8)) }
+            // What the backend's transcode-done does: finalize in SQL, fenced by the lease.
+            guard let body = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
+                  let lease = body["lease"] as? [String: Any], let outputs = body["outputs"] as? [String: Any],
+                  let connection = try? PGConnection(url: finalizeURL) else { return (400, [], []) }
+            defer { connection.close() }
+            let thumbnails = (outputs["thumbnails"] as? [[String: Any]] ?? []).map { t in
+                JSONValue.object(["path": .string(t["path"] as? String ?? ""), "kind": .string(t["kind"] as? String ?? ""),
+                                  "width": .int(Int64((t["width"] as? NSNumber)?.intValue ?? 0)),
+                                  "height": .int(Int64((t["height"] as? NSNumber)?.intValue ?? 0))])
+            }
+            let result = try? QueueStore(connection: connection).finalize(
+                versionId: body["version_id"] as? String ?? "", leaseId: lease["lease_id"] as? String ?? "", status: "ready",
+                outputs: .object([
+                    "glb_path": .string(outputs["glb_path"] as? String ?? ""),
+                    "manifest_path": .string(outputs["manifest_path"] as? String ?? ""),
+                    "thumbnails": .array(thumbnails),
+                    "manifest_schema_version": .int(Int64((outputs["manifest_schema_version"] as? NSNumber)?.intValue ?? 0)),
+                ]))
+            guard let result, result.ok else { return (409, [], Array("{\"ok\":false,\"error\":\"LEASE_LOST\"}".utf8)) }
+            return (200, [("Content-Type", "application/json")], Array("{\"ok\":true,\"status\":\"ready\"}".utf8))
+        }
+        defer { server.stop() }
+        f.config.doneURL = server.url("/functions/v1/transcode-done")
+        f.config.doneSecret = "s3cret"
+        let version = try f.submitSample()
+        let job = try f.claim()
+
+        let outcome = f.runner().run(job, control: JobControl())
+        #expect(outcome == .ready(outputPrefix: job.outputPrefix))
+        let requests = server.requests
+        #expect(requests.count == 3)
+        for r in requests {
+            #expect(r.method == "POST")
+            #expect(r.path == "/functions/v1/transcode-done")
+            #expect(r.headers["idempotency-key"] == "\(version):\(job.leaseId)")
+            #expect(r.headers["authorization"] == "Bearer s3cret")
+            #expect(r.headers["apikey"] == "s3cret")
+            #expect(r.headers["x-worker-id"] == f.config.workerId)
+            #expect(r.headers["content-type"] == "application/json")
+            #expect(r.body == requests[0].body)
+        }
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(requests[0].body)) as? [String: Any])
+        #expect(body["schema"] as? String == "transcode-done/v1")
+        #expect(body["version_id"] as? String == version)
+        #expect(body["room_id"] as? String == f.roomId)
+        #expect(body["status"] as? String == "ready")
+        let lease = try #require(body["lease"] as? [String: Any])
+        #expect(lease["lease_id"] as? String == job.leaseId)
+        #expect(lease["worker_id"] as? String == f.config.workerId)
+        #expect((lease["attempt"] as? NSNumber)?.intValue == 1)
+        let outputs = try #require(body["outputs"] as? [String: Any])
+        #expect(outputs["bucket"] == nil)
+        #expect(outputs["glb_path"] as? String == job.outputPrefix + "model.glb")
+        #expect(outputs["manifest_path"] as? String == job.outputPrefix + "layer_manifest.json")
+        let glb = try f.files.get(job.outputPrefix + "model.glb", maxBytes: 1 << 26)
+        #expect((outputs["glb_bytes"] as? NSNumber)?.intValue == glb.count)
+        #expect(outputs["glb_sha256"] as? String == Digest.hex(Digest.sha256(glb)))
+        #expect((outputs["manifest_schema_version"] as? NSNumber)?.intValue == 1)
+        #expect(((outputs["layer_count"] as? NSNumber)?.intValue ?? 0) > 0)
+        let thumbnails = outputs["thumbnails"] as? [[String: Any]] ?? []
+        #expect(thumbnails.contains { $0["kind"] as? String == "plan" && ($0["path"] as? String)?.hasPrefix(job.outputPrefix) == true })
+        let timings = try #require(body["timings_ms"] as? [String: Any])
+        for key in ["download", "parsing", "layering", "preview", "upload", "total"] { #expect(timings[key] != nil, "\(key)") }
+        #expect((body["worker"] as? [String: Any])?["version"] as? String == CommandLineTool.version)
+
+        let row = try f.row(version)
+        #expect(row["status"] == "ready")
+        #expect(row["glb_path"] == job.outputPrefix + "model.glb")
+        #expect(try f.files.list(prefix: job.outputPrefix).count >= 3)
+    }
+
+    @Test func callbackModeLeaseLostDeletesOutputs() throws {
+        let f = try JobFixture()
+        let server = try LoopbackHTTPServer { _ in (409, [], Array("{\"ok\":false,\"error\":\"LEASE_LOST\"}".utf8)) }
+        defer { server.stop() }
+        f.config.doneURL = server.url("/functions/v1/transcode-done")
+        _ = try f.submitSample()
+        let job = try f.claim()
+        #expect(f.runner().run(job, control: JobControl()) == .leaseLost)
+        #expect(server.requestCount == 1)
+        #expect(server.requests.first?.headers["authorization"] == nil)
+        #expect(f.recorder.puts.count >= 3)
+        #expect(try f.files.list(prefix: job.outputPrefix).isEmpty)
+    }
+
+    @Test func callbackModeRejectionIsARetryableFailure() throws {
+        let f = try JobFixture()
+        let server = try LoopbackHTTPServer { _ in (422, [], Array("{\"ok\":false,\"error\":\"INVALID_BODY\"}".utf8)) }
+        defer { server.stop() }
+        f.config.doneURL = server.url("/functions/v1/transcode-done")
+        let version = try f.submitSample()
+        let job = try f.claim()
+        let outcome = f.runner().run(job, control: JobControl())
+        guard case .retried(let code, _) = outcome else {
+            Issue.record("expected a retry, got \(outcome)")
+            return
+        }
+        #expect(code == "COMPLETION_REJECTED")
+        #expect(server.requestCount == 1)
+        #expect(try f.row(version)["status"] == "queued")
+        #expect(try f.row(version)["last_error_code"] == "COMPLETION_REJECTED")
+        #expect(try f.files.list(prefix: job.outputPrefix).isEmpty)
+    }
+
+    @Test func callbackModeFailureIsReportedToTheBackend() throws {
+        let f = try JobFixture()
+        let server = try LoopbackHTTPServer { _ in (200, [], Array("{\"ok\":true}".utf8)) }
+        defer { server.stop() }
+        f.config.doneURL = server.url("/functions/v1/transcode-done")
+        let sample = try JobFixture.sample(JobFixture.sampleUSDZ)
+        _ = try f.submit(usd: Array(sample.prefix(200)), json: nil)
+        let job = try f.claim()
+        #expect(f.runner().run(job, control: JobControl()) == .failed(reason: "USDZ_PARSE_ERROR"))
+        let request = try #require(server.requests.first)
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
+        #expect(body["status"] as? String == "failed")
+        let error = try #require(body["error"] as? [String: Any])
+        #expect(error["code"] as? String == "ROOM_TRANSCODE_FAILED")
+        #expect(error["reason"] as? String == "USDZ_PARSE_ERROR")
+        #expect((error["message"] as? String)?.hasPrefix("USD_") == true)
+        #expect(error["phase"] as? String == "parsing")
+        #expect(error["retryable"] as? Bool == false)
+        #expect((error["attempt"] as? NSNumber)?.intValue == 1)
+        #expect((error["max_attempts"] as? NSNumber)?.intValue == 5)
+    }
+}
+
+/// A thread-safe counter for test servers.
+final class CallCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    /// Increments and returns the new value (1 for the first call).
+    func next() -> Int { lock.withLock { value += 1; return value } }
+}
+
+@Suite("Job runner pieces")
+struct JobRunnerPieceTests {
+    final class Sent: @unchecked Sendable {
+        let lock = NSLock()
+        var payloads: [[String: JSONValue]] = []
+        func add(_ p: JSONValue) {
+            guard case .object(let o) = p else { return }
+            lock.withLock { payloads.append(o) }
+        }
+        var all: [[String: JSONValue]] { lock.withLock { payloads } }
+    }
+
+    @Test func progressIsThrottledWithoutReorderingSteps() {
+        let sent = Sent()
+        let reporter = ProgressReporter(versionId: "v", roomId: "r", attempt: 2, maxAttempts: 5, minInterval: 3600,
+                                        send: { topic, event, payload in
+                                            #expect(topic == "room:r")
+                                            #expect(event == "transcode_progress")
+                                            sent.add(payload)
+                                        })
+        reporter.step("parsing", progress: 0.1)
+        reporter.step("layering", progress: 0.4)
+        reporter.step("preview", progress: 0.7)
+        reporter.flush()
+        #expect(sent.all.count == 1)
+        #expect(sent.all[0]["step"] == .string("parsing"))
+        #expect(sent.all[0]["seq"] == .int(1))
+        reporter.queued(retryAt: "2030-01-01T00:00:00.000Z")
+        #expect(sent.all.count == 2)
+        #expect(sent.all[1]["phase"] == .string("queued"))
+        #expect(sent.all[1]["step"] == .null)
+        #expect(sent.all[1]["seq"] == .int(2))
+        #expect(sent.all[1]["retry_at"] == .string("2030-01-01T00:00:00.000Z"))
+
+        let unthrottled = Sent()
+        let r2 = ProgressReporter(versionId: "v", roomId: "r", attempt: 1, maxAttempts: 5, minInterval: 0,
+                                  send: { _, _, p in unthrottled.add(p) })
+        for (s, p) in [("parsing", 0.1), ("layering", 0.4), ("layering", 0.4), ("preview", 0.7)] { r2.step(s, progress: p) }
+        #expect(unthrottled.all.map { $0["step"] } == [.string("parsing"), .string("layering"), .string("preview")])
+        #expect(unthrottled.all.map { $0["seq"] } == [.int(1), .int(2), .int(3)])
+    }
+
+    @Test func pendingStepIsSentOnceTheIntervalPassed() {
+        let sent = Sent()
+        let reporter = ProgressReporter(versionId: "v", roomId: "r", attempt: 1, maxAttempts: 5, minInterval: 0.05,
+                                        send: { _, _, p in sent.add(p) })
+        reporter.step("parsing", progress: 0.1)
+        reporter.step("layering", progress: 0.4)
+        reporter.step("preview", progress: 0.7)
+        usleep(80_000)
+        reporter.flush()
+        #expect(sent.all.map { $0["step"] } == [.string("parsing"), .string("preview")])
+        #expect(sent.all.map { $0["seq"] } == [.int(1), .int(2)])
+    }
+
+    @Test func childEnvironmentCarriesNoSecrets() {
+        let env = JobRunner.childEnvironment(["DATABASE_URL": "postgresql://u:p@h/db", "TRANSCODE_DONE_SECRET": "s",
+                                              "PATH": "/usr/bin", "LC_ALL": "C.UTF-8", "TMPDIR": "/scratch"])
+        #expect(env == ["LC_ALL=C.UTF-8", "PATH=/usr/bin", "SWIFT_BACKTRACE=enable=no", "TMPDIR=/scratch"])
+        #expect(JobRunner.childEnvironment(["SWIFT_BACKTRACE": "enable=yes"]) == ["SWIFT_BACKTRACE=enable=yes"])
+    }
+
+    @Test func workDirectoriesOfDeadProcessesAreRemoved() throws {
+        let finished = Process()
+        finished.executableURL = URL(fileURLWithPath: "/bin/true")
+        try finished.run()
+        finished.waitUntilExit()
+        let base = JobWorkspace.baseDirectory
+        let dead = base + "/" + JobWorkspace.namePrefix + "\(finished.processIdentifier)-test01"
+        let mine = try JobWorkspace()
+        defer { mine.remove() }
+        try FileManager.default.createDirectory(atPath: dead + "/out", withIntermediateDirectories: true)
+        JobWorkspace.removeStale()
+        #expect(!FileManager.default.fileExists(atPath: dead))
+        #expect(FileManager.default.fileExists(atPath: mine.outputDirectory))
+        #expect(mine.root.hasPrefix(base + "/" + JobWorkspace.namePrefix + "\(getpid())-"))
+    }
+
+    @Test func childMessagesRoundTrip() {
+        let messages: [ChildMessage] = [
+            .phase("parsing"),
+            .done(files: [.init(path: "model.glb", bytes: 12, sha256: "ab")], summary: .object(["phase_ms": .object(["parsing": .double(1.5)])])),
+            .error(code: "USD_TRUNCATED", message: "short \"read\"", phase: "parsing", retryable: false),
+        ]
+        for m in messages { #expect(ChildMessage(line: m.line) == m) }
+        #expect(ChildMessage(line: "not json") == nil)
+        #expect(ChildMessage.phaseMilliseconds(.object(["phase_ms": .object(["parsing": .double(1.5), "layering": .int(3)])]))
+                == ["parsing": 1.5, "layering": 3])
+    }
+
+    @Test func failuresAreClassifiedIntoContractReasons() {
+        let cases: [(String, String, String)] = [
+            ("USD_TRUNCATED", "parsing", "USDZ_PARSE_ERROR"),
+            ("ROOMPLAN_JSON_INVALID", "layering", "ROOMPLAN_JSON_INVALID"),
+            ("THUMB_WEBP_FAILED", "preview", "PREVIEW_FAILED"),
+            ("GLB_TOO_LARGE", "writing", "LAYERING_FAILED"),
+            ("IO_TOO_LARGE", "reading", "FILE_TOO_LARGE"),
+            ("IO_READ_FAILED", "reading", "INTERNAL"),
+        ]
+        for (code, phase, reason) in cases {
+            let f = FailureReason.pipeline(code: code, message: "m", phase: phase, retryable: false)
+            #expect(f.reason == reason, "\(code)")
+            #expect(f.message == "\(code): m")
+        }
+        #expect(FailureReason.pipeline(code: "GLB_TOO_LARGE", message: "m", phase: "writing", retryable: false).phase == "layering")
+        #expect(FailureReason.pipeline(code: "IO_READ_FAILED", message: "m", phase: "reading", retryable: false).isRetryable)
+        #expect(FailureReason.download(StorageError(code: StorageError.notFound, message: "x"), what: "s").reason == "SOURCE_NOT_FOUND")
+        #expect(FailureReason.download(StorageError(code: StorageError.tooLarge, message: "x"), what: "s").reason == "FILE_TOO_LARGE")
+        let unavailable = FailureReason.download(StorageError(code: StorageError.unavailable, message: "x"), what: "s")
+        #expect(unavailable.reason == "SOURCE_DOWNLOAD_FAILED" && unavailable.isRetryable)
+        #expect(FailureReason(reason: "INTERNAL", message: String(repeating: "x", count: 900), phase: "p", isRetryable: true)
+                    .message.count == 500)
+    }
+}
