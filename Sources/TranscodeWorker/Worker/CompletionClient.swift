@@ -8,8 +8,11 @@ import Foundation
 /// `X-Worker-Id`, and with a secret `Authorization: Bearer <secret>` and `apikey: <secret>`.
 ///
 /// Retries: 5xx, 429, timeouts and connection failures are retried after 1 s, 2 s, 4 s … (at most
-/// 30 s apart) while `shouldContinue` says so (the lease lives and nobody asked to stop). 200–299
-/// is accepted, 409 means the lease is lost, any other status is a rejection.
+/// 30 s apart) while `shouldContinue` says so. The job runner's `shouldContinue` is false once the
+/// lease is gone or expired, once a worker shutdown was requested, and once the report's overall
+/// deadline (`JobRunner.reportDeadlineSeconds`) has passed, so a backend answering 5xx forever
+/// cannot hold a job, its lease and its slot forever. 200–299 is accepted, 409 means the lease is
+/// lost, any other status is a rejection.
 ///
 /// Thread-safe (stateless apart from its configuration).
 final class CompletionClient: Sendable {
@@ -155,9 +158,12 @@ final class CompletionClient: Sendable {
             ])
             if once { return .gaveUp(lastError: lastError) }
             let until = Clock.now() + UInt64(delay * 1e9)
-            while Clock.now() < until {
+            while true {
+                // One clock read per turn: `until` may pass between two reads.
+                let now = Clock.now()
+                guard now < until else { break }
                 guard shouldContinue() else { return .gaveUp(lastError: lastError) }
-                usleep(UInt32(min(0.2, Double(until &- Clock.now()) / 1e9) * 1e6) + 1)
+                usleep(UInt32(min(0.2, Double(until - now) / 1e9) * 1e6) + 1)
             }
             guard shouldContinue() else { return .gaveUp(lastError: lastError) }
             delay = min(30, delay * 2)

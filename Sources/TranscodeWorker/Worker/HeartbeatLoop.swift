@@ -75,10 +75,13 @@ final class HeartbeatLoop: @unchecked Sendable {
         return Clock.now() < leaseDeadline
     }
 
-    /// Notes a renewal made elsewhere (the job thread's own heartbeat before uploading).
-    func renewed() {
+    /// Notes a renewal (this loop's, or the job thread's own heartbeat before uploading).
+    /// `sentAt` is the clock read just BEFORE the heartbeat statement was sent: the server set the
+    /// lease to its `now() + lease` when the statement started, which may be well before the
+    /// reply arrived, so the local deadline must not start later than the request.
+    func renewed(sentAt: UInt64) {
         condition.lock()
-        leaseDeadline = Clock.now() + UInt64(leaseSeconds * 1e9)
+        leaseDeadline = max(leaseDeadline, sentAt + UInt64(leaseSeconds * 1e9))
         condition.unlock()
     }
 
@@ -127,8 +130,12 @@ final class HeartbeatLoop: @unchecked Sendable {
         var cancelSeen = false
         while true {
             condition.lock()
-            while !stopping && !phaseChanged && Clock.now() < next {
-                let wait = Double(next &- Clock.now()) / 1e9
+            while !stopping && !phaseChanged {
+                // One clock read: `next` may pass between two reads, and the difference must
+                // never be taken the wrong way round.
+                let now = Clock.now()
+                guard now < next else { break }
+                let wait = Double(next - now) / 1e9
                 _ = condition.wait(until: Date(timeIntervalSinceNow: max(0.001, wait)))
             }
             if stopping { condition.unlock(); return }
@@ -142,10 +149,11 @@ final class HeartbeatLoop: @unchecked Sendable {
                     connection = try PGConnection(url: databaseURL, applicationName: "transcode-worker heartbeat",
                                                   statementTimeoutSeconds: max(5, Int(leaseSeconds / 2)))
                 }
+                let sentAt = Clock.now()
                 let result = try QueueStore(connection: connection!).heartbeat(job, leaseSeconds: leaseSeconds, phase: phase)
                 switch result {
                 case .alive(let cancelRequested):
-                    renewed()
+                    renewed(sentAt: sentAt)
                     if cancelRequested && !cancelSeen {
                         cancelSeen = true
                         logger.info("cancel requested", ["version_id": .string(job.versionId), "room_id": .string(job.roomId)])

@@ -30,7 +30,11 @@ final class JobAttempt {
 
     private var heartbeat: HeartbeatLoop!
     private var store: QueueStore!
+    /// Serializes the job connection between the job thread and the progress sender.
+    private let storeLock = NSLock()
     private var progress: ProgressReporter!
+    /// Monotonic nanoseconds by which reporting the end must be over (set when it begins).
+    private var reportDeadline: UInt64?
     /// Output keys written by this attempt, in order.
     private var uploaded: [String] = []
     /// True once a `ready` report was sent: from then on, outputs are only deleted when the
@@ -77,12 +81,20 @@ final class JobAttempt {
         defer { connection.close() }
         let store = QueueStore(connection: connection)
         self.store = store
+        // Progress events are sent off the job thread (a stalled connection must not hold up the
+        // child's tick: timeouts and stop requests), sharing the job connection under a lock.
+        let storeLock = self.storeLock
         progress = ProgressReporter(
             versionId: job.versionId, roomId: job.roomId, attempt: job.attempt, maxAttempts: maxAttempts,
-            minInterval: config.progressIntervalSeconds, logger: logger,
-            send: { topic, event, payload in try store.notifyEvent(topic: topic, event: event, payload: payload) })
+            minInterval: config.progressIntervalSeconds, logger: logger, asynchronous: true,
+            send: { topic, event, payload in
+                storeLock.lock()
+                defer { storeLock.unlock() }
+                try store.notifyEvent(topic: topic, event: event, payload: payload)
+            })
 
         let (outcome, failure) = execute()
+        progress.drain()
         heartbeat.stop()
         return finish(outcome, failure: failure)
     }
@@ -332,14 +344,16 @@ final class JobAttempt {
         try checkStop()
         enter("uploading_outputs")
         // Renew the lease (and look for a cancel) before anything becomes visible.
+        var sentAt = Clock.now()
         switch database("heartbeat", { (s) throws(DatabaseError) in
-            try s.heartbeat(job, leaseSeconds: config.leaseSeconds, phase: "uploading_outputs")
+            sentAt = Clock.now()
+            return try s.heartbeat(job, leaseSeconds: config.leaseSeconds, phase: "uploading_outputs")
         }) {
         case .success(.leaseLost), .failure:
             control.requestStop(.leaseLost)
             throw .stopped(.leaseLost)
         case .success(.alive(let cancelRequested)):
-            heartbeat.renewed()
+            heartbeat.renewed(sentAt: sentAt)
             if cancelRequested {
                 control.requestStop(.cancelled)
                 throw .stopped(.cancelled)
@@ -373,7 +387,7 @@ final class JobAttempt {
     // MARK: - Reporting
 
     private func complete(_ report: ChildReport) -> JobOutcome {
-        heartbeat.enterReporting()
+        beginReporting()
         enter("completing")
         let glbPath = job.outputPrefix + "model.glb"
         let manifestPath = job.outputPrefix + "layer_manifest.json"
@@ -409,8 +423,18 @@ final class JobAttempt {
                 observer(.failure(f))
                 return retryOrFail(f, failInSQL: true)
             case .gaveUp(let lastError):
-                if control.stopReason == .shutdown && !heartbeat.leaseLostSeen && heartbeat.leaseAlive {
+                if control.shutdownRequested && !heartbeat.leaseLostSeen && heartbeat.leaseAlive {
                     return handleStop(.shutdown)
+                }
+                if reportDeadlinePassed {
+                    // Stop renewing: the lease expires and the rescuer puts the version back. The
+                    // outputs stay (the report may have been recorded without its answer reaching
+                    // us); a newer attempt writes under a prefix of its own.
+                    heartbeat.stop()
+                    logger.error("transcode-done not accepted before the report deadline; outputs left in place, the lease will expire",
+                                 ids.merging(["error": .string(lastError),
+                                              "deadline_s": .double(runner.reportDeadlineSeconds)]) { a, _ in a })
+                    return .leaseLost
                 }
                 logger.error("transcode-done unreachable while the lease lived; outputs left in place",
                              ids.merging(["error": .string(lastError)]) { a, _ in a })
@@ -443,7 +467,7 @@ final class JobAttempt {
 
     /// A failed attempt: delete its outputs, then retry later or fail for good.
     private func handleFailure(_ f: FailureReason) -> JobOutcome {
-        heartbeat.enterReporting()
+        beginReporting()
         observer(.failure(f))
         deleteOutputs()
         return f.isRetryable ? retryOrFail(f, failInSQL: false) : finalizeFailed(f, sqlOnly: false)
@@ -467,7 +491,23 @@ final class JobAttempt {
             progress.queued(retryAt: at)
             return .retried(code: f.reason, runAfter: at)
         case .success(nil):
-            // The attempts are used up (or the lease is gone: finalize then says so).
+            // The attempts are used up, or the lease is gone (a rescuer may have given the version
+            // to another worker): tell them apart before reporting a final failure. Finalize is
+            // fenced by the lease anyway and then answers LEASE_LOST; nothing is deleted here.
+            var sentAt = Clock.now()
+            let check = database("check lease", { (s) throws(DatabaseError) in
+                sentAt = Clock.now()
+                return try s.heartbeat(job, leaseSeconds: config.leaseSeconds, phase: nil)
+            })
+            switch check {
+            case .success(.leaseLost):
+                logger.warn("lease lost before the failure was reported", ids)
+                return .leaseLost
+            case .success(.alive):
+                heartbeat.renewed(sentAt: sentAt)
+            case .failure:
+                break
+            }
             return finalizeFailed(f, sqlOnly: failInSQL)
         case .failure(let e):
             logger.error("cannot put the job back; the lease will expire", ids.merging(["error": .string(e.description)]) { a, _ in a })
@@ -494,8 +534,15 @@ final class JobAttempt {
                 logger.error("transcode-done rejected the failure; recording it in SQL", ids.merging([
                     "status": .int(Int64(status)), "body": .string(excerpt)]) { a, _ in a })
             case .gaveUp(let lastError):
-                logger.error("transcode-done unreachable while the lease lived", ids.merging(["error": .string(lastError)]) { a, _ in a })
-                return .leaseLost
+                if heartbeat.leaseLostSeen || !heartbeat.leaseAlive {
+                    logger.error("transcode-done unreachable while the lease lived", ids.merging(["error": .string(lastError)]) { a, _ in a })
+                    return .leaseLost
+                }
+                // The report deadline passed, a shutdown was requested, or the request cannot be
+                // sent at all: record the failure in SQL (fenced by the lease) instead.
+                logger.error("transcode-done not accepted; recording the failure in SQL", ids.merging([
+                    "error": .string(lastError), "shutdown": .bool(control.shutdownRequested),
+                    "deadline_passed": .bool(reportDeadlinePassed)]) { a, _ in a })
             }
         }
         switch database("finalize failed", { (s) throws(DatabaseError) in
@@ -513,7 +560,7 @@ final class JobAttempt {
     }
 
     private func handleStop(_ reason: JobControl.StopReason) -> JobOutcome {
-        heartbeat.enterReporting()
+        beginReporting()
         logger.info("job stopping", ids.merging(["stop_reason": .string(reason.rawValue),
                                                  "phase": .string(control.phase)]) { a, _ in a })
         switch reason {
@@ -549,9 +596,25 @@ final class JobAttempt {
         if let r = control.stopReason { throw .stopped(r) }
     }
 
-    /// Whether a report being retried may go on: the lease lives and no shutdown is pending.
+    /// Whether a report being retried may go on: the lease lives, no shutdown was requested (even
+    /// after another stop reason) and the report deadline has not passed.
     private func keepReporting() -> Bool {
-        !heartbeat.leaseLostSeen && heartbeat.leaseAlive && control.stopReason != .shutdown
+        !heartbeat.leaseLostSeen && heartbeat.leaseAlive && !control.shutdownRequested && !reportDeadlinePassed
+    }
+
+    /// The job starts reporting its end: the heartbeat stops turning a lost lease into a stop
+    /// request, and the report deadline (`JobRunner.reportDeadlineSeconds`) starts.
+    private func beginReporting() {
+        heartbeat.enterReporting()
+        if reportDeadline == nil {
+            reportDeadline = Clock.now() + UInt64(runner.reportDeadlineSeconds * 1e9)
+        }
+    }
+
+    /// True once reporting began and its deadline passed.
+    private var reportDeadlinePassed: Bool {
+        guard let reportDeadline else { return false }
+        return Clock.now() >= reportDeadline
     }
 
     /// A new step of the job (not a pipeline phase).
@@ -616,29 +679,50 @@ final class JobAttempt {
                 logger.warn("database connection failed", ids.merging(["error": .string(error.description)]) { a, _ in a })
                 guard error.isRetryable, heartbeat.leaseAlive, control.stopReason == nil else { return nil }
             }
-            sleepSeconds(delay)
+            pause(delay)
             delay = min(4, delay * 2)
         }
     }
 
     /// Runs `body` on the job's store, retrying retryable database errors with backoff while the
-    /// lease lives.
+    /// lease lives, no shutdown was requested and (once reporting) the report deadline has not
+    /// passed.
     private func database<T>(_ what: String, _ body: (QueueStore) throws(DatabaseError) -> T) -> Result<T, DatabaseError> {
         var delay = 0.25
         while true {
-            do {
-                return .success(try body(store))
-            } catch {
+            let result = locked(body)
+            switch result {
+            case .success:
+                return result
+            case .failure(let error):
                 logger.warn("database call failed", ids.merging(["call": .string(what), "error": .string(error.description)]) { a, _ in a })
-                guard error.isRetryable, heartbeat.leaseAlive, !heartbeat.leaseLostSeen else { return .failure(error) }
+                guard error.isRetryable, heartbeat.leaseAlive, !heartbeat.leaseLostSeen, !control.shutdownRequested,
+                      !reportDeadlinePassed else { return result }
             }
-            sleepSeconds(delay)
+            pause(delay)
             delay = min(4, delay * 2)
         }
     }
 
-    private func sleepSeconds(_ s: Double) {
-        usleep(UInt32(max(0, min(s, 60)) * 1e6))
+    /// One call on the job's store, holding the connection against the progress sender.
+    private func locked<T>(_ body: (QueueStore) throws(DatabaseError) -> T) -> Result<T, DatabaseError> {
+        storeLock.lock()
+        defer { storeLock.unlock() }
+        do {
+            return .success(try body(store))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Sleeps `s` seconds (at most 60), waking early once a shutdown is requested.
+    private func pause(_ s: Double) {
+        let until = Clock.now() + UInt64(max(0, min(s, 60)) * 1e9)
+        while !control.shutdownRequested {
+            let now = Clock.now()
+            guard now < until else { return }
+            usleep(UInt32(min(0.1, Double(until - now) / 1e9) * 1e6) + 1)
+        }
     }
 
     /// Progress of the whole job when a pipeline phase starts.

@@ -14,15 +14,27 @@ public final class JobControl: @unchecked Sendable {
 
     private let lock = NSLock()
     private var reason: StopReason?
+    private var shutdown = false
     private var phaseValue: String = "claimed"
 
     public init() {}
 
     /// Asks the job to stop (the first reason wins). The runner kills its child process promptly.
+    /// `.shutdown` is also recorded on its own (`shutdownRequested`) even when another reason came
+    /// first, so that a job already reporting a cancel or a failure stops retrying at once.
     public func requestStop(_ r: StopReason) {
         lock.lock()
         if reason == nil { reason = r }
+        if r == .shutdown { shutdown = true }
         lock.unlock()
+    }
+
+    /// True once `.shutdown` was requested, whatever reason came first. Every retry loop of the
+    /// job (report POSTs, database retries) ends promptly once it is set.
+    public var shutdownRequested: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return shutdown
     }
 
     public var stopReason: StopReason? {

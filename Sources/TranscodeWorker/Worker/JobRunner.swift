@@ -38,6 +38,23 @@ public final class JobRunner: Sendable {
     let http: HTTPClient
     /// The executable started for `job-exec`.
     let childExecutable: String
+    /// How long reporting a job's end may take in all (`transcode-done` retries and database
+    /// retries while reporting), seconds. See `defaultReportDeadlineSeconds`.
+    let reportDeadlineSeconds: Double
+
+    /// The report deadline for a lease length: the contract's 2 minutes of `transcode-done`
+    /// retries, or two leases when that is longer.
+    ///
+    /// When it passes without a definite answer:
+    /// - a `ready` report gives up: the outputs stay in place (the backend may have recorded them
+    ///   without its answer reaching us; they sit under the attempt's own prefix), the heartbeat
+    ///   stops, the lease expires and the rescuer puts the version back in the queue. A success
+    ///   recorded late is safe because a newer attempt writes under a prefix of its own.
+    /// - a `failed` report is recorded in SQL with `transcode_finalize` instead (fenced by the
+    ///   lease; `.leaseLost` when the lease is gone by then).
+    static func defaultReportDeadlineSeconds(leaseSeconds: Double) -> Double {
+        max(120, 2 * leaseSeconds)
+    }
 
     /// The environment variable that overrides the child binary.
     public static let binaryVariable = "TRANSCODE_WORKER_BINARY"
@@ -47,8 +64,16 @@ public final class JobRunner: Sendable {
     ///   - storage: where sources are read and outputs written; shared, thread-safe.
     ///   - logger: JSON lines for claim, phases, finish and child stderr.
     ///   - observer: called on the job's thread for each `Event` (keep it quick).
-    public init(config: WorkerConfig, storage: any ObjectStore, logger: JSONLogger,
-                observer: (@Sendable (Event) -> Void)? = nil) {
+    public convenience init(config: WorkerConfig, storage: any ObjectStore, logger: JSONLogger,
+                            observer: (@Sendable (Event) -> Void)? = nil) {
+        self.init(config: config, storage: storage, logger: logger, observer: observer,
+                  reportDeadlineSeconds: Self.defaultReportDeadlineSeconds(leaseSeconds: config.leaseSeconds))
+    }
+
+    /// As the public initializer, with the report deadline given (tests shorten it).
+    init(config: WorkerConfig, storage: any ObjectStore, logger: JSONLogger,
+         observer: (@Sendable (Event) -> Void)?, reportDeadlineSeconds: Double) {
+        self.reportDeadlineSeconds = max(0, reportDeadlineSeconds)
         self.config = config
         self.storage = storage
         self.logger = logger
@@ -67,6 +92,8 @@ public final class JobRunner: Sendable {
     /// back without burning an attempt (`.released`), `.cancelled` fails it with `CANCELLED`,
     /// `.leaseLost` publishes nothing. The outcome is authoritative; the control may carry a
     /// stop reason the job no longer acted on (e.g. set while the job was being finalized).
+    /// Reporting the end is bounded: by `reportDeadlineSeconds`, and at once by a `.shutdown`
+    /// request even when another stop reason came first (`JobControl.shutdownRequested`).
     public func run(_ job: ClaimedJob, control: JobControl) -> JobOutcome {
         JobAttempt(runner: self, job: job, control: control).run()
     }

@@ -10,7 +10,10 @@ import Foundation
 /// and dropped, never retried.
 ///
 /// The transport is the `send` closure (`pg_notify` today; a Realtime broadcast can be added
-/// without touching the reporter). Thread-safe.
+/// without touching the reporter). With `asynchronous`, events are numbered and queued by the
+/// caller and sent in order by a serial queue of the reporter's own, so a stalled transport never
+/// blocks the caller (the job's child-supervising tick); `drain()` waits for what is queued.
+/// Thread-safe.
 public final class ProgressReporter: @unchecked Sendable {
     /// Sends one event: topic (`room:<room_id>`), event name, payload.
     public typealias Send = @Sendable (_ topic: String, _ event: String, _ payload: JSONValue) throws -> Void
@@ -26,6 +29,8 @@ public final class ProgressReporter: @unchecked Sendable {
     private let minInterval: Double
     private let send: Send
     private let logger: JSONLogger?
+    /// Sends in order off the caller's thread (asynchronous mode only).
+    private let delivery: DispatchQueue?
 
     private let lock = NSLock()
     private var seq = 0
@@ -37,8 +42,11 @@ public final class ProgressReporter: @unchecked Sendable {
     /// - Parameters:
     ///   - minInterval: seconds between two events (0: no throttling).
     ///   - maxAttempts: the effective attempt limit shown to clients.
+    ///   - asynchronous: send from a serial queue of the reporter's own instead of the caller's
+    ///     thread (events keep their order and `seq`).
     public init(versionId: String, roomId: String, attempt: Int, maxAttempts: Int, minInterval: Double,
-                logger: JSONLogger? = nil, send: @escaping Send) {
+                logger: JSONLogger? = nil, asynchronous: Bool = false, send: @escaping Send) {
+        delivery = asynchronous ? DispatchQueue(label: "progress-\(versionId.prefix(8))") : nil
         self.versionId = versionId
         self.roomId = roomId
         self.attempt = attempt
@@ -98,6 +106,12 @@ public final class ProgressReporter: @unchecked Sendable {
         return seq
     }
 
+    /// Waits until every queued event was handed to the transport (asynchronous mode; at once
+    /// otherwise). Call it before the transport's connection is closed.
+    public func drain() {
+        delivery?.sync {}
+    }
+
     private func emitLocked(phase: String, step: String?, progress: Double, retryAt: String?) {
         seq += 1
         lastSent = Clock.now()
@@ -115,6 +129,18 @@ public final class ProgressReporter: @unchecked Sendable {
             "retry_at": retryAt.map(JSONValue.string) ?? .null,
             "at": .string(JSONLogger.timestamp()),
         ])
+        if let delivery {
+            // Queued under the lock, so the serial queue sends in `seq` order.
+            let send = self.send, topic = self.topic, logger = self.logger, versionId = self.versionId
+            delivery.async {
+                Self.deliver(send, topic: topic, payload: payload, logger: logger, versionId: versionId)
+            }
+        } else {
+            Self.deliver(send, topic: topic, payload: payload, logger: logger, versionId: versionId)
+        }
+    }
+
+    private static func deliver(_ send: Send, topic: String, payload: JSONValue, logger: JSONLogger?, versionId: String) {
         do {
             try send(topic, Self.eventName, payload)
         } catch {
