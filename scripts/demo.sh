@@ -121,7 +121,7 @@ sleep 0.3
 
 echo "== transcode-worker run --exit-when-idle (log → out/demo/worker.log)"
 worker_status=0
-timeout --signal=TERM "$DEMO_TIMEOUT" "$BIN" run --exit-when-idle --poll-seconds 0.5 2>"$OUT/worker.log" &
+timeout --signal=TERM "$DEMO_TIMEOUT" "$BIN" run --exit-when-idle --poll-seconds 0.5 --progress-interval-seconds 0.1 2>"$OUT/worker.log" &
 WORKER_PID=$!
 wait "$WORKER_PID" || worker_status=$?
 WORKER_PID=""
