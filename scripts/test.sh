@@ -28,6 +28,12 @@ export TRANSCODE_REQUIRE_POSTGRES=1   # queue tests fail instead of skipping wit
 # The HTTP tests talk to servers on 127.0.0.1; a proxy from the environment must not catch them.
 export no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}" NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}"
 
+echo "== starting a local S3 server (moto, signature checks on; scripts/s3-temp.sh)"
+source scripts/s3-temp.sh
+s3_temp_start "$WORK/s3"
+trap 's3_temp_stop; pg_temp_stop; rm -rf "$WORK"' EXIT
+export TRANSCODE_REQUIRE_S3=1   # S3 tests fail instead of skipping without a server
+
 echo "== generating differential cases with usd-core"
 python3 scripts/gen-differential.py "$WORK/diff" --count 200 --seed 1
 export TRANSCODE_DIFF_DIR="$WORK/diff"

@@ -18,6 +18,7 @@ import Darwin
 /// | `STORAGE_WRITE_FAILED` | yes | a write, rename or flush failed |
 /// | `STORAGE_NO_SPACE` | no | the device or quota is full (`ENOSPC`, `EDQUOT`) |
 /// | `STORAGE_URL_INVALID` | no | the storage URL is malformed or names an unsupported scheme |
+/// | `STORAGE_FORBIDDEN` | no | the store refused the credentials or the operation (S3 403: wrong key or secret, bad signature, no permission) |
 public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let notFound = "STORAGE_NOT_FOUND"
     public static let tooLarge = "STORAGE_TOO_LARGE"
@@ -26,6 +27,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     public static let writeFailed = "STORAGE_WRITE_FAILED"
     public static let noSpace = "STORAGE_NO_SPACE"
     public static let urlInvalid = "STORAGE_URL_INVALID"
+    public static let forbidden = "STORAGE_FORBIDDEN"
 
     /// One of the codes above.
     public var code: String

@@ -1,15 +1,22 @@
+import Foundation
+
 /// Opens an `ObjectStore` from a storage URL, as given in configuration.
 ///
 /// Supported forms:
 /// * `file:///abs/dir` (or `file://localhost/abs/dir`): a `FileObjectStore` rooted at the
 ///   percent-decoded absolute path, created when missing.
-/// * `s3://bucket/prefix`: recognised but not available in this build (`STORAGE_URL_INVALID`).
+/// * `s3://bucket/prefix?endpoint=http://host:port&region=us-east-1`: an `S3ObjectStore`
+///   (path-style) with the keys under the percent-decoded `prefix` (may be empty). `region`
+///   defaults to `us-east-1`, `endpoint` to `https://s3.REGION.amazonaws.com`; both are
+///   percent-decoded. Credentials come from `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and
+///   `AWS_SESSION_TOKEN` (optional), never from the URL.
 ///
 /// A new backend adds a `case` to the scheme switch in `open`.
 public enum StorageURL {
     /// The store `url` names. The caller owns the returned store; it holds no open resources.
     /// Throws `StorageError` `STORAGE_URL_INVALID` for a malformed URL, an unknown scheme, a
-    /// relative or non-directory path, or `s3://` (not in this build); `STORAGE_UNAVAILABLE`
+    /// relative or non-directory path, an `s3://` URL without credentials in the environment;
+    /// `STORAGE_UNAVAILABLE`
     /// (retryable) when the directory cannot be created. Messages never repeat the URL's
     /// credentials.
     public static func open(_ url: String) throws(StorageError) -> any ObjectStore {
@@ -22,11 +29,43 @@ public enum StorageURL {
         case "file":
             return try FileObjectStore(root: try fileRoot(rest), create: true)
         case "s3":
-            throw invalid("s3:// storage is not available in this build")
+            return try s3Store(rest, environment: ProcessInfo.processInfo.environment)
         default:
             let shown = scheme.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 } ? scheme : "?"
             throw invalid("unsupported storage URL scheme '\(shown)' (expected file:// or s3://)")
         }
+    }
+
+    /// The store of an `s3://` URL from the part after `s3://`.
+    static func s3Store(_ rest: Substring, environment: [String: String]) throws(StorageError) -> S3ObjectStore {
+        guard !rest.contains("#") else { throw invalid("an s3 storage URL has no fragment") }
+        let pathPart = rest.firstIndex(of: "?").map { rest[..<$0] } ?? rest
+        let queryPart = rest.firstIndex(of: "?").map { rest[rest.index(after: $0)...] } ?? ""
+        let bucketEnd = pathPart.firstIndex(of: "/") ?? pathPart.endIndex
+        let bucket = String(pathPart[..<bucketEnd])
+        guard !bucket.isEmpty, !bucket.contains("@"), !bucket.contains(":") else {
+            throw invalid("an s3 storage URL looks like s3://bucket/prefix?endpoint=http://host:port&region=us-east-1")
+        }
+        let prefix = bucketEnd == pathPart.endIndex ? "" : try percentDecode(pathPart[pathPart.index(after: bucketEnd)...])
+        var region = "us-east-1"
+        var endpoint: String?
+        for item in queryPart.split(separator: "&") {
+            let eq = item.firstIndex(of: "=") ?? item.endIndex
+            let name = item[..<eq]
+            let value = eq == item.endIndex ? "" : try percentDecode(item[item.index(after: eq)...])
+            switch name {
+            case "region": region = value
+            case "endpoint": endpoint = value
+            default:
+                let shown = name.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 } ? String(name) : "?"
+                throw invalid("unknown s3 storage URL parameter '\(shown)' (expected endpoint or region)")
+            }
+        }
+        guard let credentials = SigV4Credentials.fromEnvironment(environment) else {
+            throw invalid("s3 storage needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment")
+        }
+        return try S3ObjectStore(endpoint: endpoint ?? "https://s3.\(region).amazonaws.com", bucket: bucket, prefix: prefix,
+                                 region: region, credentials: credentials)
     }
 
     /// The directory of a `file://` URL from the part after `file://`.

@@ -1,0 +1,232 @@
+import Foundation
+import Testing
+
+@testable import TranscodeWorker
+
+/// The S3 server the tests use: `TRANSCODE_TEST_S3_ENDPOINT` (scripts/s3-temp.sh starts moto with
+/// signature checks and sets it, with `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`). Without it
+/// the suite is skipped, unless `TRANSCODE_REQUIRE_S3=1` turns that into a failure.
+///
+/// Two moto quirks shape these tests: it decodes `%2F` in the query before checking a signature
+/// (hence `slashInQuery: true`), and it checks the path with `+`, other sub-delimiters and non-ASCII
+/// decoded, so keys here use spaces but no `+` or non-ASCII (`SigV4SignerTests` covers their encoding).
+enum TestS3 {
+    static var environment: [String: String] { ProcessInfo.processInfo.environment }
+    static var endpoint: String? { environment["TRANSCODE_TEST_S3_ENDPOINT"].flatMap { $0.isEmpty ? nil : $0 } }
+    static var required: Bool { environment["TRANSCODE_REQUIRE_S3"] == "1" }
+
+    /// A store on a new bucket (created here) with a small listing page size.
+    static func makeStore(prefix: String = "", pageSize: Int? = 3, secret: String? = nil) throws -> S3ObjectStore {
+        guard let endpoint else { throw TestS3Unavailable() }
+        let credentials = try #require(SigV4Credentials.fromEnvironment(environment), "AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY")
+        let bucket = "test-" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
+        let store = try S3ObjectStore(endpoint: endpoint, bucket: String(bucket), prefix: prefix, region: "us-east-1",
+                                      credentials: credentials, timeout: 30, pageSize: pageSize, slashInQuery: true)
+        try store.createBucket()
+        guard let secret else { return store }
+        return try S3ObjectStore(endpoint: endpoint, bucket: store.bucket, prefix: prefix, region: "us-east-1",
+                                 credentials: SigV4Credentials(accessKeyID: credentials.accessKeyID, secretAccessKey: secret),
+                                 timeout: 30, pageSize: pageSize, slashInQuery: true)
+    }
+}
+
+struct TestS3Unavailable: Error, CustomStringConvertible {
+    var description: String { "TRANSCODE_TEST_S3_ENDPOINT is not set (source scripts/s3-temp.sh and call s3_temp_start)" }
+}
+
+/// Use as `.enabled(if: s3Configured)` on suites that need an S3 server.
+let s3Configured = TestS3.endpoint != nil || TestS3.required
+
+@Suite("S3 object store on a local S3 server", .enabled(if: s3Configured), .serialized)
+struct S3ObjectStoreTests {
+    /// The storage error `body` throws, or nil.
+    private func failure<T>(_ body: () throws(StorageError) -> T) -> StorageError? {
+        do throws(StorageError) {
+            _ = try body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func roundTrip() throws {
+        let store = try TestS3.makeStore(prefix: "rooms/r1")
+        let glb = Array("glTF-bytes \u{0}\u{1}\u{ff}".utf8)
+        try store.put("v1/model.glb", bytes: glb, contentType: "model/gltf-binary")
+        try store.put("v1/with space.json", bytes: Array("{}".utf8), contentType: "application/json")
+        try store.put("v1/empty.bin", bytes: [], contentType: "")
+        try store.put("v2/image.webp", bytes: [1, 2, 3], contentType: "image/webp")
+
+        #expect(try store.get("v1/model.glb", maxBytes: 1 << 20) == glb)
+        #expect(try store.get("v1/with space.json", maxBytes: 2) == Array("{}".utf8))
+        #expect(try store.get("v1/empty.bin", maxBytes: 0) == [])
+        #expect(try store.size("v1/model.glb") == glb.count)
+        #expect(try store.size("v1/empty.bin") == 0)
+        #expect(try store.size("v1/missing") == nil)
+
+        #expect(try store.list(prefix: "") == ["v1/empty.bin", "v1/model.glb", "v1/with space.json", "v2/image.webp"])
+        #expect(try store.list(prefix: "v1/") == ["v1/empty.bin", "v1/model.glb", "v1/with space.json"])
+        #expect(try store.list(prefix: "v1/m") == ["v1/model.glb"])
+        #expect(try store.list(prefix: "v3") == [])
+
+        // Replacing an object.
+        try store.put("v1/model.glb", bytes: [9], contentType: "model/gltf-binary")
+        #expect(try store.get("v1/model.glb", maxBytes: 10) == [9])
+
+        try store.delete("v1/model.glb")
+        try store.delete("v1/model.glb")
+        #expect(try store.size("v1/model.glb") == nil)
+        #expect(try store.list(prefix: "") == ["v1/empty.bin", "v1/with space.json", "v2/image.webp"])
+        #expect(store.location.hasPrefix("s3://\(store.bucket)/rooms/r1/?endpoint="))
+    }
+
+    @Test func listingFollowsContinuationTokens() throws {
+        let store = try TestS3.makeStore(pageSize: 2)
+        var expected: [String] = []
+        for i in 0..<7 {
+            let key = "pages/k\(i)"
+            try store.put(key, bytes: [UInt8(i)], contentType: "application/octet-stream")
+            expected.append(key)
+        }
+        try store.put("other/x", bytes: [0], contentType: "application/octet-stream")
+        #expect(try store.list(prefix: "pages/") == expected)
+        #expect(try store.list(prefix: "").count == 8)
+    }
+
+    @Test func missingKeyIsNotFound() throws {
+        let store = try TestS3.makeStore()
+        #expect(failure { () throws(StorageError) in try store.get("nope/a.glb", maxBytes: 100) }?.code == StorageError.notFound)
+        #expect(failure { () throws(StorageError) in try store.get("nope/a.glb", maxBytes: 100) }?.isRetryable == false)
+    }
+
+    @Test func tooLargeObjectIsRefused() throws {
+        let store = try TestS3.makeStore()
+        let size = 3 << 20
+        try store.put("big.bin", bytes: [UInt8](repeating: 7, count: size), contentType: "application/octet-stream")
+        #expect(try store.size("big.bin") == size)
+        #expect(failure { () throws(StorageError) in try store.get("big.bin", maxBytes: 1000) }?.code == StorageError.tooLarge)
+        #expect(failure { () throws(StorageError) in try store.get("big.bin", maxBytes: size - 1) }?.code == StorageError.tooLarge)
+        #expect(try store.get("big.bin", maxBytes: size).count == size)
+    }
+
+    @Test func wrongSecretIsForbidden() throws {
+        let store = try TestS3.makeStore(secret: "not-the-secret")
+        for error in [failure { () throws(StorageError) in try store.put("a.bin", bytes: [1], contentType: "application/octet-stream") },
+                      failure { () throws(StorageError) in try store.get("a.bin", maxBytes: 10) },
+                      failure { () throws(StorageError) in try store.list(prefix: "") }] {
+            #expect(error?.code == StorageError.forbidden)
+            #expect(error?.isRetryable == false)
+            #expect(error?.message.contains("not-the-secret") == false)
+        }
+    }
+
+    @Test func badKeysAreRejectedBeforeAnyRequest() throws {
+        let store = try TestS3.makeStore()
+        #expect(failure { () throws(StorageError) in try store.get("../x", maxBytes: 1) }?.code == StorageError.invalidKey)
+        #expect(failure { () throws(StorageError) in try store.put("/abs", bytes: [], contentType: "") }?.code == StorageError.invalidKey)
+        #expect(failure { () throws(StorageError) in try store.list(prefix: "a//") }?.code == StorageError.invalidKey)
+    }
+
+    @Test func storageURLOpensTheBucket() throws {
+        let store = try TestS3.makeStore()
+        try store.put("p/a.txt", bytes: Array("hi".utf8), contentType: "text/plain")
+        let endpoint = try #require(TestS3.endpoint)
+        let opened = try StorageURL.open("s3://\(store.bucket)/p?endpoint=\(endpoint)&region=us-east-1")
+        #expect(try opened.get("a.txt", maxBytes: 10) == Array("hi".utf8))
+        #expect(try opened.size("a.txt") == 2)
+    }
+}
+
+@Suite struct StorageURLS3Tests {
+    @Test func parsesEndpointRegionAndPrefix() throws {
+        let env = ["AWS_ACCESS_KEY_ID": "id", "AWS_SECRET_ACCESS_KEY": "secret"]
+        let s = try StorageURL.s3Store("rooms/a%20b/c?endpoint=http%3A%2F%2F127.0.0.1%3A9000&region=eu-west-1", environment: env)
+        #expect(s.bucket == "rooms")
+        #expect(s.prefix == "a b/c/")
+        #expect(s.endpoint == "http://127.0.0.1:9000")
+        #expect(s.region == "eu-west-1")
+        let d = try StorageURL.s3Store("rooms", environment: env)
+        #expect(d.endpoint == "https://s3.us-east-1.amazonaws.com")
+        #expect(d.prefix == "")
+        #expect(!d.location.contains("secret"))
+    }
+
+    @Test func rejectsMalformedURLsAndMissingCredentials() {
+        let env = ["AWS_ACCESS_KEY_ID": "id", "AWS_SECRET_ACCESS_KEY": "secret"]
+        for rest in ["", "/prefix", "rooms?bogus=1", "rooms/../x", "rooms?endpoint=ftp://h", "rooms?endpoint=http://u:p@h"] {
+            do throws(StorageError) {
+                _ = try StorageURL.s3Store(Substring(rest), environment: env)
+                Issue.record("accepted s3://\(rest)")
+            } catch {
+                #expect(error.code == StorageError.urlInvalid)
+            }
+        }
+        do throws(StorageError) {
+            _ = try StorageURL.s3Store("rooms", environment: [:])
+            Issue.record("accepted missing credentials")
+        } catch {
+            #expect(error.code == StorageError.urlInvalid)
+        }
+    }
+}
+
+/// Retries and status mapping against a loopback server that answers with scripted statuses.
+@Suite struct S3ObjectStoreRetryTests {
+    private func store(_ server: LoopbackHTTPServer) throws -> S3ObjectStore {
+        try S3ObjectStore(endpoint: server.baseURL, bucket: "bucket", prefix: "p", region: "us-east-1",
+                          credentials: SigV4Credentials(accessKeyID: "id", secretAccessKey: "secret"), timeout: 10, pageSize: nil)
+    }
+
+    private func failure<T>(_ body: () throws(StorageError) -> T) -> StorageError? {
+        do throws(StorageError) {
+            _ = try body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func serverErrorsAndThrottlingAreRetriedThenSucceed() throws {
+        let statuses = Statuses([503, 429, 200])
+        let server = try LoopbackHTTPServer { _ in (statuses.next(), [("Content-Length", "2")], [104, 105]) }
+        defer { server.stop() }
+        #expect(try store(server).get("a.bin", maxBytes: 10) == [104, 105])
+        #expect(server.requests.count == 3)
+        let first = try #require(server.requests.first)
+        #expect(first.path == "/bucket/p/a.bin")
+        #expect(first.headers["authorization"]?.hasPrefix("AWS4-HMAC-SHA256 Credential=id/") == true)
+        #expect(first.headers["x-amz-content-sha256"] == SigV4Signer.emptyPayloadHash)
+    }
+
+    @Test func persistentServerErrorsGiveUpRetryable() throws {
+        let server = try LoopbackHTTPServer { _ in (500, [], Array("<Error><Code>InternalError</Code></Error>".utf8)) }
+        defer { server.stop() }
+        let s = try store(server)
+        let error = failure { () throws(StorageError) in try s.put("a.bin", bytes: [1], contentType: "x/y") }
+        #expect(error?.code == StorageError.writeFailed)
+        #expect(error?.isRetryable == true)
+        #expect(server.requests.count == 4)
+        #expect(server.requests.first?.headers["content-type"] == "x/y")
+        #expect(server.requests.first?.headers["content-length"] == "1")
+    }
+
+    @Test func forbiddenAndNotFoundAreNotRetried() throws {
+        let statuses = Statuses([403, 404, 404, 204])
+        let server = try LoopbackHTTPServer { _ in (statuses.next(), [], []) }
+        defer { server.stop() }
+        let s = try store(server)
+        #expect(failure { () throws(StorageError) in try s.size("a") }?.code == StorageError.forbidden)
+        #expect(failure { () throws(StorageError) in try s.get("a", maxBytes: 1) }?.code == StorageError.notFound)
+        #expect(try s.size("a") == nil)
+        try s.delete("a")
+        #expect(server.requests.count == 4)
+    }
+}
+
+/// Hands out scripted statuses in order, then the last one again.
+private final class Statuses: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Int]
+    init(_ values: [Int]) { self.values = values }
+    func next() -> Int { lock.withLock { values.count > 1 ? values.removeFirst() : values[0] } }
+}
