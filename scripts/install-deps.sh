@@ -8,6 +8,7 @@ APT_PACKAGES=(
   zlib1g-dev liblz4-dev
   libpng-dev libjpeg62-turbo-dev libwebp-dev
   libpq-dev libssl-dev libmicrohttpd-dev
+  libcurl4-openssl-dev
   postgresql-15 postgresql-client-15
   chromium
 )

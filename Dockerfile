@@ -1,0 +1,103 @@
+# syntax=docker/dockerfile:1
+#
+# The CrowdRoom transcode worker image.
+#
+#   docker build -t crowdroom/transcode-worker .
+#   docker run --rm -e DATABASE_URL=postgres://… crowdroom/transcode-worker          # run
+#   docker run --rm crowdroom/transcode-worker migrate --database-url postgres://…  # any command
+#
+# Two stages: "build" compiles the release binary with the Swift standard library and Foundation
+# linked in statically; "runtime" is debian:bookworm-slim with only the shared libraries the binary
+# loads (scripts/check-runtime-deps.sh checks that list against `ldd` of a real build).
+
+############################################################################################
+# Build stage
+############################################################################################
+FROM swift:6.3-bookworm AS build
+
+# The -dev packages of the C libraries the system-library targets in Package.swift wrap, and
+# libcurl4-openssl-dev: with --static-swift-stdlib, FoundationNetworking is linked in statically
+# and the link needs -lcurl (the swift image usually ships it; listed so the build never
+# depends on that).
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        pkg-config \
+        zlib1g-dev liblz4-dev \
+        libpng-dev libjpeg62-turbo-dev libwebp-dev \
+        libpq-dev libssl-dev libmicrohttpd-dev \
+        libcurl4-openssl-dev \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /src
+
+# Package.swift declares the test targets and SwiftPM checks that their folders exist, so Tests/
+# is copied too (`swift build` does not compile it).
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+
+# The .build folder lives in a cache mount (faster rebuilds), so the binary is copied out of it
+# in the same step.
+RUN --mount=type=cache,target=/src/.build \
+    swift build -c release --static-swift-stdlib \
+ && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/transcode-worker" \
+        /out/transcode-worker \
+ && /out/transcode-worker version
+
+############################################################################################
+# Runtime stage
+############################################################################################
+FROM debian:bookworm-slim AS runtime
+
+# Only the runtime libraries the binary links (libc6, libgcc-s1 and libstdc++6 are in the base
+# image; their own dependencies, such as libpq5's Kerberos/LDAP libraries, come with them):
+#   zlib1g liblz4-1                    USD crate decompression
+#   libpng16-16 libjpeg62-turbo        texture decoding
+#   libwebp7                           WebP thumbnails
+#   libpq5                             the Postgres queue
+#   libssl3                            libcrypto (hashes)
+#   libmicrohttpd12                    the HTTP API (libmicrohttpd)
+#   libcurl4                           FoundationNetworking (the transcode-done POST)
+#   ca-certificates                    TLS to Postgres and the transcode-done endpoint
+#   tzdata                             time zones for TZ
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        zlib1g liblz4-1 \
+        libpng16-16 libjpeg62-turbo \
+        libwebp7 \
+        libpq5 \
+        libssl3 \
+        libmicrohttpd12 \
+        libcurl4 \
+        ca-certificates tzdata \
+ && rm -rf /var/lib/apt/lists/*
+
+# A fixed non-root user; the numeric uid lets Kubernetes verify runAsNonRoot.
+RUN groupadd --system --gid 10001 transcode \
+ && useradd --system --uid 10001 --gid transcode --no-create-home \
+        --home-dir /var/lib/transcode --shell /usr/sbin/nologin transcode \
+ && install -d -o transcode -g transcode -m 0750 /var/lib/transcode
+
+COPY --from=build /out/transcode-worker /usr/local/bin/transcode-worker
+
+# The working directory is where the default file storage (file://$PWD/transcode-storage) goes;
+# in production set TRANSCODE_STORAGE_URL and mount the storage there. Job workspaces are made
+# under TMPDIR (/tmp).
+WORKDIR /var/lib/transcode
+ENV TMPDIR=/tmp
+USER 10001:10001
+
+# The port of the worker's HTTP API (/livez, /readyz; not served yet).
+EXPOSE 8080
+
+# Liveness stand-in: the HTTP API is not built yet, so this only proves the binary and its
+# libraries load. Replace it with a request to /livez once that endpoint exists.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+    CMD ["transcode-worker", "version"]
+
+# SIGTERM starts the graceful drain (TRANSCODE_SHUTDOWN_GRACE_SECONDS); give `docker stop` a
+# longer timeout than that, e.g. `docker stop -t 90`.
+STOPSIGNAL SIGTERM
+
+ENTRYPOINT ["transcode-worker"]
+CMD ["run"]
