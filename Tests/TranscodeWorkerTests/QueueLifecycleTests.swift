@@ -80,11 +80,9 @@ struct QueueLifecycleTests {
         wake.close()
     }
 
-    /// KNOWN BUG (QueueStore.enqueueSQL): the UPDATE also matches `status = 'queued'`, so a repeated
-    /// upload-complete call answers `.queued` instead of `.deduplicated`, resets `run_after` to
-    /// now() (moving the version behind everything enqueued since, and cancelling a retry
-    /// backoff) and sends another NOTIFY. Fix: restrict the UPDATE to `status = 'uploading'` and let
-    /// the lookup answer `.deduplicated(status: "queued")`.
+    /// Regression: the enqueue UPDATE used to match `status = 'queued'` too, so a repeated
+    /// upload-complete call answered `.queued`, reset `run_after` to now() (moving the version
+    /// behind everything enqueued since, and cutting a backoff short) and sent another NOTIFY.
     @Test func enqueueOfAQueuedVersionIsDeduplicatedAndKeepsItsPlace() throws {
         let db = try TestDatabase()
         defer { db.drop() }
@@ -178,12 +176,9 @@ struct QueueLifecycleTests {
 
     // MARK: Retries
 
-    /// KNOWN BUG (QueueStore.retryLaterSQL): `$3` (the error code) is used both as
-    /// `last_error_code = $3` and inside `jsonb_build_object(…, 'code', $3, …)`, whose arguments
-    /// are `VARIADIC "any"`, and no parameter types are sent, so Postgres refuses the statement:
-    /// `could not determine data type of parameter $3` (SQLSTATE 42P08). Every `retryLater` call
-    /// throws. Fix: cast the text parameters, `$3::text` and `$4::text`, everywhere they appear in
-    /// that statement.
+    /// Regression: `retryLater` passes untyped text parameters, and one of them also goes into
+    /// `jsonb_build_object` (`VARIADIC "any"`); without `::text` casts Postgres refused the whole
+    /// statement with `could not determine data type of parameter $3` (SQLSTATE 42P08).
     @Test func retriesBackOffThenTheLastAttemptFailsWithAnEvent() throws {
         let db = try TestDatabase()
         defer { db.drop() }
@@ -261,7 +256,6 @@ struct QueueLifecycleTests {
         events.close()
     }
 
-    /// Fails with the `retryLater` bug described above (SQLSTATE 42P08 on the first call).
     @Test func backoffIsCappedAndTheWorkerLimitEndsRetriesEarly() throws {
         let db = try TestDatabase()
         defer { db.drop() }
@@ -388,12 +382,10 @@ struct QueueLifecycleTests {
         events.close()
     }
 
-    /// KNOWN BUG (transcode_finalize, failed-replay branch): the replay test only compares the
-    /// lease with `errors -> -1 ->> 'lease_id'`, and the rescuer's `LEASE_EXPIRED` entry (and
-    /// `retryLater`'s entry) carry the lease id too. So a worker whose lease was rescued, and which
-    /// then reports `failed`, is told `ok: true, idempotent_replay: true, status: queued` instead of
-    /// `LEASE_LOST`. Fix (new migration replacing the function): also require the last entry to be a
-    /// final one, e.g. `AND r.status IN ('failed', 'ready') AND coalesce((r.errors -> -1 ->> 'final')::boolean, false)`.
+    /// Regression (transcode_finalize, failed replay): the rescuer's `LEASE_EXPIRED` entry carries
+    /// the old lease id too, so matching the last `errors` entry by lease alone told a rescued
+    /// worker `ok, idempotent_replay` (status queued) instead of `LEASE_LOST`. Only a final entry
+    /// may count as a replay.
     @Test func staleWorkerReportingFailureAfterARescueGetsLeaseLost() throws {
         let db = try TestDatabase()
         defer { db.drop() }
@@ -752,12 +744,9 @@ struct QueueLifecycleTests {
         events.close()
     }
 
-    /// KNOWN BUG (QueueStore.claimSQL sets `cancel_requested_at = NULL`): when a cancelled version's
-    /// worker dies before its next heartbeat (or gives the job back with `release`, or calls
-    /// `retryLater`), the rescuer re-queues it and the next claim wipes the cancel request, so the
-    /// version is transcoded although an operator cancelled it. Fix: do not clear
-    /// `cancel_requested_at` in the claim (finalize and retry already clear it), so the new
-    /// worker's first heartbeat reports the cancel; or have the rescuer fail such rows as CANCELLED.
+    /// Regression: the claim used to clear `cancel_requested_at`, so when a cancelled version's
+    /// worker died before its next heartbeat, the rescuer re-queued it and the next claim wiped
+    /// the request: the version was transcoded although an operator had cancelled it.
     @Test func cancelOfARunningVersionSurvivesItsWorkerDying() throws {
         let db = try TestDatabase()
         defer { db.drop() }
