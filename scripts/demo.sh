@@ -70,6 +70,7 @@ source scripts/pg-temp.sh
 pg_temp_start "$WORK/pg"
 export DATABASE_URL
 export TRANSCODE_STORAGE_URL="file://$OUT/storage"
+export TRANSCODE_HTTP_ADDR="127.0.0.1:0"   # probes, metrics and API on a free loopback port
 
 echo "== transcode-worker migrate"
 tw migrate

@@ -53,14 +53,35 @@ struct WorkerDaemonTests {
             env["DATABASE_URL"] = db.url
             env["TRANSCODE_STORAGE_URL"] = "file://" + storageDir
             env["TRANSCODE_WORKER_BINARY"] = nil
+            // Several workers run at once: each serves HTTP on a free loopback port.
+            env["TRANSCODE_HTTP_ADDR"] = "127.0.0.1:0"
             p.environment = env
-            let log = storageDir + "/../\(URL(fileURLWithPath: storageDir).lastPathComponent)-\(id).log"
+            let log = logPath(id)
             FileManager.default.createFile(atPath: log, contents: nil)
             p.standardError = FileHandle(forWritingAtPath: log)
             p.standardOutput = FileHandle.nullDevice
             try p.run()
             workers.append(p)
             return p
+        }
+
+        /// Where `startWorker(id:)` writes the worker's log.
+        func logPath(_ id: String) -> String {
+            storageDir + "/../\(URL(fileURLWithPath: storageDir).lastPathComponent)-\(id).log"
+        }
+
+        /// The `HOST:PORT` a worker's HTTP server reported in its log, once it did.
+        func httpAddress(_ id: String, seconds: Double) -> String? {
+            let end = Date().addingTimeInterval(seconds)
+            while Date() < end {
+                let text = (try? String(contentsOfFile: logPath(id), encoding: .utf8)) ?? ""
+                for line in text.split(separator: "\n") where line.contains("http server listening") {
+                    if let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                       let address = obj["address"] as? String { return address }
+                }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            return nil
         }
 
         func row(_ id: String) throws -> PGRow { try #require(try store.show(versionId: id)) }
@@ -185,6 +206,34 @@ struct WorkerDaemonTests {
         let second = try h.row(ids[1])
         #expect(second["status"] == "queued")
         #expect(second.int("attempt") == 0)
+    }
+
+    @Test func theHTTPServerAnswersProbesMetricsAndTheAPI() throws {
+        let h = try Harness()
+        let id = try h.submit(1)[0]
+        let w = try h.startWorker(id: "served", ["--api-token", "daemon-token"])
+        let address = try #require(h.httpAddress("served", seconds: 60))
+        let base = "http://" + address
+        func get(_ path: String) throws -> HTTPResponse {
+            try HTTPClient().send(HTTPRequest(method: "GET", url: base + path, timeout: 10))
+        }
+        #expect(try get("/livez").status == 200)
+        #expect(try get("/readyz").status == 200)
+        #expect(try h.waitFor(120) { try h.row(id)["status"] == "ready" })
+        var metrics = ""
+        _ = try h.waitFor(10) {
+            metrics = String(decoding: try get("/metrics").body, as: UTF8.self)
+            return metrics.contains("transcode_jobs_total{outcome=\"ready\",reason=\"none\"} 1\n")
+        }
+        #expect(metrics.contains("transcode_jobs_total{outcome=\"ready\",reason=\"none\"} 1\n"))
+        #expect(metrics.contains("transcode_phase_duration_seconds_count{phase=\"parsing\"} 1\n"))
+        #expect(metrics.contains("transcode_jobs_in_flight 0\n"))
+        let show = try HTTPClient().send(HTTPRequest(method: "GET", url: base + "/v1/versions/\(id)",
+                                                     headers: [("Authorization", "Bearer daemon-token")], timeout: 10))
+        #expect(show.status == 200)
+        kill(w.processIdentifier, SIGTERM)
+        #expect(h.waitExit(w, seconds: 30))
+        #expect(w.terminationStatus == 0)
     }
 
     @Test func aSecondSignalStopsAtOnce() throws {

@@ -42,8 +42,13 @@ struct RunCommand {
           --worker-id ID                    TRANSCODE_WORKER_ID (default tw-<host>-<pid>).
           --shutdown-grace-seconds S        TRANSCODE_SHUTDOWN_GRACE_SECONDS (60).
           --progress-interval-seconds S     TRANSCODE_PROGRESS_INTERVAL_SECONDS (2).
+          --http-addr HOST:PORT|off         TRANSCODE_HTTP_ADDR (0.0.0.0:8080): /livez, /readyz, /metrics
+                                            and the /v1 API; port 0 picks a free port; off: no server.
+          --api-token TOKEN                 TRANSCODE_API_TOKEN: bearer token of /v1 (unset: /v1 answers
+                                            503 API_DISABLED).
 
-        EXIT STATUS: 0 after a clean stop, 2 usage error, 4 database unreachable at start.
+        EXIT STATUS: 0 after a clean stop, 2 usage error, 4 database unreachable at start or HTTP
+        address not available.
         """
 
     var config = WorkerConfig()
@@ -78,9 +83,26 @@ struct RunCommand {
         }
         let daemon = WorkerDaemon(config: config, storage: storage, logger: logger, exitWhenIdle: exitWhenIdle)
         signal(SIGPIPE, SIG_IGN)
+        var server: HTTPServer?
+        var api: WorkerAPI?
+        if config.httpAddr != "off" {
+            let routes = WorkerAPI(databaseURL: config.databaseURL, apiToken: config.apiToken, metrics: daemon.metrics,
+                                   logger: logger, isDraining: { daemon.isDraining })
+            do {
+                server = try HTTPServer(address: config.httpAddr, handler: routes.handle)
+                api = routes
+                logger.info("http server listening", ["address": .string("\(server!.host):\(server!.port)"),
+                                                      "api": .bool(config.apiToken != nil)])
+            } catch {
+                logger.error("cannot start the http server", ["error": .string("\(error)"), "error_code": .string(error.code)])
+                return ExitStatus.internalError
+            }
+        }
         let signals = Self.installSignalHandlers(daemon: daemon, logger: logger)
         let status = daemon.run()
         for s in signals { s.cancel() }
+        server?.stop()
+        api?.close()
         return status
     }
 

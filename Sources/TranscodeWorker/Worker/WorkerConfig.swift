@@ -45,6 +45,12 @@ public struct WorkerConfig: Sendable {
     public var shutdownGraceSeconds: Double = 60
     /// `TRANSCODE_PROGRESS_INTERVAL_SECONDS`: minimum time between progress events of one job (2).
     public var progressIntervalSeconds: Double = 2
+    /// `TRANSCODE_HTTP_ADDR` / `--http-addr`: `HOST:PORT` of the probe, metrics and API server
+    /// (default `0.0.0.0:8080`; port 0 picks a free port; `off` runs no server).
+    public var httpAddr: String = "0.0.0.0:8080"
+    /// `TRANSCODE_API_TOKEN` / `--api-token`: the bearer token of the `/v1` API (unset: `/v1`
+    /// answers 503 `API_DISABLED`).
+    public var apiToken: String?
 
     public init(environment env: [String: String] = ProcessInfo.processInfo.environment) {
         databaseURL = env["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
@@ -78,6 +84,8 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_WORKER_ID", "worker-id"),
         ("TRANSCODE_SHUTDOWN_GRACE_SECONDS", "shutdown-grace-seconds"),
         ("TRANSCODE_PROGRESS_INTERVAL_SECONDS", "progress-interval-seconds"),
+        ("TRANSCODE_HTTP_ADDR", "http-addr"),
+        ("TRANSCODE_API_TOKEN", "api-token"),
     ]
 
     /// Flags every database command accepts, with their value's meaning (for `--help` texts).
@@ -123,6 +131,12 @@ public struct WorkerConfig: Sendable {
         case "worker-id": workerId = value
         case "shutdown-grace-seconds": shutdownGraceSeconds = try double()
         case "progress-interval-seconds": progressIntervalSeconds = try double()
+        case "http-addr":
+            guard value == "off" || HTTPServer.parse(address: value) != nil else {
+                throw UsageError("--http-addr needs HOST:PORT with an IPv4 host, or off")
+            }
+            httpAddr = value
+        case "api-token": apiToken = value.isEmpty ? nil : value
         default: throw UsageError("unknown option --\(key)")
         }
     }

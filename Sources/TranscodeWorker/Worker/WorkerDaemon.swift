@@ -21,6 +21,8 @@ public final class WorkerDaemon: @unchecked Sendable {
     let storage: any ObjectStore
     let logger: JSONLogger
     let exitWhenIdle: Bool
+    /// Job counters, phase durations and the in-flight gauge (rendered by `/metrics`).
+    public let metrics: Metrics
 
     private let cond = NSCondition()
     private var wakeups = 0
@@ -36,7 +38,10 @@ public final class WorkerDaemon: @unchecked Sendable {
 
     /// - Parameters:
     ///   - exitWhenIdle: return once nothing is queued (now or after a backoff) and nothing runs.
-    public init(config: WorkerConfig, storage: any ObjectStore, logger: JSONLogger, exitWhenIdle: Bool = false) {
+    ///   - metrics: where job outcomes, retries, lost leases and phase durations are counted.
+    public init(config: WorkerConfig, storage: any ObjectStore, logger: JSONLogger, exitWhenIdle: Bool = false,
+                metrics: Metrics = Metrics()) {
+        self.metrics = metrics
         self.config = config
         self.storage = storage
         self.logger = logger
@@ -64,6 +69,13 @@ public final class WorkerDaemon: @unchecked Sendable {
         wakeups += 1
         cond.signal()
         cond.unlock()
+    }
+
+    /// True once shutdown began (the worker claims nothing more; `/readyz` answers 503).
+    public var isDraining: Bool {
+        cond.lock()
+        defer { cond.unlock() }
+        return draining
     }
 
     /// Jobs by outcome since start (`ready`, `retried`, `failed`, `released`, `lease_lost`).
@@ -168,12 +180,17 @@ public final class WorkerDaemon: @unchecked Sendable {
         let control = JobControl()
         cond.lock()
         running[job.leaseId] = (job, control)
+        metrics.setInFlight(running.count)
         cond.unlock()
         logger.info("claimed", ["version_id": .string(job.versionId), "room_id": .string(job.roomId),
                                 "attempt": .int(Int64(job.attempt)), "reprocess": .bool(job.isReprocess)])
         let thread = Thread { [self] in
-            let runner = JobRunner(config: config, storage: storage, logger: logger)
+            let timer = PhaseTimer(metrics: metrics)
+            let runner = JobRunner(config: config, storage: storage, logger: logger) { event in
+                if case .phase(let p) = event { timer.begin(p) }
+            }
             let outcome = runner.run(job, control: control)
+            timer.end()
             finished(job, outcome)
         }
         thread.name = "job-\(job.versionId.prefix(8))"
@@ -182,15 +199,25 @@ public final class WorkerDaemon: @unchecked Sendable {
 
     private func finished(_ job: ClaimedJob, _ outcome: JobOutcome) {
         let name: String
+        var reason = "none"
         switch outcome {
         case .ready: name = "ready"
-        case .retried: name = "retried"
-        case .failed: name = "failed"
+        case .retried(let code, _):
+            name = "retried"
+            reason = code
+            metrics.retried()
+        case .failed(let r):
+            name = "failed"
+            reason = r
         case .released: name = "released"
-        case .leaseLost: name = "lease_lost"
+        case .leaseLost:
+            name = "lease_lost"
+            metrics.leaseWasLost()
         }
+        metrics.jobFinished(outcome: name, reason: reason)
         cond.lock()
         running[job.leaseId] = nil
+        metrics.setInFlight(running.count)
         outcomes[name, default: 0] += 1
         wakeups += 1
         cond.signal()

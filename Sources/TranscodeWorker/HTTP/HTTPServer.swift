@@ -1,0 +1,199 @@
+import CMicroHTTPD
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A small HTTP/1.1 server on libmicrohttpd (the only file that calls it) for probes, metrics and
+/// the worker API. libmicrohttpd runs its own polling thread with a pool of two worker threads;
+/// the handler is called on those threads, so it must be thread-safe.
+///
+/// The server binds the listening socket itself (so port 0 gives an ephemeral port, reported by
+/// `port`) and hands it to libmicrohttpd. Request bodies are read up to `maxBodyBytes`; a longer
+/// body is drained and answered 413 without calling the handler.
+public final class HTTPServer: @unchecked Sendable {
+    /// The largest request body passed to the handler.
+    public static let maxBodyBytes = 16 * 1024
+    /// The environment variable holding the default bind address.
+    public static let addressVariable = "TRANSCODE_HTTP_ADDR"
+    /// The bind address when none is configured.
+    public static let defaultAddress = "0.0.0.0:8080"
+
+    /// The bound IPv4 host.
+    public let host: String
+    /// The bound port (the actual one when 0 was asked for).
+    public let port: Int
+    let handler: @Sendable (HTTPServerRequest) -> HTTPServerResponse
+
+    private let lock = NSLock()
+    private var daemon: OpaquePointer?
+    private var listenFD: Int32
+
+    /// The address from `TRANSCODE_HTTP_ADDR`, or `defaultAddress`.
+    public static func configuredAddress(_ env: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let v = env[addressVariable], !v.isEmpty { return v }
+        return defaultAddress
+    }
+
+    /// Splits `HOST:PORT` (IPv4 host, or `localhost`); nil when malformed.
+    public static func parse(address: String) -> (host: String, port: UInt16)? {
+        guard let colon = address.lastIndex(of: ":") else { return nil }
+        var host = String(address[..<colon])
+        if host == "localhost" { host = "127.0.0.1" }
+        guard let port = UInt16(address[address.index(after: colon)...]) else { return nil }
+        var a = in_addr()
+        guard inet_pton(AF_INET, host, &a) == 1 else { return nil }
+        return (host, port)
+    }
+
+    /// Binds `address` (`HOST:PORT`) and starts serving.
+    ///
+    /// - Throws: `HTTPServerError` `HTTP_BAD_ADDRESS`, `HTTP_BIND_FAILED` or `HTTP_START_FAILED`.
+    public init(address: String, handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse) throws(HTTPServerError) {
+        guard let (host, wantedPort) = Self.parse(address: address) else {
+            throw HTTPServerError(code: HTTPServerError.badAddress, message: "expected HOST:PORT with an IPv4 host, got \(address)")
+        }
+        self.host = host
+        self.handler = handler
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw HTTPServerError(code: HTTPServerError.bindFailed, message: "socket: \(String(cString: strerror(errno)))") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var sin = sockaddr_in()
+        sin.sin_family = sa_family_t(AF_INET)
+        sin.sin_port = wantedPort.bigEndian
+        inet_pton(AF_INET, host, &sin.sin_addr)
+        let bound = withUnsafePointer(to: &sin) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            let message = String(cString: strerror(errno))
+            close(fd)
+            throw HTTPServerError(code: HTTPServerError.bindFailed, message: "cannot listen on \(address): \(message)")
+        }
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &sin) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        port = Int(UInt16(bigEndian: sin.sin_port))
+        listenFD = fd
+
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_ITC.rawValue | MHD_USE_AUTO.rawValue
+        let completed: MHD_RequestCompletedCallback = { _, _, reqCls, _ in
+            guard let reqCls, let state = reqCls.pointee else { return }
+            Unmanaged<RequestState>.fromOpaque(state).release()
+            reqCls.pointee = nil
+        }
+        let completedPointer = OpaquePointer(unsafeBitCast(completed, to: UnsafeRawPointer.self))
+        func option(_ o: MHD_OPTION) -> Int32 { Int32(bitPattern: o.rawValue) }
+        var args: [any CVarArg] = []
+        args += [option(.LISTEN_SOCKET), fd]
+        args += [option(.THREAD_POOL_SIZE), UInt32(2)]
+        args += [option(.CONNECTION_TIMEOUT), UInt32(10)]
+        args += [option(.CONNECTION_LIMIT), UInt32(64)]
+        args += [option(.NOTIFY_COMPLETED), completedPointer, Int(0)]
+        args += [option(.END)]
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        daemon = withVaList(args) { va in
+            MHD_start_daemon_va(flags, 0, nil, nil, Self.access, context, va)
+        }
+        guard daemon != nil else {
+            close(fd)
+            listenFD = -1
+            throw HTTPServerError(code: HTTPServerError.startFailed, message: "libmicrohttpd did not start on \(address)")
+        }
+    }
+
+    deinit { stop() }
+
+    /// Stops accepting, finishes the requests in progress, joins the threads and closes the
+    /// socket (idempotent).
+    public func stop() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let d = daemon else { return }
+        let fd = MHD_quiesce_daemon(d)
+        MHD_stop_daemon(d)
+        daemon = nil
+        // After quiescing the socket is ours again; without it libmicrohttpd closed it.
+        if fd >= 0 { close(fd) }
+        listenFD = -1
+    }
+
+    /// The URL of `path` on this server (`http://host:port/path`).
+    public func url(_ path: String) -> String {
+        "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)\(path)"
+    }
+
+    // MARK: - libmicrohttpd callbacks
+
+    /// Body and state of one request, kept in libmicrohttpd's per-request slot.
+    final class RequestState {
+        var body: [UInt8] = []
+        var tooLarge = false
+    }
+
+    private static let access: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, reqCls in
+        guard let cls, let connection, let reqCls, let uploadSize else { return MHD_Result.NO }
+        let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+        guard let slot = reqCls.pointee else {
+            reqCls.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
+            return MHD_Result.YES
+        }
+        let state = Unmanaged<RequestState>.fromOpaque(slot).takeUnretainedValue()
+        if uploadSize.pointee > 0 {
+            let n = uploadSize.pointee
+            if !state.tooLarge, let uploadData {
+                if state.body.count + n > maxBodyBytes {
+                    state.tooLarge = true
+                    state.body = []
+                } else {
+                    uploadData.withMemoryRebound(to: UInt8.self, capacity: n) {
+                        state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: n))
+                    }
+                }
+            }
+            uploadSize.pointee = 0
+            return MHD_Result.YES
+        }
+        let response: HTTPServerResponse
+        if state.tooLarge {
+            response = .json(413, .object(["error": .string("PAYLOAD_TOO_LARGE")]))
+        } else {
+            let request = HTTPServerRequest(method: method.map { String(cString: $0) } ?? "GET",
+                                            path: url.map { String(cString: $0) } ?? "/",
+                                            headers: headers(connection), body: state.body)
+            response = server.handler(request)
+        }
+        return send(response, on: connection)
+    }
+
+    /// Collects the request headers with lower-cased names.
+    private static func headers(_ connection: OpaquePointer) -> [String: String] {
+        let box = HeaderBox()
+        let context = Unmanaged.passUnretained(box).toOpaque()
+        _ = MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, value in
+            guard let cls, let key else { return MHD_Result.YES }
+            let box = Unmanaged<HeaderBox>.fromOpaque(cls).takeUnretainedValue()
+            box.headers[String(cString: key).lowercased()] = value.map { String(cString: $0) } ?? ""
+            return MHD_Result.YES
+        }, context)
+        return box.headers
+    }
+
+    final class HeaderBox {
+        var headers: [String: String] = [:]
+    }
+
+    private static func send(_ response: HTTPServerResponse, on connection: OpaquePointer) -> MHD_Result {
+        var body = response.body
+        let r = body.withUnsafeMutableBytes {
+            MHD_create_response_from_buffer($0.count, $0.baseAddress, MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
+        }
+        guard let r else { return MHD_Result.NO }
+        for (name, value) in response.headers { _ = MHD_add_response_header(r, name, value) }
+        let result = MHD_queue_response(connection, UInt32(response.status), r)
+        MHD_destroy_response(r)
+        return result
+    }
+}
