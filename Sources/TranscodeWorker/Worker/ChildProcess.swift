@@ -43,11 +43,14 @@ final class ChildProcess {
     init(executable: String, arguments: [String], environment: [String]) throws(SpawnError) {
         // Socket pairs rather than pipes: they are created close-on-exec in one call, so a child
         // another thread starts meanwhile never inherits them (which would hold off end-of-file).
+        // Linux's SOCK_STREAM | SOCK_CLOEXEC, spelled out: in whole-module builds the Glibc names can
+        // be shadowed by the libmicrohttpd module, which includes <sys/socket.h> too.
+        let streamCloexec: Int32 = 1 | 0o2000000
         var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &out) == 0 else {
+        guard socketpair(AF_UNIX, streamCloexec, 0, &out) == 0 else {
             throw SpawnError(message: "socketpair: \(String(cString: strerror(errno)))")
         }
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &err) == 0 else {
+        guard socketpair(AF_UNIX, streamCloexec, 0, &err) == 0 else {
             let e = errno
             close(out[0]); close(out[1])
             throw SpawnError(message: "socketpair: \(String(cString: strerror(e)))")
