@@ -55,6 +55,11 @@ python3 scripts/check-conversions.py --binary .build/debug/transcode-worker --co
 echo "== report.html in headless Chromium"
 python3 scripts/check-report.py --binary .build/debug/transcode-worker
 
+echo "== release build (what scripts/demo.sh and the benchmarks run), one conversion with it"
+swift build -c release --scratch-path .build/release-check > "$WORK/release.log" 2>&1 || { grep -E "error" "$WORK/release.log" | head -n 40; echo "release build failed"; exit 1; }
+.build/release-check/release/transcode-worker convert samples/roomplan/parametric_two_sections.usdz \
+  --roomplan samples/roomplan/parametric_two_sections.json --out "$WORK/release-out" > /dev/null
+
 if [ "${SKIP_ASAN:-0}" != "1" ]; then
   echo "== parser tests under AddressSanitizer"
   set +e
