@@ -142,6 +142,5 @@ public enum CommandLineTool {
 }
 
 func printError(_ s: String) {
-    var line = s + "\n"
-    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    RawOutput.write(s + "\n", to: 2)
 }

@@ -191,15 +191,6 @@ struct JobExecCommand {
     /// Writes one protocol line to standard output with a single `write` per chunk, unbuffered,
     /// so the parent sees each phase as it starts.
     static func emit(_ message: ChildMessage) {
-        var line = message.line + "\n"
-        line.withUTF8 { buf in
-            var off = 0
-            while off < buf.count {
-                let n = write(1, buf.baseAddress! + off, buf.count - off)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return }
-                off += n
-            }
-        }
+        RawOutput.write(message.line + "\n", to: 1)
     }
 }

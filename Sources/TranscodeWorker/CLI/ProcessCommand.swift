@@ -197,16 +197,7 @@ struct ProcessCommand {
 
     private static func say(json: Bool, human: String, object: [String: JSONValue]) {
         // One unbuffered write per line, so each phase shows as it happens.
-        var line = (json ? JSONValue.object(object).serialized() : human) + "\n"
-        line.withUTF8 { buf in
-            var off = 0
-            while off < buf.count {
-                let n = write(1, buf.baseAddress! + off, buf.count - off)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return }
-                off += n
-            }
-        }
+        RawOutput.write((json ? JSONValue.object(object).serialized() : human) + "\n", to: 1)
     }
 
     private func fail(_ message: String, status: Int32) -> Int32 {

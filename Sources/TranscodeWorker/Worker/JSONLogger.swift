@@ -31,15 +31,7 @@ public final class JSONLogger: Sendable {
         obj["level"] = .string(level.rawValue)
         obj["msg"] = .string(message)
         obj["worker"] = .string(workerId)
-        var line = JSONValue.object(obj).serialized() + "\n"
-        line.withUTF8 { buf in
-            var off = 0
-            while off < buf.count {
-                let n = write(fd, buf.baseAddress! + off, buf.count - off)
-                if n <= 0 { if errno == EINTR { continue }; break }
-                off += n
-            }
-        }
+        RawOutput.write(JSONValue.object(obj).serialized() + "\n", to: fd)
     }
 
     public func info(_ m: String, _ f: [String: JSONValue] = [:]) { log(.info, m, f) }
