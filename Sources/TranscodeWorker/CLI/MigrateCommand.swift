@@ -3,6 +3,7 @@
 struct MigrateCommand {
     static let help = """
         USAGE: transcode-worker migrate [--status] [options]
+               transcode-worker migrate --print-sql [--from N]
 
         Applies the worker's schema migrations that the database has not seen yet (tables rooms,
         room_versions and redactions when absent, the queue columns, indexes and wake-up trigger,
@@ -13,6 +14,10 @@ struct MigrateCommand {
         OPTIONS:
           --status                  List the known migrations and whether each is applied; apply
                                     nothing.
+          --print-sql               Print the migrations as one idempotent SQL script (with their
+                                    ledger rows) for deploying them with another tool, e.g. as a
+                                    Supabase migration (supabase/migrations/); needs no database.
+          --from N                  With --print-sql: start at migration N (default 1).
         \(DatabaseOptions.helpLines)
 
         JSON (--json): {"applied": [{"version", "name"}], "current_version": N, "known": N}
@@ -24,21 +29,42 @@ struct MigrateCommand {
 
     var options: DatabaseOptions
     var statusOnly = false
+    /// `--print-sql`: the first migration to print.
+    var printFrom: Int?
 
     init(_ args: [String]) throws {
-        var statusOnly = false
-        options = try DatabaseOptions(args) { flag, _ in
-            guard flag == "--status" else { return false }
-            statusOnly = true
+        var statusOnly = false, printSQL = false
+        var from: String?
+        options = try DatabaseOptions(args, requireDatabase: !args.contains("--print-sql")) { flag, next in
+            switch flag {
+            case "--status": statusOnly = true
+            case "--print-sql": printSQL = true
+            case "--from":
+                from = try next()
+            default: return false
+            }
             return true
         }
         self.statusOnly = statusOnly
         if !options.positional.isEmpty { throw UsageError("migrate takes no arguments") }
+        if let from, !printSQL { throw UsageError("--from \(from) needs --print-sql") }
+        if printSQL {
+            if statusOnly { throw UsageError("--print-sql and --status cannot be combined") }
+            let last = SchemaCatalog.migrations.map(\.version).max() ?? 1
+            guard let n = Int(from ?? "1"), n >= 1, n <= last else {
+                throw UsageError("--from needs a migration number from 1 to \(last)")
+            }
+            printFrom = n
+        }
     }
 
     func run() throws -> Int32 {
+        if let printFrom {
+            RawOutput.write(Migrator.script(from: printFrom), to: 1)
+            return ExitStatus.ok
+        }
         // Index builds on a large room_versions may take a while: no statement timeout.
-        try options.withConnection(statementTimeoutSeconds: 0) { connection in
+        return try options.withConnection(statementTimeoutSeconds: 0) { connection in
             let known = SchemaCatalog.migrations
             if statusOnly {
                 let applied = Set(try Migrator.appliedVersions(connection))

@@ -38,7 +38,11 @@ struct ProcessCommand {
           --child-cpu-seconds N     CPU-time limit of the child (TRANSCODE_CHILD_CPU_SECONDS, 1800).
           --max-source-bytes N      Largest accepted source file (TRANSCODE_MAX_SOURCE_BYTES, 52428800).
           --done-url URL            POST transcode-done there instead of finalizing in SQL (TRANSCODE_DONE_URL).
-          --done-secret SECRET      Bearer token and apikey for --done-url (TRANSCODE_DONE_SECRET).
+          --done-secret SECRET      Bearer token and apikey for --done-url (TRANSCODE_DONE_SECRET;
+                                    in Supabase mode the bearer only, apikey is the service key).
+          --supabase-url URL        Supabase mode (SUPABASE_URL, with SUPABASE_SERVICE_KEY from the
+                                    environment): progress through Realtime's REST broadcast,
+                                    transcode-done at URL/functions/v1/transcode-done.
           --worker-id ID            Recorded as the lease holder (TRANSCODE_WORKER_ID, tw-<host>-<pid>).
           --progress-interval-seconds S
                                     Minimum time between progress events (TRANSCODE_PROGRESS_INTERVAL_SECONDS, 2).
@@ -93,6 +97,7 @@ struct ProcessCommand {
         }
         if versionId.isEmpty { throw UsageError("process needs a VERSION_ID") }
         _ = try config.requireDatabaseURL()
+        _ = try config.supabaseEndpoints()
     }
 
     func run() -> Int32 {

@@ -14,7 +14,8 @@ struct RunCommand {
         never more than free slots), wakes on NOTIFY transcode_queued and polls as a fallback, runs
         each job in a child process of this binary with memory, CPU and wall-time limits, renews
         its lease by heartbeat, uploads the outputs under a per-attempt prefix and finalizes the
-        version (through TRANSCODE_DONE_URL when set, otherwise in SQL with a pg_notify event).
+        version (through TRANSCODE_DONE_URL, or the Supabase project's transcode-done in Supabase
+        mode, otherwise in SQL with a pg_notify event).
         Expired leases of crashed workers are re-queued by a rescuer in every worker. Logs are JSON
         lines on standard error.
 
@@ -46,6 +47,10 @@ struct RunCommand {
                                             and the /v1 API; port 0 picks a free port; off: no server.
           --api-token TOKEN                 TRANSCODE_API_TOKEN: bearer token of /v1 (unset: /v1 answers
                                             503 API_DISABLED).
+          --supabase-url URL                SUPABASE_URL: Supabase mode (with SUPABASE_SERVICE_KEY, read
+                                            from the environment only): progress is broadcast through
+                                            URL/realtime/v1/api/broadcast and versions are finalized by
+                                            URL/functions/v1/transcode-done (unless --done-url is set).
 
         EXIT STATUS: 0 after a clean stop, 2 usage error, 4 database unreachable at start or HTTP
         address not available.
@@ -69,6 +74,7 @@ struct RunCommand {
             }
         }
         _ = try config.requireDatabaseURL()
+        _ = try config.supabaseEndpoints()
     }
 
     func run() -> Int32 {

@@ -2,7 +2,10 @@
 ///
 /// Events are sent with `pg_notify` on `SchemaCatalog.eventsChannel` as JSON text
 /// `{"topic":"room:<room_id>","event":"ready|failed|transcode_progress|…","payload":{…}}`, and new
-/// work is announced on `SchemaCatalog.queuedChannel` with the version id as payload.
+/// work is announced on `SchemaCatalog.queuedChannel` with the version id as payload. The terminal
+/// events of `transcode_finalize` and `transcode_cancel` go through `transcode_emit_event`, which
+/// also hands them to Supabase Realtime (`realtime.send`, private channel) on a database that has
+/// it, in the same transaction.
 public enum SchemaCatalog {
     public static let queuedChannel = "transcode_queued"
     public static let eventsChannel = "transcode_events"
@@ -11,6 +14,8 @@ public enum SchemaCatalog {
         Migration(version: 1, name: "crowdroom tables", sql: tables),
         Migration(version: 2, name: "queue columns, indexes and wake-up trigger", sql: queue),
         Migration(version: 3, name: "finalize and cancel functions", sql: functions),
+        Migration(version: 4, name: "terminal events through transcode_emit_event (Supabase Realtime when present)",
+                  sql: eventDelivery),
     ]
 
     /// `rooms`, `room_versions` and `redactions`, created only when absent; the columns the worker
@@ -218,4 +223,47 @@ public enum SchemaCatalog {
           RETURN jsonb_build_object('ok', true, 'running', false, 'status', 'failed');
         END $$;
         """
+
+    /// `transcode_emit_event(ev jsonb)`: delivers one `{topic, event, payload}` event: always with
+    /// `pg_notify` on `transcode_events`, and, where the Supabase Realtime function
+    /// `realtime.send(payload jsonb, event text, topic text, private boolean)` exists, through it
+    /// on the private channel `topic` as well. Both happen in the caller's transaction, so the
+    /// event is delivered if and only if the change commits. PL/pgSQL plans the `realtime.send`
+    /// call only when it runs, so databases without Supabase never see it. SECURITY DEFINER with
+    /// a fixed search_path, so a caller that may run `transcode_finalize` needs no rights on the
+    /// `realtime` schema.
+    ///
+    /// `transcode_finalize` and `transcode_cancel` are recreated to send through it (their logic
+    /// is migration 3's, unchanged), and a ready version's `thumbnail_path` defaults to its hero
+    /// (else card) thumbnail when the caller gives none, as the worker's direct mode sets it.
+    static let eventDelivery: String = {
+        let emit = """
+            CREATE OR REPLACE FUNCTION transcode_emit_event(ev jsonb)
+            RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+            BEGIN
+              PERFORM pg_notify('transcode_events', ev::text);
+              IF to_regprocedure('realtime.send(jsonb,text,text,boolean)') IS NOT NULL THEN
+                PERFORM realtime.send(ev->'payload', ev->>'event', ev->>'topic', true);
+              END IF;
+            END $$;
+
+
+            """
+        let replacements: [(String, String)] = [
+            ("PERFORM pg_notify('transcode_events', ev::text);", "PERFORM transcode_emit_event(ev);"),
+            ("PERFORM pg_notify('transcode_events', jsonb_build_object(", "PERFORM transcode_emit_event(jsonb_build_object("),
+            (")))::text);", "))));"),
+            ("thumbnail_path = p_outputs->>'thumbnail_path',", """
+                thumbnail_path = coalesce(p_outputs->>'thumbnail_path', (SELECT t->>'path'
+                  FROM jsonb_array_elements(coalesce(p_outputs->'thumbnails', '[]'::jsonb)) t
+                  WHERE t->>'kind' IN ('hero', 'card') ORDER BY t->>'kind' = 'hero' DESC LIMIT 1)),
+                """),
+        ]
+        var body = functions
+        for (old, new) in replacements {
+            precondition(body.contains(old), "migration 3 text changed: \(old)")
+            body = body.replacingOccurrences(of: old, with: new)
+        }
+        return emit + body
+    }()
 }

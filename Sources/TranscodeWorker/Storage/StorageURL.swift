@@ -9,7 +9,9 @@ import Foundation
 ///   (path-style) with the keys under the percent-decoded `prefix` (may be empty). `region`
 ///   defaults to `us-east-1`, `endpoint` to `https://s3.REGION.amazonaws.com`; both are
 ///   percent-decoded. Credentials come from `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and
-///   `AWS_SESSION_TOKEN` (optional), never from the URL.
+///   `AWS_SESSION_TOKEN` (optional), never from the URL. `query_slash=literal` sends and signs
+///   `/` in query values (list prefixes) unencoded, as moto's signature check expects; AWS, MinIO
+///   and Supabase Storage want the default (`encoded`).
 ///
 /// A new backend adds a `case` to the scheme switch in `open`.
 public enum StorageURL {
@@ -49,6 +51,7 @@ public enum StorageURL {
         let prefix = bucketEnd == pathPart.endIndex ? "" : try percentDecode(pathPart[pathPart.index(after: bucketEnd)...])
         var region = "us-east-1"
         var endpoint: String?
+        var slashInQuery = false
         for item in queryPart.split(separator: "&") {
             let eq = item.firstIndex(of: "=") ?? item.endIndex
             let name = item[..<eq]
@@ -56,16 +59,22 @@ public enum StorageURL {
             switch name {
             case "region": region = value
             case "endpoint": endpoint = value
+            case "query_slash":
+                guard value == "literal" || value == "encoded" else {
+                    throw invalid("query_slash is literal or encoded")
+                }
+                slashInQuery = value == "literal"
             default:
                 let shown = name.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 } ? String(name) : "?"
-                throw invalid("unknown s3 storage URL parameter '\(shown)' (expected endpoint or region)")
+                throw invalid("unknown s3 storage URL parameter '\(shown)' (expected endpoint, region or query_slash)")
             }
         }
         guard let credentials = SigV4Credentials.fromEnvironment(environment) else {
             throw invalid("s3 storage needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment")
         }
         return try S3ObjectStore(endpoint: endpoint ?? "https://s3.\(region).amazonaws.com", bucket: bucket, prefix: prefix,
-                                 region: region, credentials: credentials)
+                                 region: region, credentials: credentials, timeout: 60, pageSize: nil,
+                                 slashInQuery: slashInQuery)
     }
 
     /// The directory of a `file://` URL from the part after `file://`.

@@ -5,7 +5,8 @@ import Foundation
 /// succeed later.
 ///
 /// Headers: `Content-Type: application/json`, `Idempotency-Key: <version_id>:<lease_id>`,
-/// `X-Worker-Id`, and with a secret `Authorization: Bearer <secret>` and `apikey: <secret>`.
+/// `X-Worker-Id`, and the authentication headers the configuration gives
+/// (`WorkerConfig.completionHeaders`: `apikey` and `Authorization: Bearer …`).
 ///
 /// Retries: 5xx, 429, timeouts and connection failures are retried after 1 s, 2 s, 4 s … (at most
 /// 30 s apart) while `shouldContinue` says so. The job runner's `shouldContinue` is false once the
@@ -55,16 +56,17 @@ final class CompletionClient: Sendable {
     static let schema = "transcode-done/v1"
 
     let url: String
-    let secret: String?
+    /// `apikey` / `Authorization` fields, sent as given.
+    let authHeaders: [(String, String)]
     let workerId: String
     let http: HTTPClient
     let logger: JSONLogger
     /// Seconds one POST may take.
     let requestTimeout: Double
 
-    init(url: String, secret: String?, workerId: String, http: HTTPClient, logger: JSONLogger, requestTimeout: Double) {
+    init(url: String, authHeaders: [(String, String)], workerId: String, http: HTTPClient, logger: JSONLogger, requestTimeout: Double) {
         self.url = url
-        self.secret = secret
+        self.authHeaders = authHeaders
         self.workerId = workerId
         self.http = http
         self.logger = logger
@@ -124,10 +126,7 @@ final class CompletionClient: Sendable {
             ("Idempotency-Key", "\(job.versionId):\(job.leaseId)"),
             ("X-Worker-Id", workerId),
         ]
-        if let secret {
-            headers.append(("Authorization", "Bearer \(secret)"))
-            headers.append(("apikey", secret))
-        }
+        headers += authHeaders
         let request = HTTPRequest(method: "POST", url: url, headers: headers, body: Array(body.serialized().utf8),
                                   timeout: requestTimeout)
         var delay = 1.0

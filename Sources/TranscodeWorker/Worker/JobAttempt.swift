@@ -84,14 +84,26 @@ final class JobAttempt {
         // Progress events are sent off the job thread (a stalled connection must not hold up the
         // child's tick: timeouts and stop requests), sharing the job connection under a lock.
         let storeLock = self.storeLock
-        progress = ProgressReporter(
-            versionId: job.versionId, roomId: job.roomId, attempt: job.attempt, maxAttempts: maxAttempts,
-            minInterval: config.progressIntervalSeconds, logger: logger, asynchronous: true,
-            send: { topic, event, payload in
+        let send: ProgressReporter.Send
+        if let broadcaster = runner.broadcaster {
+            // Supabase mode: Realtime REST; the message id is stable per (version, lease, seq).
+            let name = "\(job.versionId):\(job.leaseId):"
+            send = { topic, event, payload in
+                var seq: Int64 = 0
+                if case .object(let fields) = payload, case .int(let n)? = fields["seq"] { seq = n }
+                try broadcaster.send(topic: topic, event: event, payload: payload,
+                                     id: RealtimeBroadcaster.messageId(for: name + String(seq)))
+            }
+        } else {
+            send = { topic, event, payload in
                 storeLock.lock()
                 defer { storeLock.unlock() }
                 try store.notifyEvent(topic: topic, event: event, payload: payload)
-            })
+            }
+        }
+        progress = ProgressReporter(
+            versionId: job.versionId, roomId: job.roomId, attempt: job.attempt, maxAttempts: maxAttempts,
+            minInterval: config.progressIntervalSeconds, logger: logger, asynchronous: true, send: send)
 
         let (outcome, failure) = execute()
         progress.drain()
@@ -392,7 +404,7 @@ final class JobAttempt {
         let glbPath = job.outputPrefix + "model.glb"
         let manifestPath = job.outputPrefix + "layer_manifest.json"
         let glb = report.files.first { $0.path == "model.glb" }!
-        if let url = config.doneURL {
+        if let url = config.completionURL {
             let client = completionClient(url)
             let outputs = CompletionClient.Outputs(
                 bucket: Self.bucket(of: storage), glbPath: glbPath, manifestPath: manifestPath, thumbnails: report.thumbnails,
@@ -518,7 +530,7 @@ final class JobAttempt {
     /// Fails the version for good: `transcode_finalize` (direct mode), or the failure body to
     /// `transcode-done` (callback mode; when the backend rejects it, or `sqlOnly`, in SQL).
     private func finalizeFailed(_ f: FailureReason, sqlOnly: Bool) -> JobOutcome {
-        if let url = config.doneURL, !sqlOnly {
+        if let url = config.completionURL, !sqlOnly {
             let client = completionClient(url)
             let body = client.failedBody(job, failure: f, maxAttempts: maxAttempts)
             var answer = client.post(body, job: job, shouldContinue: keepReporting)
@@ -643,7 +655,7 @@ final class JobAttempt {
     }
 
     private func completionClient(_ url: String) -> CompletionClient {
-        CompletionClient(url: url, secret: config.doneSecret, workerId: config.workerId, http: runner.http, logger: logger,
+        CompletionClient(url: url, authHeaders: config.completionHeaders, workerId: config.workerId, http: runner.http, logger: logger,
                          requestTimeout: min(30, max(2, config.leaseSeconds / 2)))
     }
 

@@ -8,8 +8,8 @@ extension JobRunner {
     func failTakenOver(_ job: ClaimedJob, reason: String, message: String) -> Bool {
         let failure = FailureReason(reason: reason, message: "\(reason): \(message)", phase: "rescue", isRetryable: false)
         let ids: [String: JSONValue] = ["version_id": .string(job.versionId), "room_id": .string(job.roomId)]
-        if let url = config.doneURL {
-            let client = CompletionClient(url: url, secret: config.doneSecret, workerId: config.workerId, http: http,
+        if let url = config.completionURL {
+            let client = CompletionClient(url: url, authHeaders: config.completionHeaders, workerId: config.workerId, http: http,
                                           logger: logger, requestTimeout: 10)
             let deadline = WorkerDaemon.now() + 20
             switch client.post(client.failedBody(job, failure: failure, maxAttempts: job.maxAttempts), job: job,

@@ -6,12 +6,13 @@ import Foundation
 /// work directory → run the pipeline in a child process (`transcode-worker job-exec`, with memory,
 /// CPU and core-dump limits, killed at the attempt timeout or when asked to stop) → upload the
 /// outputs under the attempt's prefix (the manifest last) → finalize: in SQL with
-/// `transcode_finalize` (direct mode), or by POSTing `transcode-done` when `config.doneURL` is set
-/// (callback mode). Failures are classified (`FailureReason`): permanent ones fail the version at
+/// `transcode_finalize` (direct mode), or by POSTing `transcode-done` when `config.completionURL`
+/// is set (`TRANSCODE_DONE_URL`, or Supabase mode: callback mode). Failures are classified (`FailureReason`): permanent ones fail the version at
 /// once, retryable ones go back to the queue with backoff until the attempts are used up. While
 /// the job runs, a heartbeat thread renews the lease every `config.heartbeatSeconds` and turns a
 /// cancel request or a lost lease into a stop request on the job's `JobControl`. Progress events
-/// (`transcode_progress`) are sent with `pg_notify` on `SchemaCatalog.eventsChannel`.
+/// (`transcode_progress`) are sent with `pg_notify` on `SchemaCatalog.eventsChannel`, or in
+/// Supabase mode through Realtime's REST broadcast (`RealtimeBroadcaster`).
 ///
 /// Each run opens two database connections of its own (job and heartbeat) and closes them before
 /// it returns, and works in a private directory under `$TMPDIR` that it removes at the end (the
@@ -36,6 +37,8 @@ public final class JobRunner: Sendable {
     public let logger: JSONLogger
     let observer: (@Sendable (Event) -> Void)?
     let http: HTTPClient
+    /// Supabase mode: progress goes to Realtime's REST broadcast instead of pg_notify.
+    let broadcaster: RealtimeBroadcaster?
     /// The executable started for `job-exec`.
     let childExecutable: String
     /// How long reporting a job's end may take in all (`transcode-done` retries and database
@@ -79,6 +82,8 @@ public final class JobRunner: Sendable {
         self.logger = logger
         self.observer = observer
         self.http = HTTPClient()
+        // A misconfigured Supabase mode is refused by the commands before a runner exists.
+        self.broadcaster = (try? config.supabaseEndpoints())?.map { RealtimeBroadcaster(endpoints: $0) }
         self.childExecutable = Self.resolveChildExecutable()
         _ = Self.staleWorkspacesRemoved
     }

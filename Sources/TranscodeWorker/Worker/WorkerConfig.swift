@@ -51,6 +51,12 @@ public struct WorkerConfig: Sendable {
     /// `TRANSCODE_API_TOKEN` / `--api-token`: the bearer token of the `/v1` API (unset: `/v1`
     /// answers 503 `API_DISABLED`).
     public var apiToken: String?
+    /// `SUPABASE_URL` / `--supabase-url` and `SUPABASE_SERVICE_KEY` (environment only): Supabase
+    /// mode. Progress goes to Realtime's REST broadcast endpoint instead of pg_notify, and versions
+    /// are finalized through the `transcode-done` Edge Function of that project unless
+    /// `TRANSCODE_DONE_URL` names another endpoint.
+    public var supabaseURL: String?
+    public var supabaseServiceKey: String?
 
     public init(environment env: [String: String] = ProcessInfo.processInfo.environment) {
         databaseURL = env["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
@@ -86,6 +92,8 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_PROGRESS_INTERVAL_SECONDS", "progress-interval-seconds"),
         ("TRANSCODE_HTTP_ADDR", "http-addr"),
         ("TRANSCODE_API_TOKEN", "api-token"),
+        ("SUPABASE_URL", "supabase-url"),
+        ("SUPABASE_SERVICE_KEY", "supabase-service-key"),
     ]
 
     /// Flags every database command accepts, with their value's meaning (for `--help` texts).
@@ -137,13 +145,49 @@ public struct WorkerConfig: Sendable {
             }
             httpAddr = value
         case "api-token": apiToken = value.isEmpty ? nil : value
+        case "supabase-url": supabaseURL = value.isEmpty ? nil : value
+        case "supabase-service-key": supabaseServiceKey = value.isEmpty ? nil : value
         default: throw UsageError("unknown option --\(key)")
         }
     }
 
     /// True when `--key` names a setting (so commands can accept every setting as a flag).
     static func isSetting(_ key: String) -> Bool {
-        key == "database-url" || key == "storage-url" || variables.contains { $0.1 == key }
+        // The service key is read from the environment only: a flag would show it in `ps`.
+        key == "database-url" || key == "storage-url"
+            || (key != "supabase-service-key" && variables.contains { $0.1 == key })
+    }
+
+    /// The Supabase project in Supabase mode (nil otherwise). Throws `UsageError` when only one of
+    /// `SUPABASE_URL` and `SUPABASE_SERVICE_KEY` is set or the URL is not an http(s) URL.
+    func supabaseEndpoints() throws -> SupabaseEndpoints? {
+        switch (supabaseURL, supabaseServiceKey) {
+        case (nil, nil): return nil
+        case (nil, _): throw UsageError("SUPABASE_SERVICE_KEY is set but SUPABASE_URL is not")
+        case (_, nil): throw UsageError("SUPABASE_URL is set but SUPABASE_SERVICE_KEY is not")
+        case (let url?, let key?):
+            guard let endpoints = SupabaseEndpoints(url: url, serviceKey: key) else {
+                throw UsageError("SUPABASE_URL needs an absolute http(s) URL such as https://<ref>.supabase.co")
+            }
+            return endpoints
+        }
+    }
+
+    /// Where versions are finalized: `TRANSCODE_DONE_URL`, else the Supabase project's
+    /// `transcode-done`, else nil (in SQL).
+    var completionURL: String? {
+        doneURL ?? (try? supabaseEndpoints())??.transcodeDoneURL
+    }
+
+    /// The authentication headers of `transcode-done` calls. In Supabase mode: `apikey` with the
+    /// service key and `Authorization: Bearer` with `TRANSCODE_DONE_SECRET` (or the service key
+    /// when it is a legacy JWT). Otherwise both carry `TRANSCODE_DONE_SECRET` when set.
+    var completionHeaders: [(String, String)] {
+        if let endpoints = try? supabaseEndpoints() {
+            return endpoints.authHeaders(bearer: doneSecret)
+        }
+        guard let doneSecret else { return [] }
+        return [("Authorization", "Bearer \(doneSecret)"), ("apikey", doneSecret)]
     }
 
     /// The database URL or a usage error naming both ways to give it.

@@ -101,7 +101,7 @@ public final class WorkerDaemon: @unchecked Sendable {
         }
         logger.info("worker started", [
             "concurrency": .int(Int64(config.concurrency)), "storage": .string(storage.location),
-            "completion": .string(config.doneURL == nil ? "direct" : "callback"),
+            "completion": .string(config.completionURL == nil ? "direct" : "callback"),
             "lease_seconds": .double(config.leaseSeconds), "heartbeat_seconds": .double(config.heartbeatSeconds),
             "poll_seconds": .double(config.pollSeconds), "exit_when_idle": .bool(exitWhenIdle),
         ])
