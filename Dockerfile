@@ -87,13 +87,13 @@ WORKDIR /var/lib/transcode
 ENV TMPDIR=/tmp
 USER 10001:10001
 
-# The port of the worker's HTTP API (/livez, /readyz; not served yet).
+# The worker's HTTP API: /livez, /readyz, /metrics and the token-protected /v1 routes.
 EXPOSE 8080
 
-# Liveness stand-in: the HTTP API is not built yet, so this only proves the binary and its
-# libraries load. Replace it with a request to /livez once that endpoint exists.
+# Liveness: GET /livez on the local HTTP server (the image has no curl; `probe` is the binary's
+# own client and exits 0 on 200, 1 otherwise).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
-    CMD ["transcode-worker", "version"]
+    CMD ["transcode-worker", "probe", "livez"]
 
 # SIGTERM starts the graceful drain (TRANSCODE_SHUTDOWN_GRACE_SECONDS); give `docker stop` a
 # longer timeout than that, e.g. `docker stop -t 90`.

@@ -53,6 +53,8 @@ public enum CommandLineTool {
                                     Put local files into storage and queue them (local runs, demos).
           watch [--until-idle] [--timeout S]
                                     Print queue events (progress, ready, failed) as they arrive.
+          probe [livez|readyz]      Ask the local worker's HTTP server; exit 0 when healthy (for
+                                    container health checks).
           job-exec --out DIR …      Internal: the child process that runs one job attempt.
 
           help                      Show this help (also: --help, -h).
@@ -78,6 +80,7 @@ public enum CommandLineTool {
         case "show": return ShowCommand.help
         case "submit": return SubmitCommand.help
         case "watch": return WatchCommand.help
+        case "probe": return ProbeCommand.help
         default: return help
         }
     }
@@ -118,6 +121,8 @@ public enum CommandLineTool {
                 return try SubmitCommand(rest).run()
             case "watch":
                 return try WatchCommand(rest).run()
+            case "probe":
+                return try ProbeCommand(rest).run()
             case "help", "--help", "-h":
                 print(help)
                 return 0
