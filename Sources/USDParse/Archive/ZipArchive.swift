@@ -31,6 +31,8 @@ public struct ZipArchive: Sendable {
     private let openWarnings: [String]
     private let diagnostics = ZipDiagnostics()
     private let budget: BudgetReference
+    /// Largest entry `data(of:)` inflates: `ParseLimits.maxInputBytes`, the most a stored entry can hold.
+    private let maxEntryBytes: Int
 
     /// Reads the central directory (ZIP64 when present) and cross-checks local headers.
     ///
@@ -105,6 +107,7 @@ public struct ZipArchive: Sendable {
         self.indexByName = index
         self.openWarnings = warnings
         self.budget = BudgetReference(budget)
+        self.maxEntryBytes = limits.maxInputBytes
     }
 
     /// The entry with exactly this name (zip names are case-sensitive), or nil.
@@ -123,11 +126,14 @@ public struct ZipArchive: Sendable {
     /// and the structural checks already guarantee the bytes lie inside the entry's own range.
     ///
     /// Deflated entries are inflated through zlib into new bytes (owned by the returned view). The
-    /// declared uncompressed size is charged to `MemoryBudget.chargeDecompressed` first, and the
-    /// stream must produce exactly that many bytes; their CRC mismatch is reported the same way.
+    /// declared uncompressed size is charged to `MemoryBudget.chargeDecompressed` first, must be
+    /// possible for the deflate bytes and must not exceed `maxInputBytes` (no entry yields more than
+    /// an input file may hold, so every consumer's own size check holds before any byte is
+    /// inflated); the stream must produce exactly that many bytes; their CRC mismatch is reported
+    /// the same way.
     ///
     /// - Throws: `USD_ZIP_INVALID` for an entry of another archive; `USD_LIMIT_EXCEEDED` when the
-    ///   declared size exceeds the decompression budget; `USD_DECOMPRESSION_FAILED` for malformed
+    ///   declared size exceeds `maxInputBytes` or the decompression budget; `USD_DECOMPRESSION_FAILED` for malformed
     ///   streams, impossible compression ratios or a size other than declared. Errors name the entry.
     public func data(of entry: ZipEntry) throws(USDParseError) -> ByteView {
         guard let index = indexByName[entry.name], entries[index] == entry else {
@@ -157,6 +163,11 @@ public struct ZipArchive: Sendable {
         guard entry.uncompressedSize <= ceiling ?? Int.max else {
             throw .zip(.decompressionFailed,
                        "declared size \(entry.uncompressedSize) is impossible for \(entry.compressedSize) deflate bytes",
+                       entry: name, offset: entry.dataOffset)
+        }
+        guard entry.uncompressedSize <= maxEntryBytes else {
+            throw .zip(.limitExceeded,
+                       "declared size \(entry.uncompressedSize) exceeds maxInputBytes (\(maxEntryBytes))",
                        entry: name, offset: entry.dataOffset)
         }
         let bytes: [UInt8]
