@@ -25,6 +25,10 @@ public struct ParseLimits: Hashable, Sendable {
     public var maxPaths: Int = 16 << 20
     /// Most specs per layer. Default 16 Mi.
     public var maxSpecs: Int = 16 << 20
+    /// Most bytes of path text one crate layer's path table spells out (bytes). Each path is held
+    /// whole, so a deep chain of long names grows with depth × name length: a few kilobytes of
+    /// PATHS could otherwise describe gigabytes. Default 64 MiB.
+    public var maxPathStringBytes: Int = 64 << 20
     /// Most elements in one array value. Default 256 Mi.
     public var maxArrayElements: Int = 256 << 20
     /// Most entries in one dictionary, vector or list op. Default 1 Mi.

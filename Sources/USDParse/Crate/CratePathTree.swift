@@ -8,10 +8,11 @@ enum CratePathTree {
 
     /// - Throws: `USD_CORRUPT` for any out-of-range slot, token or jump, a slot assigned twice, an
     ///   entry reached twice or never, an invalid element name, or an element that cannot follow its
-    ///   parent (see `elementKind`).
+    ///   parent (see `elementKind`); `USD_LIMIT_EXCEEDED` when the path strings add up to more than
+    ///   `maxPathStringBytes` bytes; `USD_MEMORY_BUDGET_EXCEEDED`.
     static func build(
         pathIndexes: [UInt32], elementTokens: [Int32], jumps: [Int32], numPaths: Int, tokens: [String],
-        budget: MemoryBudget
+        budget: MemoryBudget, maxPathStringBytes: Int = ParseLimits.default.maxPathStringBytes
     ) throws(USDParseError) -> [SdfPath] {
         let n = pathIndexes.count
         precondition(elementTokens.count == n && jumps.count == n)
@@ -19,6 +20,7 @@ enum CratePathTree {
         guard n > 0 else { return table }
         var visited = [Bool](repeating: false, count: n)
         var visitedCount = 0
+        var pathStringBytes = 0
         var stack: [(entry: Int, parent: SdfPath, parentKind: Kind)] = [(0, .empty, .root)]
 
         while let top = stack.popLast() {
@@ -50,8 +52,16 @@ enum CratePathTree {
                     kind = .root
                 } else {
                     let name = tokens[tokenIndex]
-                    // Path strings grow with depth; charge each one so a deep chain cannot exhaust memory.
-                    try budget.charge(parent.string.utf8.count + name.utf8.count + 1, "path strings")
+                    // Path strings grow with depth; cap and charge each one so a deep chain cannot
+                    // exhaust memory.
+                    let length = parent.string.utf8.count + name.utf8.count + 1
+                    pathStringBytes += length
+                    guard pathStringBytes <= maxPathStringBytes else {
+                        throw USDParseError(
+                            .limitExceeded,
+                            "path strings exceed maxPathStringBytes (\(maxPathStringBytes)) at path entry \(i)")
+                    }
+                    try budget.charge(length, "path strings")
                     kind = try elementKind(name, isProperty: t < 0, under: parentKind, parent: parent, entry: i)
                     path = kind == .property ? parent.appendingProperty(name) : parent.appendingElement(name)
                 }
@@ -157,6 +167,6 @@ extension CrateTables {
         try budget.charge(try Checked.bytes(numPaths, MemoryLayout<SdfPath>.stride + 8, "path table"), "path table")
         paths = try CratePathTree.build(
             pathIndexes: slots, elementTokens: elements, jumps: jumps, numPaths: numPaths, tokens: tokens,
-            budget: budget)
+            budget: budget, maxPathStringBytes: limits.maxPathStringBytes)
     }
 }
