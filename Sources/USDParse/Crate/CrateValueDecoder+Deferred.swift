@@ -46,7 +46,7 @@ extension CrateValueDecoder {
         }
         let view = self.view, version = self.version, tables = self.tables, limits = self.limits
         let budget = self.budget
-        return .deferred(DeferredValue(summary: what) {
+        return .deferred(DeferredValue(summary: what, elementCount: count) {
             let decoder = CrateValueDecoder(view: view, version: version, tables: tables, limits: limits, budget: budget)
             do throws(USDParseError) {
                 return try decoder.decodeArray(rep, type, valueType)

@@ -10,10 +10,14 @@ public final class DeferredValue: Hashable, Sendable, CustomStringConvertible {
     private let state = Mutex<Result<SdfValue, USDParseError>?>(nil)
     /// What is deferred, for messages (e.g. `point3f[1500000]`).
     public let summary: String
+    /// Elements the array header declares (already checked against the limits), known without
+    /// decoding; nil when the producer did not say.
+    public let elementCount: Int?
 
     /// `load` decodes the value; it runs at most once and its result (or error) is kept.
-    public init(summary: String, load: @escaping @Sendable () throws -> SdfValue) {
+    public init(summary: String, elementCount: Int? = nil, load: @escaping @Sendable () throws -> SdfValue) {
         self.summary = summary
+        self.elementCount = elementCount
         self.loader = load
     }
 

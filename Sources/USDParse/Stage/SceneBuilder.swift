@@ -42,13 +42,16 @@ public enum SceneBuilder {
     ///   - loadAsset: called once per distinct (asset path, layer) pair; the returned bytes are
     ///     stored in the scene, which owns them from then on.
     /// - Returns: a scene that passes `SceneValidator` without errors.
-    /// - Throws: `USDParseError` with `USD_LIMIT_EXCEEDED` (`maxTriangles`, `maxComposedPrims`) or
+    /// - Throws: `USDParseError` with `USD_LIMIT_EXCEEDED` (`maxTriangles`, also for a mesh whose
+    ///   array sizes alone exceed it, see `MeshSizeCheck`; `maxComposedPrims`) or
     ///   `USD_MEMORY_BUDGET_EXCEEDED`. Malformed geometry, materials and transforms are skipped
     ///   with warnings instead.
     public static func build(
         stage: UsdStage, sourceFormat: String, limits: ParseLimits, budget: MemoryBudget,
         loadAsset: (String, String) -> [UInt8]?
     ) throws -> Scene {
+        // A mesh whose array headers already exceed maxTriangles fails before anything is decoded.
+        try MeshSizeCheck.check(stage, limits: limits)
         // Large arrays are decoded lazily; decode them all now, in parallel, so that a corrupt
         // array is a typed error (with its prim path) rather than a missing value.
         try DeferredDecoding.resolve(stage)
