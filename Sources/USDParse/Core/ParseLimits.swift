@@ -47,7 +47,9 @@ public struct ParseLimits: Hashable, Sendable {
     public var maxComposedPrims: Int = 1 << 20
     /// Most triangles produced for the scene. Default 20 M.
     public var maxTriangles: Int = 20_000_000
-    /// Largest texture width or height accepted by consumers that decode textures. Default 16,384.
+    /// Largest texture width or height (pixels) a PNG or JPEG texture may declare in its header;
+    /// checked when the scene is built, before the texture reaches consumers that decode it.
+    /// Default 16,384.
     public var maxTextureDimension: Int = 16_384
     /// Bytes of decoded data (tables, arrays, strings) a parse may hold. Charged before each large
     /// allocation. Default 1 GiB.

@@ -43,7 +43,7 @@ public enum SceneBuilder {
     ///     stored in the scene, which owns them from then on.
     /// - Returns: a scene that passes `SceneValidator` without errors.
     /// - Throws: `USDParseError` with `USD_LIMIT_EXCEEDED` (`maxTriangles`, also for a mesh whose
-    ///   array sizes alone exceed it, see `MeshSizeCheck`; `maxComposedPrims`) or
+    ///   array sizes alone exceed it, see `MeshSizeCheck`; `maxComposedPrims`; `maxTextureDimension`) or
     ///   `USD_MEMORY_BUDGET_EXCEEDED`. Malformed geometry, materials and transforms are skipped
     ///   with warnings instead.
     public static func build(

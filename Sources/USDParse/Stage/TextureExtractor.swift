@@ -58,6 +58,8 @@ final class TextureExtractor {
     }
 
     /// Loads (once) the texture authored as `path` in `layer`.
+    /// - Throws: `USD_LIMIT_EXCEEDED` when its PNG or JPEG header declares a side longer than
+    ///   `maxTextureDimension` pixels (see `TextureHeader`); `USD_MEMORY_BUDGET_EXCEEDED`.
     private func loadTexture(path: String, layer: String, ctx: StageBuildContext, materialPath: SdfPath) throws
         -> TextureIndex?
     {
@@ -70,6 +72,15 @@ final class TextureExtractor {
                 "TEXTURE_NOT_FOUND", "texture \(path) (from \(layer.isEmpty ? "?" : layer)) could not be loaded\(udim)",
                 materialPath)
             return nil
+        }
+        if let size = TextureHeader.declaredSize(bytes),
+            max(size.width, size.height) > ctx.limits.maxTextureDimension
+        {
+            throw USDParseError(
+                .limitExceeded,
+                "texture \(path) declares \(size.width)×\(size.height) pixels; "
+                    + "maxTextureDimension is \(ctx.limits.maxTextureDimension)",
+                primPath: materialPath.string)
         }
         var hasher = Hasher()
         hasher.combine(bytes)
