@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need, generates the usd-core differential cases,
-# starts a throwaway PostgreSQL for the queue tests, builds, runs the whole Swift test suite, then
-# the parser tests once more under AddressSanitizer.
+# starts a throwaway PostgreSQL for the queue tests, builds, runs the whole Swift test suite, checks
+# the adversarial inputs against the release binary, then the parser tests once more under
+# AddressSanitizer.
 #   scripts/test.sh            everything
 #   SKIP_ASAN=1 scripts/test.sh   skip the sanitizer pass
 set -euo pipefail
@@ -59,6 +60,10 @@ echo "== release build (what scripts/demo.sh and the benchmarks run), one conver
 swift build -c release --scratch-path .build/release-check > "$WORK/release.log" 2>&1 || { grep -E "error" "$WORK/release.log" | head -n 40; echo "release build failed"; exit 1; }
 .build/release-check/release/transcode-worker convert samples/roomplan/parametric_two_sections.usdz \
   --roomplan samples/roomplan/parametric_two_sections.json --out "$WORK/release-out" > /dev/null
+
+echo "== adversarial inputs with the release binary: typed error, < 2 s, < 256 MiB each (scripts/check-adversarial.py)"
+python3 scripts/gen-adversarial-fixtures.py --check
+python3 scripts/check-adversarial.py --binary .build/release-check/release/transcode-worker
 
 if [ "${SKIP_ASAN:-0}" != "1" ]; then
   echo "== parser tests under AddressSanitizer"
