@@ -425,7 +425,7 @@ def cases():
     yield ("zip-bomb-declared", {"zip-bomb-declared.usdz": zip_archive([
         ZipEntry("root.usda", b"\0" * 4096, method=8, usize=0xFFFFFFFF, crc=0)])},
         {"input": "zip-bomb-declared.usdz"},
-        "a 70-byte deflated root layer declaring 4 GiB uncompressed (past maxUncompressedBytes)",
+        "a 344-byte package whose deflated root layer declares 4 GiB uncompressed (past maxUncompressedBytes)",
         "USD_LIMIT_EXCEEDED")
     content = b"#usda 1.0\n" + b" " * (64 << 20)
     yield ("zip-deflate-overrun", {"zip-deflate-overrun.usdz": zip_archive([
@@ -567,7 +567,7 @@ def cases():
     indices = rep(T_INT, c.value(constant_ints(3 * n, 0), align=1), ARRAY | COMPRESSED)
     yield ("crate-50m-triangles", {"crate-50m-triangles.usdc": c.mesh(counts=counts, indices=indices).build()},
            {"input": "crate-50m-triangles.usdc"},
-           "compressed faceVertexCounts (50 M triangles) and faceVertexIndices (150 M) from ~250 KB of LZ4",
+           "a 197 KB crate whose compressed faceVertexCounts (50 M triangles) and faceVertexIndices (150 M) decode to 800 MB",
            "USD_LIMIT_EXCEEDED")
 
     # --- USDA ---
