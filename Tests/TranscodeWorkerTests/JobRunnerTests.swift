@@ -692,6 +692,10 @@ struct JobRunnerPieceTests {
         #expect(FailureReason.download(StorageError(code: StorageError.tooLarge, message: "x"), what: "s").reason == "FILE_TOO_LARGE")
         let unavailable = FailureReason.download(StorageError(code: StorageError.unavailable, message: "x"), what: "s")
         #expect(unavailable.reason == "SOURCE_DOWNLOAD_FAILED" && unavailable.isRetryable)
+        // A 403 (wrong secret, no permission) meets every attempt the same way: fail at once.
+        let forbidden = FailureReason.download(StorageError(code: StorageError.forbidden, message: "x"), what: "s")
+        #expect(forbidden.reason == "SOURCE_DOWNLOAD_FAILED" && !forbidden.isRetryable)
+        #expect(forbidden.message.hasPrefix("STORAGE_FORBIDDEN: "))
         #expect(FailureReason(reason: "INTERNAL", message: String(repeating: "x", count: 900), phase: "p", isRetryable: true)
                     .message.count == 500)
     }

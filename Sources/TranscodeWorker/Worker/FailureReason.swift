@@ -8,7 +8,7 @@
 /// |---|---|---|
 /// | `SOURCE_NOT_FOUND` | no | a source (or a recorded redacted texture) is missing from storage |
 /// | `FILE_TOO_LARGE` | no | a source is larger than `maxSourceBytes` |
-/// | `SOURCE_DOWNLOAD_FAILED` | yes | storage could not be read |
+/// | `SOURCE_DOWNLOAD_FAILED` | yes, unless storage refused the credentials (403) | storage could not be read |
 /// | `USDZ_PARSE_ERROR` | no | the USD / USDZ is invalid (`USD_*` codes) |
 /// | `ROOMPLAN_JSON_INVALID` | no | the CapturedRoom JSON is invalid (`ROOMPLAN_*` codes) |
 /// | `LAYERING_FAILED` | no | layering, the `.glb` or the manifest could not be built |
@@ -102,7 +102,10 @@ public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible
         }
     }
 
-    /// Classifies a failure to download a source or a redacted texture.
+    /// Classifies a failure to download a source or a redacted texture. `SOURCE_DOWNLOAD_FAILED`
+    /// is retryable when the storage error is (unreachable, 5xx, IO error), not when storage
+    /// refused the request (`STORAGE_FORBIDDEN`: wrong credentials or no permission), which the
+    /// same request would meet again on every attempt.
     static func download(_ error: StorageError, what: String) -> FailureReason {
         let detail = "\(error.code): \(what): \(error.message)"
         switch error.code {
@@ -111,7 +114,8 @@ public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible
         case StorageError.tooLarge:
             return FailureReason(reason: fileTooLarge, message: detail, phase: "downloading", isRetryable: false)
         default:
-            return FailureReason(reason: sourceDownloadFailed, message: detail, phase: "downloading", isRetryable: true)
+            return FailureReason(reason: sourceDownloadFailed, message: detail, phase: "downloading",
+                                 isRetryable: error.isRetryable)
         }
     }
 
