@@ -71,6 +71,13 @@ bq = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(bq)
 PG, PGError, TempPostgres, Worker, quote, percentile = bq.PG, bq.PGError, bq.TempPostgres, bq.Worker, bq.quote, bq.percentile
 
+# The suite starts its own services: settings of a caller's cluster, S3 server or worker (e.g.
+# scripts/test.sh exports DATABASE_URL, PG_TEMP_*, S3_TEMP_* and AWS_* for the Swift tests) must
+# reach neither scripts/pg-temp.sh, scripts/s3-temp.sh nor the workers.
+for _k in list(os.environ):
+    if (_k.startswith(("PG_TEMP_", "_PG_TEMP_", "S3_TEMP_", "_S3_TEMP_", "TRANSCODE_", "AWS_"))
+            or _k in ("DATABASE_URL", "INITIAL_NO_AUTH_ACTION_COUNT")) and _k != "PG_TEMP_BIN":
+        del os.environ[_k]
 # Loopback only: no proxy from the environment may catch the requests of this script or the workers.
 os.environ["no_proxy"] = os.environ["NO_PROXY"] = "127.0.0.1,localhost"
 for _k in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need, generates the usd-core differential cases,
 # starts a throwaway PostgreSQL for the queue tests, builds, runs the whole Swift test suite, checks
-# the adversarial inputs against the release binary, then the parser tests once more under
+# the adversarial inputs against the release binary, runs the fault-injection suite against the
+# release worker, then the parser tests once more under
 # AddressSanitizer.
 #   scripts/test.sh            everything
 #   SKIP_ASAN=1 scripts/test.sh   skip the sanitizer pass
@@ -64,6 +65,9 @@ swift build -c release --scratch-path .build/release-check > "$WORK/release.log"
 echo "== adversarial inputs with the release binary: typed error, < 2 s, < 256 MiB each (scripts/check-adversarial.py)"
 python3 scripts/gen-adversarial-fixtures.py --check
 python3 scripts/check-adversarial.py --binary .build/release-check/release/transcode-worker
+
+echo "== fault-injection suite against the release worker (scripts/fault-suite.py; its own PostgreSQL, moto and receivers)"
+timeout 900 python3 scripts/fault-suite.py --binary .build/release-check/release/transcode-worker
 
 if [ "${SKIP_ASAN:-0}" != "1" ]; then
   echo "== parser tests under AddressSanitizer"
