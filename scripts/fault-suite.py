@@ -241,8 +241,8 @@ class Suite:
     # -- workers
 
     def worker(self, name: str, url: str, storage_url: str, args: list[str], env: dict[str, str] | None = None,
-               http_port: int | None = None) -> Worker:
-        tmp = os.path.join(self.work, "tmp", name)
+               http_port: int | None = None, tmpdir: str | None = None) -> Worker:
+        tmp = tmpdir or os.path.join(self.work, "tmp", name)
         os.makedirs(tmp, exist_ok=True)
         e = dict(os.environ)
         e.update({"DATABASE_URL": url, "TRANSCODE_STORAGE_URL": storage_url, "TMPDIR": tmp,
@@ -1023,13 +1023,14 @@ def scenario_disk_full(suite: Suite) -> tuple[bool, str]:
     stage_file_sources(mnt)
     # Fill what is left with one file (ENOSPC ends the write).
     filler = os.path.join(mnt, "filler.bin")
-    with open(filler, "wb") as f:
-        try:
-            while True:
-                f.write(b"\0" * 65536)
-                f.flush()
-        except OSError:
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        while os.write(fd, b"\0" * 65536) > 0:
             pass
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
     free = shutil.disk_usage(mnt).free
     url = suite.new_database("s5_disk")
     db = suite.connect(url)
@@ -1075,8 +1076,56 @@ def scenario_disk_full(suite: Suite) -> tuple[bool, str]:
     c(f"next version ready after freeing space ({row2[0]})", row2[0] == "ready" and int(row2[1]) == 1
       and bool(row2[2]) and os.path.isfile(os.path.join(mnt, row2[2])))
     c(f"worker exits 0 on SIGTERM ({exit_code})", exit_code == 0)
-    figures = (f"1 MiB tmpfs, {free} bytes free; failed after {t_failed:.1f} s with {row[1]} after {row[0]} attempts "
-               f"(\"{(row[2] or '')[:90]}\"); next version ready {t_next:.1f} s after freeing space")
+    figures = (f"5a storage: 1 MiB tmpfs, {free} bytes free; failed after {t_failed:.1f} s with {row[1]} after "
+               f"{row[0]} attempts (\"{(row[2] or '')[:80]}\"); next version ready {t_next:.1f} s after freeing space")
+
+    # 5b: the job workspace (TMPDIR) on a tmpfs that holds the downloaded sources (~55 KB) but not
+    # the outputs (~175 KB): the child runs out of space while it writes.
+    ws_mnt = os.path.join(suite.work, "s5-workspace")
+    os.makedirs(ws_mnt, exist_ok=True)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=128k,mode=0700", "tmpfs", ws_mnt], capture_output=True,
+                       text=True, timeout=30)
+    if not c(f"5b mount -t tmpfs ({r.stderr.strip()})", r.returncode == 0):
+        return False, figures + "; FAILED: " + "; ".join(c.failed())
+    suite.cleanups.append(lambda: subprocess.run(["umount", "-l", ws_mnt], capture_output=True, timeout=30))
+    storage_b = os.path.join(suite.work, "s5b-storage")
+    stage_file_sources(storage_b)
+    port_b = free_port()
+    wb = suite.worker("s5-workspace", url, "file://" + storage_b, args, http_port=port_b, tmpdir=ws_mnt)
+    room_b, ids_b = insert_versions(db, 1, "s5 workspace full", max_attempts=2)
+    t0 = time.time()
+    wait_until(lambda: db.scalar(f"SELECT status FROM room_versions WHERE id = {quote(ids_b[0])}") in ("failed", "ready"),
+               60, "the version with a full workspace to finish", [wb], step=0.1)
+    t_b = time.time() - t0
+    rowb = db.query(f"SELECT status, attempt, last_error_code, last_error, errors::text FROM room_versions "
+                    f"WHERE id = {quote(ids_b[0])}")[0]
+    leftover_b = file_prefixes(storage_b, room_b, ids_b[0])
+    ws_left: list[str] = []
+    for _ in range(30):
+        ws_left = [n for n in os.listdir(ws_mnt) if n.startswith("transcode-job-")]
+        if not ws_left:
+            break
+        time.sleep(0.1)
+    livez_b = http_status(f"http://127.0.0.1:{port_b}/livez")
+    grow = subprocess.run(["mount", "-o", "remount,size=64m", ws_mnt], capture_output=True, text=True, timeout=30)
+    _, ids_b2 = insert_versions(db, 1, "s5 workspace after", max_attempts=2)
+    t1 = time.time()
+    wait_until(lambda: db.scalar(f"SELECT status FROM room_versions WHERE id = {quote(ids_b2[0])}") in ("ready", "failed"),
+               60, "the next version after growing the workspace", [wb], step=0.1)
+    t_b2 = time.time() - t1
+    st_b2 = db.scalar(f"SELECT status FROM room_versions WHERE id = {quote(ids_b2[0])}")
+    exit_b = wb.stop(grace=20)
+    c(f"5b failed, not ready ({rowb[0]})", rowb[0] == "failed")
+    c(f"5b reason is a worker fault, retried, not an input reason ({rowb[2]}, attempt {rowb[1]})",
+      rowb[2] == "INTERNAL" and int(rowb[1]) == 2)
+    c(f"5b no output visible ({leftover_b})", not leftover_b)
+    c(f"5b job workspaces removed ({ws_left})", not ws_left)
+    c(f"5b /livez 200 ({livez_b})", livez_b == 200)
+    c(f"5b next version ready after the workspace grew ({st_b2}; remount {grow.returncode})",
+      st_b2 == "ready" and grow.returncode == 0)
+    c(f"5b worker exits 0 on SIGTERM ({exit_b})", exit_b == 0)
+    figures += (f"; 5b workspace: 128 KiB tmpfs TMPDIR -> {rowb[0]} {rowb[2]} after {rowb[1]} attempts in {t_b:.1f} s "
+                f"(\"{(rowb[3] or '')[:80]}\"); next version {st_b2} {t_b2:.1f} s after growing it to 64 MiB")
     return c.ok, figures + ("" if c.ok else "; FAILED: " + "; ".join(c.failed()))
 
 
