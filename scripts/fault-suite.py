@@ -495,59 +495,71 @@ def scenario_pg_restart(suite: Suite) -> tuple[bool, str]:
     url = suite.new_database("s2_restart")
     storage = os.path.join(suite.work, "s2-storage")
     stage_file_sources(storage)
-    db = suite.connect(url)
-    n = 40
-    room, ids = insert_versions(db, n, "s2 restart")
-    idlist = ",".join(quote(i) for i in ids)
-    args = ["--concurrency", "2", "--lease-seconds", "15"] + FAST
+    lease = 15
+    args = ["--concurrency", "2", "--lease-seconds", str(lease)] + FAST
     ws = [suite.worker(f"s2-w{i}", url, "file://" + storage, args) for i in (1, 2)]
-
-    def counts():
-        r = db.query(f"SELECT count(*) FILTER (WHERE status = 'ready'), count(*) FILTER (WHERE lease_id IS NOT NULL) "
-                     f"FROM room_versions WHERE id IN ({idlist})")[0]
-        return int(r[0]), int(r[1])
-
-    snap: list = []
-    wait_until(lambda: (lambda c: (c[0] >= 8 and c[1] >= 1) and not snap.append(c))(counts()), 120,
-               "8 versions ready with jobs in flight", ws, step=0.05)
-    ready_before, inflight = snap[0]
-    suite.close(db)
-    t_down = time.time()
-    suite.pg_stop()
-    t_stopped = time.time()
-    down_for = 6.0
-    time.sleep(down_for)
-    alive_during = all(w.alive() for w in ws)
-    suite.pg_start()
-    t_up = time.time()
-    outage = t_up - t_down
-    db = suite.connect(url, tries=40)
-    wait_until(lambda: counts()[0] == n, 240, "every version ready after the restart", ws, step=0.2)
-    t_all = time.time()
-    st = final_state(db, ids)
-    first_after = epoch(db, f"SELECT min(at) FROM fault_finalized WHERE at > to_timestamp({t_up})")
-    claims_after = int(db.scalar(f"SELECT count(*) FROM fault_claims WHERE at > to_timestamp({t_up})"))
-    retried = int(db.scalar(f"SELECT count(*) FROM room_versions WHERE id IN ({idlist}) AND attempt > 1"))
-    error_codes = db.query(f"""SELECT e->>'code', count(*) FROM room_versions, jsonb_array_elements(errors) e
-                                WHERE id IN ({idlist}) GROUP BY 1 ORDER BY 1""")
-    missing = [i for i in ids if len(file_prefixes(storage, room, i)) < 1]
-    extra = sum(max(0, len(file_prefixes(storage, room, i)) - 1) for i in ids)
-    exits = suite.stop_workers(ws)
     c = Check()
-    c("workers survived the outage", alive_during)
-    c(f"all {n} ready", st["ready"] == n)
-    c("output_revision 1 each", st["rev1"] == n)
-    c("one successful finalize each", st["finalized_once"] == n and st["finalized_twice"] == 0)
-    c("no lease left", st["leased"] == 0)
-    c("every version has its outputs in storage", not missing)
+    parts = []
+    # Round a: an outage shorter than the lease (in-flight jobs keep their leases and finalize
+    # after the restart). Round b: longer than the lease (the workers give their jobs up, the
+    # rescuer re-queues the expired leases after the restart, the versions still end ready once).
+    for label, n, down_for in (("a", 40, 6.0), ("b", 12, lease + 5.0)):
+        db = suite.connect(url, tries=40)
+        room, ids = insert_versions(db, n, f"s2 restart {label}")
+        idlist = ",".join(quote(i) for i in ids)
+
+        def counts():
+            r = db.query(f"SELECT count(*) FILTER (WHERE status = 'ready'), count(*) FILTER (WHERE lease_id IS NOT NULL) "
+                         f"FROM room_versions WHERE id IN ({idlist})")[0]
+            return int(r[0]), int(r[1])
+
+        snap: list = []
+        want = max(1, n // 5)
+        wait_until(lambda: (lambda x: (x[0] >= want and x[1] >= 1) and not snap.append(x))(counts()), 120,
+                   f"{want} versions ready with jobs in flight", ws, step=0.05)
+        ready_before, inflight = snap[0]
+        suite.close(db)
+        t_down = time.time()
+        suite.pg_stop()
+        t_stopped = time.time()
+        time.sleep(down_for)
+        alive_during = all(w.alive() for w in ws)
+        suite.pg_start()
+        t_up = time.time()
+        outage = t_up - t_down
+        db = suite.connect(url, tries=40)
+        wait_until(lambda: counts()[0] == n, 240, f"every version of round {label} ready after the restart", ws, step=0.2)
+        t_all = time.time()
+        st = final_state(db, ids)
+        first_after = epoch(db, f"SELECT min(at) FROM fault_finalized WHERE at > to_timestamp({t_up}) "
+                                f"AND version_id IN ({idlist})")
+        retried = int(db.scalar(f"SELECT count(*) FROM room_versions WHERE id IN ({idlist}) AND attempt > 1"))
+        error_codes = db.query(f"""SELECT e->>'code', count(*) FROM room_versions, jsonb_array_elements(errors) e
+                                    WHERE id IN ({idlist}) GROUP BY 1 ORDER BY 1""")
+        missing = [i for i in ids if len(file_prefixes(storage, room, i)) < 1]
+        extra = sum(max(0, len(file_prefixes(storage, room, i)) - 1) for i in ids)
+        suite.close(db)
+        ok = all([
+            c(f"2{label} workers survived the outage", alive_during),
+            c(f"2{label} all {n} ready ({st['ready']}, failed {st['failed']})", st["ready"] == n),
+            c(f"2{label} output_revision 1 each", st["rev1"] == n),
+            c(f"2{label} one successful finalize each", st["finalized_once"] == n and st["finalized_twice"] == 0),
+            c(f"2{label} no lease left", st["leased"] == 0),
+            c(f"2{label} every version has its outputs in storage", not missing),
+        ])
+        recover = (first_after - t_up) if first_after else float("nan")
+        parts.append(f"2{label} {'ok' if ok else 'FAIL'}: {n} versions, stopped at {ready_before}/{n} ready with "
+                     f"{inflight} in flight; outage {outage:.1f} s (lease {lease} s; fast stop took "
+                     f"{t_stopped - t_down:.1f} s); first finalize {recover:.1f} s after the restart, all ready "
+                     f"{t_all - t_up:.1f} s after it; {st['claims']} claims; {retried} versions took another attempt; "
+                     f"recorded attempt errors {dict((k, int(v)) for k, v in error_codes) or 'none'}; "
+                     f"orphaned output prefixes {extra}")
+    exits = suite.stop_workers(ws)
     c(f"workers exit 0 on SIGTERM ({exits})", all(x == 0 for x in exits))
-    recover = (first_after - t_up) if first_after else float("nan")
-    figures = (f"{n} versions, 2 workers x 2 slots, lease 15 s; stopped at {ready_before}/{n} ready with {inflight} "
-               f"in flight; outage {outage:.1f} s (stop took {t_stopped - t_down:.1f} s); first finalize "
-               f"{recover:.1f} s after the restart; all ready {t_all - t_up:.1f} s after it; {claims_after} claims after "
-               f"the restart, {st['claims']} in all; {retried} versions needed another attempt; recorded errors "
-               f"{dict((k, int(v)) for k, v in error_codes) or 'none'}; extra output prefixes {extra}")
-    return c.ok, figures + ("" if c.ok else "; FAILED: " + "; ".join(c.failed()))
+    reconnects = sum(1 for w in ws for r in log_records(w) if "fail" in str(r.get("msg", "")).lower()
+                     or "reconnect" in str(r.get("msg", "")).lower())
+    parts.append(f"2 workers x 2 slots; {reconnects} failure/reconnect log lines")
+    return c.ok, "; ".join(parts) + ("" if c.ok else "; FAILED: " + "; ".join(c.failed()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -556,7 +568,8 @@ def scenario_pg_restart(suite: Suite) -> tuple[bool, str]:
 
 class DoneReceiver:
     """`transcode-done` on 127.0.0.1:port: not listening until `listen()`, then 503 until
-    `up_at`, then transcode_finalize on its own connection."""
+    `up_at`, then transcode_finalize on its own connection, as the backend's function does. The
+    first answer of each committed finalize is replaced by a 504 (`lose_first_answer`)."""
 
     def __init__(self, suite: Suite, url: str, port: int, secret: str):
         self.suite = suite
@@ -564,6 +577,7 @@ class DoneReceiver:
         self.port = port
         self.secret = secret
         self.up_at = float("inf")
+        self.lose_first_answer = True
         self.lock = threading.Lock()
         self.posts: list[dict] = []  # {t, version_id, lease_id, answered, replay, auth_ok, key_ok}
         self.server: http.server.ThreadingHTTPServer | None = None
@@ -631,6 +645,12 @@ class DoneReceiver:
                        f"{quote(json.dumps(err))}::jsonb)")
             result = json.loads(self.db.scalar(sql))
             rec["replay"] = bool(result.get("idempotent_replay"))
+            if result.get("ok") and not rec["replay"] and self.lose_first_answer:
+                # Committed, but the answer is lost on the way back (a gateway timeout after the
+                # function finished): the worker must retry and get the idempotent replay.
+                rec["answered"] = 504
+                rec["lost"] = True
+                return 504, {"ok": False, "error": "GATEWAY_TIMEOUT"}
             if result.get("ok"):
                 rec["answered"] = 200
                 return 200, result
@@ -677,6 +697,11 @@ def scenario_callback(suite: Suite) -> tuple[bool, str]:
     wait_until(lambda: int(db.scalar(f"SELECT count(*) FROM room_versions WHERE id IN ({idlist}) AND status = 'ready'")) == n,
                120, "every version ready", [w], step=0.2)
     t_ready = time.time()
+    # A version is ready as soon as the receiver committed; the worker is done with it once its
+    # retried report got the answer (the idempotent replay after a lost one).
+    wait_until(lambda: {r.get("version_id") for r in log_records(w) if r.get("msg") == "job finished"} >= set(ids),
+               90, "the worker to finish every job", [w], step=0.2)
+    t_done = time.time()
     st = final_state(db, ids)
     conv = conversions([w])
     prefixes = {i: file_prefixes(storage, room, i) for i in ids}
@@ -688,21 +713,28 @@ def scenario_callback(suite: Suite) -> tuple[bool, str]:
     n503 = sum(1 for p in posts if p.get("answered") == 503)
     n200 = sum(1 for p in posts if p.get("answered") == 200)
     replays = sum(1 for p in posts if p.get("replay"))
+    lost = sum(1 for p in posts if p.get("lost"))
+    outcomes = {r.get("version_id"): r.get("outcome") for r in log_records(w) if r.get("msg") == "job finished"}
     exit_code = w.stop(grace=20)
     c = Check()
     c(f"all {n} ready", st["ready"] == n)
+    c(f"the worker's outcome is ready for each ({sorted(set(outcomes.values()))})",
+      all(outcomes.get(i) == "ready" for i in ids))
     c("output_revision 1 each", st["rev1"] == n)
     c("one successful finalize each", st["finalized_once"] == n and st["finalized_twice"] == 0)
     c("one claim and one child conversion per version", st["claims"] == n and all(conv.get(i) == 1 for i in ids))
     c("one output prefix per version", all(len(p) == 1 for p in prefixes.values()))
     c("the report was refused, then answered 503, then accepted", refused >= 1 and n503 >= 1 and n200 >= n)
+    c(f"after a lost answer the retry got the idempotent replay ({lost} lost, {replays} replays)",
+      lost == n and replays == n)
     c("every report carried the secret and the Idempotency-Key",
       all(p["auth_ok"] and p["key_ok"] and p["schema"] == "transcode-done/v1" for p in posts))
     c("no lease left", st["leased"] == 0)
     c(f"worker exits 0 on SIGTERM ({exit_code})", exit_code == 0)
     figures = (f"{n} versions; endpoint refused connections for {t_listen - t0:.1f} s after start, then 503 for "
-               f"{unavailable_for:.0f} s; {refused} refused reports, {n503} answered 503, {n200} accepted "
-               f"({replays} idempotent replays); ready {t_ready - receiver.up_at:.1f} s after the endpoint came back; "
+               f"{unavailable_for:.0f} s, then each first committed answer lost (504); {refused} refused reports, "
+               f"{n503} answered 503, {lost} answers lost, {n200} accepted ({replays} idempotent replays); ready {t_ready - receiver.up_at:.1f} s after the endpoint came back, the worker done with the last report "
+               f"{t_done - receiver.up_at:.1f} s after it; "
                f"child conversions per version {sorted(conv.values())}; claims {st['claims']}")
     return c.ok, figures + ("" if c.ok else "; FAILED: " + "; ".join(c.failed()))
 
