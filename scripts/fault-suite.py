@@ -11,18 +11,22 @@ Scenarios (each on a database of its own in one throwaway cluster, file:// stora
  1. kill      SIGKILL of a worker's process group while it runs a job: another worker rescues the
               expired lease and finishes the version exactly once; time to rescue measured.
  2. pg-restart  PostgreSQL stopped (fast shutdown) and started again on the same port and data
-              directory while jobs are in flight and queued: the workers reconnect and every version
-              ends ready exactly once; outage length and time to recover measured.
+              directory while jobs are in flight and queued, once for less than the lease and once
+              for longer: the workers reconnect and every version ends ready exactly once; outage
+              length and time to recover measured.
  3. callback  TRANSCODE_DONE_URL points at a loopback receiver that refuses connections, then
-              answers 503, then finalizes with transcode_finalize as the backend would: the worker
-              retries the report without converting again, the version ends ready.
- 4. storage   s3:// storage through a loopback proxy in front of moto (signature checks on):
-              4a transient 503s and dropped connections are retried and the versions end ready;
-              4b a wrong secret (403) and 4c a missing source fail the version at once with the
-              contract reason, without retries.
+              answers 503, then finalizes with transcode_finalize as the backend would but loses
+              the first answer (504): the worker retries the report without converting again and
+              gets the idempotent replay; the version ends ready.
+ 4. storage   s3:// storage through a loopback proxy in front of moto: 4a transient 503s and
+              dropped connections are retried and the versions end ready (moto without signature
+              checks, see scenario_storage); 4b a wrong secret (403) and 4c a missing source fail
+              the version at once with the contract reason, without retries (signature checks on).
  5. disk-full file:// storage on a tiny tmpfs that is full: the version fails with
               OUTPUT_UPLOAD_FAILED (STORAGE_NO_SPACE), no output is left visible, the worker stays
-              healthy and converts the next version once space is freed. Needs root (mount).
+              healthy and converts the next version once space is freed; then the job workspace
+              (TMPDIR) on a tmpfs too small for the outputs: INTERNAL, retried, nothing visible.
+              Needs root (mount).
  6. load      4 workers, 300 versions queued at once: each finalized exactly once, one output
               prefix each; throughput and latency.
 
@@ -57,6 +61,7 @@ import tempfile
 import threading
 import time
 import traceback
+import urllib.error
 import urllib.request
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -419,7 +424,7 @@ def scenario_kill(suite: Suite) -> tuple[bool, str]:
     listener = suite.connect(url, name="fault-suite-listen")
     listener.query("LISTEN transcode_events")
     n = 8
-    room, ids = insert_versions(db, n, "s1 kill")
+    _, ids = insert_versions(db, n, "s1 kill")
     args = ["--concurrency", "1", "--lease-seconds", "4"] + FAST
     storage_url = "file://" + storage
     victim = suite.worker("s1-victim", url, storage_url, args)
@@ -991,7 +996,7 @@ def scenario_storage(suite: Suite) -> tuple[bool, str]:
     su = S3Setup(suite, "moto-4bc", checked=True)
     proxy, storage_url, good_env, key, secret = su.proxy, su.storage_url, su.env, su.key, su.secret
     proxy.reset(lambda i: "pass")
-    room_b, ids_b = insert_versions(db, 1, "s4 forbidden")
+    _, ids_b = insert_versions(db, 1, "s4 forbidden")
     bad = suite.worker("s4-forbidden", url, storage_url, args,
                        env={"AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": "wrong" + secret[5:]})
     t_b = time.time()
@@ -1015,7 +1020,7 @@ def scenario_storage(suite: Suite) -> tuple[bool, str]:
                  f"{req_b} storage requests")
 
     proxy.reset(lambda i: "pass")
-    room_c, ids_c = insert_versions(db, 1, "s4 missing", usdz_key="faults/sources/does-not-exist.usdz")
+    _, ids_c = insert_versions(db, 1, "s4 missing", usdz_key="faults/sources/does-not-exist.usdz")
     w_c = suite.worker("s4-missing", url, storage_url, args, env=good_env)
     t_c = time.time()
     wait_until(lambda: db.scalar(f"SELECT status FROM room_versions WHERE id = {quote(ids_c[0])}") == "failed",
