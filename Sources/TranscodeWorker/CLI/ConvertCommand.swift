@@ -140,7 +140,8 @@ struct ConvertCommand {
         do {
             try OutputDirectory.write(result.files, into: out)
         } catch {
-            return report(PipelineError(code: "IO_WRITE_FAILED", message: "\(error)", phase: "writing"),
+            let message = (error as? FileReader.Failure)?.message ?? "\(error)"
+            return report(PipelineError(code: "IO_WRITE_FAILED", message: message, phase: "writing"),
                           status: ExitStatus.internalError)
         }
         printSummary(result, totalMs: Clock.ms(t0, Clock.now()))

@@ -130,7 +130,9 @@ struct JobExecCommand {
         do {
             try OutputDirectory.write(result.files, into: out)
         } catch {
-            Self.emit(.error(code: "IO_WRITE_FAILED", message: "\(error)", phase: "manifest", retryable: true))
+            // The worker puts the code in front of the message: send the message alone.
+            let message = (error as? FileReader.Failure)?.message ?? "\(error)"
+            Self.emit(.error(code: "IO_WRITE_FAILED", message: message, phase: "manifest", retryable: true))
             return ExitStatus.internalError
         }
         let files = result.files.map { f in
