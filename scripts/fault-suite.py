@@ -1155,6 +1155,7 @@ def scenario_disk_full(suite: Suite) -> tuple[bool, str]:
     c(f"5b failed, not ready ({rowb[0]})", rowb[0] == "failed")
     c(f"5b reason is a worker fault, retried, not an input reason ({rowb[2]}, attempt {rowb[1]})",
       rowb[2] == "INTERNAL" and int(rowb[1]) == 2)
+    c("5b message names its code once", (rowb[3] or "").count("IO_WRITE_FAILED") == 1)
     c(f"5b no output visible ({leftover_b})", not leftover_b)
     c(f"5b job workspaces removed ({ws_left})", not ws_left)
     c(f"5b /livez 200 ({livez_b})", livez_b == 200)
