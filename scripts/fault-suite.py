@@ -121,6 +121,17 @@ class SuiteError(Exception):
     pass
 
 
+class SuiteWorker(Worker):
+    """A worker process that is stopped (and its process group reaped) once only, so a group id
+    is never signalled again after the suite is done with it."""
+
+    def stop(self, grace: float = 10.0) -> int | None:
+        if getattr(self, "_stopped", False):
+            return self.proc.returncode
+        self._stopped = True
+        return super().stop(grace=grace)
+
+
 def log(msg: str) -> None:
     print(f"fault-suite: {msg}", file=sys.stderr, flush=True)
 
@@ -255,7 +266,7 @@ class Suite:
         if env:
             e.update(env)
         addr = f"127.0.0.1:{http_port}" if http_port else "127.0.0.1:0"
-        w = Worker(name, self.binary, ["--http-addr", addr] + args, e, os.path.join(self.work, "logs"))
+        w = SuiteWorker(name, self.binary, ["--http-addr", addr] + args, e, os.path.join(self.work, "logs"))
         self.workers.append(w)
         return w
 
@@ -880,6 +891,12 @@ class Moto:
                 proc.wait(10)
             return
         if not pid:
+            return
+        try:
+            with open(f"/proc/{int(pid)}/cmdline", "rb") as f:
+                if b"moto_server" not in f.read():
+                    return  # it exited already and the id belongs to someone else now
+        except OSError:
             return
         try:  # started by s3-temp.sh's shell, which has exited: not our child
             os.kill(int(pid), signal.SIGTERM)
