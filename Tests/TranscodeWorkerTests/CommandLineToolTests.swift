@@ -104,4 +104,28 @@ import Testing
         let v = JSONValue.object(["b": .int(1), "a": .array([.string("q\"\n\u{1}"), .double(0.5), .null, .bool(true)])])
         #expect(v.serialized() == #"{"a":["q\"\n\u0001",0.5,null,true],"b":1}"#)
     }
+
+    /// An output directory that cannot be written (here: below a regular file; in production a
+    /// full disk) is an `IO_WRITE_FAILED` error whose message does not repeat the code, since the
+    /// worker and `convert --json` show the code beside it.
+    @Test(.enabled(if: binary != nil, "the transcode-worker executable is not built"))
+    func outputWriteFailuresNameTheirCodeOnce() throws {
+        let blocker = try temporaryFile([0x78], name: "not-a-directory")
+        let out = blocker + "/out"
+        let child = try run(["job-exec", "--out", out, "--usd", "samples/roomplan/parametric_two_sections.usdz",
+                             "--roomplan", "samples/roomplan/parametric_two_sections.json",
+                             "--version-id", "00000000-0000-0000-0000-000000000001",
+                             "--room-id", "00000000-0000-0000-0000-000000000002"])
+        let last = try #require(child.stdout.split(separator: "\n").last)
+        let error = try #require((try JSONSerialization.jsonObject(with: Data(last.utf8))) as? [String: Any])
+        #expect(error["event"] as? String == "error" && error["code"] as? String == "IO_WRITE_FAILED", "\(child.stdout)")
+        let message = try #require(error["message"] as? String)
+        #expect(!message.contains("IO_WRITE_FAILED"), "\(message)")
+
+        let convert = try run(["convert", "samples/roomplan/parametric_two_sections.usdz", "--out", out, "--json",
+                               "--no-thumbnails"])
+        let failure = try #require(convert.json?["error"] as? [String: Any], "\(convert.stdout)")
+        #expect(failure["code"] as? String == "IO_WRITE_FAILED")
+        #expect(!((failure["message"] as? String) ?? "IO_WRITE_FAILED").contains("IO_WRITE_FAILED"))
+    }
 }
