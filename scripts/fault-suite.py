@@ -513,7 +513,8 @@ def scenario_pg_restart(suite: Suite) -> tuple[bool, str]:
     stage_file_sources(storage)
     lease = 15
     args = ["--concurrency", "2", "--lease-seconds", str(lease)] + FAST
-    ws = [suite.worker(f"s2-w{i}", url, "file://" + storage, args) for i in (1, 2)]
+    ports = [free_port(), free_port()]
+    ws = [suite.worker(f"s2-w{i}", url, "file://" + storage, args, http_port=ports[i - 1]) for i in (1, 2)]
     c = Check()
     parts = []
     # Round a: an outage shorter than the lease (in-flight jobs keep their leases and finalize
@@ -538,7 +539,11 @@ def scenario_pg_restart(suite: Suite) -> tuple[bool, str]:
         t_down = time.time()
         suite.pg_stop()
         t_stopped = time.time()
-        time.sleep(down_for)
+        time.sleep(min(3.0, down_for / 2))
+        # /readyz runs SELECT 1: unavailable while the database is down; /livez does not care.
+        probes_down = [(http_status(f"http://127.0.0.1:{p}/livez"), http_status(f"http://127.0.0.1:{p}/readyz"))
+                       for p in ports]
+        time.sleep(max(0.0, down_for - (time.time() - t_stopped)))
         alive_during = all(w.alive() for w in ws)
         suite.pg_start()
         t_up = time.time()
@@ -546,6 +551,7 @@ def scenario_pg_restart(suite: Suite) -> tuple[bool, str]:
         db = suite.connect(url, tries=40)
         wait_until(lambda: counts()[0] == n, 240, f"every version of round {label} ready after the restart", ws, step=0.2)
         t_all = time.time()
+        probes_up = [http_status(f"http://127.0.0.1:{p}/readyz") for p in ports]
         st = final_state(db, ids)
         first_after = epoch(db, f"SELECT min(at) FROM fault_finalized WHERE at > to_timestamp({t_up}) "
                                 f"AND version_id IN ({idlist})")
@@ -557,6 +563,9 @@ def scenario_pg_restart(suite: Suite) -> tuple[bool, str]:
         suite.close(db)
         ok = all([
             c(f"2{label} workers survived the outage", alive_during),
+            c(f"2{label} /livez 200 and /readyz 503 during the outage ({probes_down})",
+              all(p == (200, 503) for p in probes_down)),
+            c(f"2{label} /readyz 200 after the restart ({probes_up})", all(p == 200 for p in probes_up)),
             c(f"2{label} all {n} ready ({st['ready']}, failed {st['failed']})", st["ready"] == n),
             c(f"2{label} output_revision 1 each", st["rev1"] == n),
             c(f"2{label} one successful finalize each", st["finalized_once"] == n and st["finalized_twice"] == 0),
