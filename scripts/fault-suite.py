@@ -39,7 +39,7 @@ from scripts/bench-queue.py.
 Instrumentation: each scenario's database gets two AFTER UPDATE triggers on room_versions that
 log every claim (new lease_id) and every finalize (output_revision bumped, or the row turning
 failed) into fault_claims and fault_finalized, so "exactly once" is checked from the database
-itself, also across a restart that drops every LISTEN session.
+itself, also across a restart that drops every LISTEN connection.
 """
 
 from __future__ import annotations
@@ -191,7 +191,7 @@ class Suite:
         self.url_base = ""
         self.port = 0
         self.workers: list[Worker] = []
-        self.sessions: list[PG] = []
+        self.connections: list[PG] = []
         self.cleanups: list = []  # callables, run last-in first-out
 
     # -- PostgreSQL
@@ -226,7 +226,7 @@ class Suite:
         for _ in range(max(1, tries)):
             try:
                 s = PG(url, application_name=name)
-                self.sessions.append(s)
+                self.connections.append(s)
                 return s
             except (OSError, PGError) as e:
                 last = e
@@ -251,8 +251,8 @@ class Suite:
             s.close()
         except OSError:
             pass
-        if s in self.sessions:
-            self.sessions.remove(s)
+        if s in self.connections:
+            self.connections.remove(s)
 
     # -- workers
 
@@ -279,7 +279,7 @@ class Suite:
                 w.stop(grace=5)
             except Exception:  # noqa: BLE001 - cleanup goes on
                 pass
-        for s in list(self.sessions):
+        for s in list(self.connections):
             self.close(s)
         while self.cleanups:
             fn = self.cleanups.pop()
@@ -291,7 +291,7 @@ class Suite:
 
 
 # ---------------------------------------------------------------------------------------------
-# Shared helpers
+# Shared functions
 
 
 def stage_file_sources(storage: str) -> None:
@@ -1314,7 +1314,7 @@ def main() -> int:
                 for w in list(suite.workers):
                     w.stop(grace=5)
                     suite.workers.remove(w)
-                for s in list(suite.sessions):
+                for s in list(suite.connections):
                     suite.close(s)
                 while suite.cleanups:
                     cleanup = suite.cleanups.pop()
