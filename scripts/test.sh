@@ -2,8 +2,7 @@
 # The test command: installs what the tests need, generates the usd-core differential cases,
 # starts a throwaway PostgreSQL for the queue tests, builds, runs the whole Swift test suite, checks
 # the adversarial inputs against the release binary, runs the fault-injection suite against the
-# release worker, then the parser tests once more under
-# AddressSanitizer.
+# release worker, then the parser tests once more under AddressSanitizer.
 #   scripts/test.sh            everything
 #   SKIP_ASAN=1 scripts/test.sh   skip the sanitizer pass
 set -euo pipefail
