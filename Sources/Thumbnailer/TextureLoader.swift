@@ -19,16 +19,7 @@ enum TextureLoader {
         for t in used.sorted() where t >= 0 && t < textures.count {
             let tex = textures[t]
             let limits = ImageDecodeLimits(maxSide: 16384, maxBytes: remaining, targetSide: working)
-            let decoded: Swift.Result<DecodedImage, ImageDecodeFailure>
-            switch Texture.sniffMIMEType(tex.bytes) {
-            case "image/png": decoded = PNGDecoder.decode(tex.bytes, limits: limits)
-            case "image/jpeg": decoded = JPEGDecoder.decode(tex.bytes, limits: limits)
-            default:
-                decoded = .failure(
-                    ImageDecodeFailure(
-                        code: ThumbnailWarningCode.textureUnsupported,
-                        message: tex.bytes.isEmpty ? "texture has no bytes" : "texture is neither PNG nor JPEG"))
-            }
+            let decoded = TextureDecoder.decode(tex.bytes, limits: limits)
             switch decoded {
             case .failure(let f):
                 warnings.append(
