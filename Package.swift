@@ -16,6 +16,9 @@ func cLibrary(_ name: String, pkg: String, apt: String) -> Target {
     .systemLibrary(name: name, pkgConfig: pkg, providers: [.apt([apt])])
 }
 
+/// The fuzz targets (`FuzzTarget.all`); each has a `fuzz-<name>` executable.
+let fuzzTargets = ["zip", "crate", "usda", "compose", "roomplan", "texture", "convert"]
+
 let package = Package(
     name: "transcode-worker",
     products: [
@@ -57,6 +60,17 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(name: "transcode-worker", dependencies: ["TranscodeWorker"], swiftSettings: strict),
 
+        // Fuzzing (scripts/fuzz): the targets' bodies, and one `fuzz-<target>` executable each. In
+        // ordinary builds an executable replays files through its body; built with `-D FUZZING` and
+        // `--sanitize=fuzzer` it is the libFuzzer binary. Tooling only: nothing else depends on it.
+        .target(
+            name: "FuzzHarness", dependencies: ["TranscodeWorker", "USDParse", "Layering", "Thumbnailer"],
+            path: "Sources/Fuzz/FuzzHarness", swiftSettings: strict),
+    ] + fuzzTargets.map { name in
+        .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzHarness"], path: "Sources/Fuzz/fuzz-\(name)",
+                          swiftSettings: strict)
+    } + [
+
         // Tests.
         .testTarget(name: "SceneModelTests", dependencies: ["SceneModel"], swiftSettings: strict),
         .testTarget(name: "USDParseTests", dependencies: ["USDParse", "SceneModel"], swiftSettings: strict),
@@ -67,5 +81,6 @@ let package = Package(
             name: "TranscodeWorkerTests", dependencies: ["TranscodeWorker", "USDParse", "SceneModel", "Thumbnailer"],
             swiftSettings: strict),
         .testTarget(name: "ManifestTests", dependencies: ["Manifest", "SceneModel"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "FuzzHarnessTests", dependencies: ["FuzzHarness"], swiftSettings: strict),
     ]
 )
