@@ -4,7 +4,7 @@
 set -euo pipefail
 
 APT_PACKAGES=(
-  pkg-config
+  pkg-config python3
   zlib1g-dev liblz4-dev
   libpng-dev libjpeg62-turbo-dev libwebp-dev
   libpq-dev libssl-dev libmicrohttpd-dev
