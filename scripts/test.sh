@@ -2,9 +2,11 @@
 # The test command: installs what the tests need, generates the usd-core differential cases,
 # starts a throwaway PostgreSQL for the queue tests, builds, runs the whole Swift test suite, checks
 # the adversarial inputs against the release binary, runs the fault-injection suite against the
-# release worker, then the parser tests once more under AddressSanitizer.
+# release worker, a short libFuzzer run of every fuzz target, then the parser tests once more under
+# AddressSanitizer.
 #   scripts/test.sh            everything
 #   SKIP_ASAN=1 scripts/test.sh   skip the sanitizer pass
+#   FUZZ_SMOKE_SECONDS=N scripts/test.sh   fuzz each target N s (default 60; 0 skips the stage)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -67,6 +69,15 @@ python3 scripts/check-adversarial.py --binary .build/release-check/release/trans
 
 echo "== fault-injection suite against the release worker (scripts/fault-suite.py; its own PostgreSQL, moto and receivers)"
 timeout 900 python3 scripts/fault-suite.py --binary .build/release-check/release/transcode-worker
+
+# Its own build directory (.build/fuzz) and work directory (.build/fuzz-work: corpus kept between
+# runs, crash inputs under artifacts/<target>/).
+echo "== fuzz smoke: every libFuzzer target for ${FUZZ_SMOKE_SECONDS:-60} s (scripts/fuzz)"
+if [ "${FUZZ_SMOKE_SECONDS:-60}" -gt 0 ]; then
+  scripts/fuzz all "${FUZZ_SMOKE_SECONDS:-60}" > "$WORK/fuzz.log" 2>&1 || {
+    cat "$WORK/fuzz.log"; echo "fuzz smoke failed (findings, or a build error)"; exit 1; }
+  sed -n '/== fuzz: summary/,$p' "$WORK/fuzz.log"
+fi
 
 if [ "${SKIP_ASAN:-0}" != "1" ]; then
   echo "== parser tests under AddressSanitizer"
