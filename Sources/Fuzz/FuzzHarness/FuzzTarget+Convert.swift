@@ -36,7 +36,7 @@ extension FuzzTarget {
         let thumbnails = ThumbnailOptions(
             supersampling: 1, sizes: .init(hero: size, card: size, orbit: size, plan: size), webpMethod: 0)
         let input = PipelineInput(
-            usd: usd, roomPlanJSON: json, redactedTextures: redacted, versionId: "fuzz", roomId: "fuzz",
+            usd: usd, roomPlanJSON: json, redactedTextures: redacted,
             thumbnails: thumbnails)
         do {
             let result = try TranscodePipeline.run(input)
