@@ -29,6 +29,34 @@ import FuzzHarness
         #expect(outcome.code != "UNTYPED_ERROR", "\(fixture): \(outcome)")
     }
 
+    /// The bodies reach the code under test: known inputs give their known outcomes.
+    @Test func bodiesReachTheCodeUnderTest() throws {
+        func file(_ relative: String) throws -> [UInt8] {
+            [UInt8](try Data(contentsOf: Self.packageRoot.appendingPathComponent(relative)))
+        }
+        #expect(FuzzTarget.zip.run(try file("Tests/Fixtures/zip/dotdot_name.usdz")).code == "USD_ZIP_UNSAFE_NAME")
+        #expect(FuzzTarget.zip.run(try file("Tests/Fixtures/zip/nested.usdz")).code == nil)
+        #expect(FuzzTarget.crate.run(try file("Tests/Fixtures/crate/basic-0.8.0.usdc")).code == nil)
+        #expect(FuzzTarget.crate.run(Array("PXR-USDC".utf8)).code == "USD_TRUNCATED")
+        #expect(FuzzTarget.usda.run(try file("Tests/Fixtures/usda/values_composition.usda")).code == nil)
+        #expect(FuzzTarget.usda.run(Array("#usda 1.0\ndef \"A\" {".utf8)).code == "USD_SYNTAX")
+        let cycle = FuzzSections.join([
+            ("root.usda", Array("#usda 1.0\n(subLayers = [@a.usda@])\n".utf8)),
+            ("a.usda", Array("#usda 1.0\n(subLayers = [@root.usda@])\n".utf8)),
+        ])
+        #expect(FuzzTarget.compose.run(cycle).code == "USD_COMPOSITION_CYCLE")
+        #expect(FuzzTarget.roomplan.run(try file("samples/roomplan/ios16_mesh.json")).code == nil)
+        #expect(FuzzTarget.roomplan.run(Array("[".utf8)).code?.hasPrefix("ROOMPLAN_") == true)
+        #expect(FuzzTarget.texture.run(try file("samples/textured/redacted/textures/albedo.png")).code == nil)
+        #expect(FuzzTarget.texture.run(Array("GIF89a".utf8)).code == "THUMB_TEXTURE_UNSUPPORTED")
+        #expect(FuzzTarget.convert.run(try file("samples/room.usdz")).code == nil)
+        let pair = FuzzSections.join([
+            ("root.usdz", try file("samples/roomplan/parametric_two_sections.usdz")),
+            ("room.json", try file("samples/roomplan/parametric_two_sections.json")),
+        ])
+        #expect(FuzzTarget.convert.run(pair).code == nil)
+    }
+
     @Test func everyTargetIsNamedOnce() {
         #expect(Set(FuzzTarget.all.map(\.name)).count == FuzzTarget.all.count)
         #expect(FuzzTarget.all.map(\.name) == ["zip", "crate", "usda", "compose", "roomplan", "texture", "convert"])
