@@ -29,6 +29,13 @@ import FuzzHarness
         #expect(outcome.code != "UNTYPED_ERROR", "\(fixture): \(outcome)")
     }
 
+    /// Outcomes pinned for particular fixtures (the others only have to return).
+    @Test func pinnedOutcomes() throws {
+        // A crate layer of 968 bytes whose prims nest 10,000 deep, a mesh at the bottom: composition
+        // and the scene walk do not recurse on the Swift stack.
+        #expect(try Self.run("compose/deep-10000-prims.usdc").code == nil)
+    }
+
     /// The bodies reach the code under test: known inputs give their known outcomes.
     @Test func bodiesReachTheCodeUnderTest() throws {
         func file(_ relative: String) throws -> [UInt8] {
