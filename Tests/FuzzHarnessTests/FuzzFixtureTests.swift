@@ -31,9 +31,10 @@ import FuzzHarness
 
     /// Outcomes pinned for particular fixtures (the others only have to return).
     @Test func pinnedOutcomes() throws {
-        // A crate layer of 968 bytes whose prims nest 10,000 deep, a mesh at the bottom: composition
-        // and the scene walk do not recurse on the Swift stack.
-        #expect(try Self.run("compose/deep-10000-prims.usdc").code == nil)
+        // A crate layer of 968 bytes whose prims nest 10,000 deep, a mesh at the bottom: the path
+        // text it spells out (quadratic in the depth) passes `maxPathStringBytes` before anything
+        // is composed, and nothing recurses on the Swift stack on the way.
+        #expect(try Self.run("compose/deep-10000-prims.usdc").code == "USD_LIMIT_EXCEEDED")
     }
 
     /// The bodies reach the code under test: known inputs give their known outcomes.
