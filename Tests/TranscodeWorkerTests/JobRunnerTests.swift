@@ -448,25 +448,7 @@ struct JobRunnerTests {
         let server = try LoopbackHTTPServer { request in
             guard calls.next() > 2 else { return (503, [], Array("busy".utf8)) }
             // What the backend's transcode-done does: finalize in SQL, fenced by the lease.
-            guard let body = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any],
-                  let lease = body["lease"] as? [String: Any], let outputs = body["outputs"] as? [String: Any],
-                  let connection = try? PGConnection(url: finalizeURL) else { return (400, [], []) }
-            defer { connection.close() }
-            let thumbnails = (outputs["thumbnails"] as? [[String: Any]] ?? []).map { t in
-                JSONValue.object(["path": .string(t["path"] as? String ?? ""), "kind": .string(t["kind"] as? String ?? ""),
-                                  "width": .int(Int64((t["width"] as? NSNumber)?.intValue ?? 0)),
-                                  "height": .int(Int64((t["height"] as? NSNumber)?.intValue ?? 0))])
-            }
-            let result = try? QueueStore(connection: connection).finalize(
-                versionId: body["version_id"] as? String ?? "", leaseId: lease["lease_id"] as? String ?? "", status: "ready",
-                outputs: .object([
-                    "glb_path": .string(outputs["glb_path"] as? String ?? ""),
-                    "manifest_path": .string(outputs["manifest_path"] as? String ?? ""),
-                    "thumbnails": .array(thumbnails),
-                    "manifest_schema_version": .int(Int64((outputs["manifest_schema_version"] as? NSNumber)?.intValue ?? 0)),
-                ]))
-            guard let result, result.ok else { return (409, [], Array("{\"ok\":false,\"error\":\"LEASE_LOST\"}".utf8)) }
-            return (200, [("Content-Type", "application/json")], Array("{\"ok\":true,\"status\":\"ready\"}".utf8))
+            return SupabaseStandIn.transcodeDone(request, secret: "s3cret", databaseURL: finalizeURL)
         }
         defer { server.stop() }
         f.config.doneURL = server.url("/functions/v1/transcode-done")
