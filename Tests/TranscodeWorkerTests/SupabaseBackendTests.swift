@@ -12,10 +12,11 @@ final class SupabaseProject {
     let db: TestDatabase
     let connection: PGConnection
 
-    init() throws {
+    /// `through`: deploy only the migration files up to that migration (an older schema).
+    init(through: Int? = nil) throws {
         db = try TestDatabase(migrate: false)
         connection = try db.connect()
-        try SupabaseStandIn.deploy(on: connection)
+        try SupabaseStandIn.deploy(on: connection, through: through)
     }
 
     deinit {
@@ -26,12 +27,27 @@ final class SupabaseProject {
 
 @Suite("Supabase backend SQL (supabase/migrations) on real Postgres", .enabled(if: postgresConfigured), .serialized)
 struct SupabaseBackendSQLTests {
-    @Test func shippedMigrationIsTheGeneratedScript() throws {
-        let files = try SupabaseStandIn.migrationFiles()
-        let generated = try #require(files.first { $0.name.hasSuffix("_transcode_worker.sql") })
-        #expect(generated.sql == Migrator.script(), "regenerate with: transcode-worker migrate --print-sql > supabase/migrations/\(generated.name)")
+    /// One generated file per release (the Supabase CLI applies a file once, by name): each is
+    /// `migrate --print-sql --from A --through B` of its range, and the ranges follow each other
+    /// from 1 to the last migration, so existing projects upgrade through the newest file.
+    @Test func shippedMigrationsAreTheGeneratedScripts() throws {
+        let generated = try SupabaseStandIn.migrationFiles().filter { $0.name.contains("_transcode_worker") && !$0.name.hasSuffix("_access.sql") }
+        try #require(!generated.isEmpty)
+        var next = 1
+        for file in generated {
+            let header = try #require(file.sql.split(separator: "\n").first.map(String.init))
+            let numbers = header.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .punctuationCharacters)) }
+            let from = try #require(numbers.first), through = try #require(numbers.last)
+            #expect(from == next, "\(file.name) starts at migration \(from), expected \(next)")
+            let flags = (from > 1 ? " --from \(from)" : "") + " --through \(through)"
+            #expect(file.sql == Migrator.script(from: from, through: through),
+                    "regenerate with: transcode-worker migrate --print-sql\(flags) > supabase/migrations/\(file.name)")
+            next = through + 1
+        }
+        #expect(next == (SchemaCatalog.migrations.map(\.version).max() ?? 0) + 1, "the newest migrations have no file in supabase/migrations")
         #expect(Migrator.script(from: 4).contains("-- Migration 4:"))
         #expect(!Migrator.script(from: 4).contains("-- Migration 3:"))
+        #expect(!Migrator.script(through: 4).contains("-- Migration 5:"))
     }
 
     @Test func deployedLikeTheSupabaseCLIThenTheWorkerFindsNothingToDo() throws {
@@ -134,7 +150,7 @@ struct SupabaseBackendSQLTests {
        .enabled(if: postgresConfigured && s3Configured), .serialized)
 struct SupabaseFlowTests {
     static let serviceKey = "sb_secret_flowtest0123456789"
-    static let callbackSecret = "callback-secret-4d1f"
+    static let callbackSecret = "callback-secret-4d1f-0123456789abcdef"
 
     @Test func claimDownloadConvertUploadReportAndBroadcast() throws {
         let binary = try #require(JobFixture.workerBinary, "the transcode-worker executable is not built beside the tests")
@@ -145,7 +161,7 @@ struct SupabaseFlowTests {
         // Sources in S3, a queued version pointing at them.
         let s3 = try TestS3.makeStore(prefix: "", pageSize: nil)
         let room = UUID().uuidString.lowercased(), version = UUID().uuidString.lowercased()
-        let usdzKey = "uploads/\(room)/\(version)/scan.usdz", jsonKey = "uploads/\(room)/\(version)/room.json"
+        let usdzKey = "rooms/\(room)/versions/\(version)/scan.usdz", jsonKey = "rooms/\(room)/versions/\(version)/room.json"
         try s3.put(usdzKey, bytes: try JobFixture.sample(JobFixture.sampleUSDZ), contentType: "model/vnd.usdz+zip")
         try s3.put(jsonKey, bytes: try JobFixture.sample(JobFixture.sampleJSON), contentType: "application/json")
         try QueueStore(connection: c).submit(versionId: version, roomId: room, roomName: "flow", usdzKey: usdzKey, jsonKey: jsonKey)

@@ -3,7 +3,7 @@
 struct MigrateCommand {
     static let help = """
         USAGE: transcode-worker migrate [--status] [options]
-               transcode-worker migrate --print-sql [--from N]
+               transcode-worker migrate --print-sql [--from N] [--through N]
 
         Applies the worker's schema migrations that the database has not seen yet (tables rooms,
         room_versions and redactions when absent, the queue columns, indexes and wake-up trigger,
@@ -18,6 +18,7 @@ struct MigrateCommand {
                                     ledger rows) for deploying them with another tool, e.g. as a
                                     Supabase migration (supabase/migrations/); needs no database.
           --from N                  With --print-sql: start at migration N (default 1).
+          --through N               With --print-sql: end at migration N (default the last).
         \(DatabaseOptions.helpLines)
 
         JSON (--json): {"applied": [{"version", "name"}], "current_version": N, "known": N}
@@ -31,16 +32,20 @@ struct MigrateCommand {
     var statusOnly = false
     /// `--print-sql`: the first migration to print.
     var printFrom: Int?
+    /// `--print-sql`: the last migration to print.
+    var printThrough: Int?
 
     init(_ args: [String]) throws {
         var statusOnly = false, printSQL = false
-        var from: String?
+        var from: String?, through: String?
         options = try DatabaseOptions(args, requireDatabase: !args.contains("--print-sql")) { flag, next in
             switch flag {
             case "--status": statusOnly = true
             case "--print-sql": printSQL = true
             case "--from":
                 from = try next()
+            case "--through":
+                through = try next()
             default: return false
             }
             return true
@@ -48,6 +53,7 @@ struct MigrateCommand {
         self.statusOnly = statusOnly
         if !options.positional.isEmpty { throw UsageError("migrate takes no arguments") }
         if let from, !printSQL { throw UsageError("--from \(from) needs --print-sql") }
+        if let through, !printSQL { throw UsageError("--through \(through) needs --print-sql") }
         if printSQL {
             if statusOnly { throw UsageError("--print-sql and --status cannot be combined") }
             let last = SchemaCatalog.migrations.map(\.version).max() ?? 1
@@ -55,12 +61,16 @@ struct MigrateCommand {
                 throw UsageError("--from needs a migration number from 1 to \(last)")
             }
             printFrom = n
+            guard let t = Int(through ?? String(last)), t >= n, t <= last else {
+                throw UsageError("--through needs a migration number from \(n) to \(last)")
+            }
+            printThrough = t
         }
     }
 
     func run() throws -> Int32 {
         if let printFrom {
-            RawOutput.write(Migrator.script(from: printFrom), to: 1)
+            RawOutput.write(Migrator.script(from: printFrom, through: printThrough), to: 1)
             return ExitStatus.ok
         }
         // Index builds on a large room_versions may take a while: no statement timeout.

@@ -16,6 +16,8 @@ public enum SchemaCatalog {
         Migration(version: 3, name: "finalize and cancel functions", sql: functions),
         Migration(version: 4, name: "terminal events through transcode_emit_event (Supabase Realtime when present)",
                   sql: eventDelivery),
+        Migration(version: 5, name: "app clients read only the status and outputs of versions of rooms they see; fixed failure messages",
+                  sql: clientAccess),
     ]
 
     /// `rooms`, `room_versions` and `redactions`, created only when absent; the columns the worker

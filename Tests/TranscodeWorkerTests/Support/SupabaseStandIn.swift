@@ -28,7 +28,8 @@ enum SupabaseStandIn {
         END $$;
         """
 
-    /// Cluster-wide roles: created once, tolerating a concurrent creator.
+    /// Cluster-wide roles as Supabase has them (`service_role` bypasses row level security):
+    /// created once, tolerating a concurrent creator.
     static let rolesSQL = """
         DO $$ DECLARE r text; BEGIN
           FOREACH r IN ARRAY ARRAY['anon', 'authenticated', 'service_role'] LOOP
@@ -39,7 +40,31 @@ enum SupabaseStandIn {
             EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
             END;
           END LOOP;
+          IF NOT (SELECT rolbypassrls FROM pg_roles WHERE rolname = 'service_role') THEN
+            BEGIN
+              ALTER ROLE service_role BYPASSRLS;
+            EXCEPTION WHEN OTHERS THEN NULL;
+            END;
+          END IF;
         END $$;
+        """
+
+    /// What a new Supabase project sets up in each database: the client roles may use `public`,
+    /// and everything the migrating role creates there is granted to all three roles by default
+    /// (tables, functions, sequences); `auth.uid()` reads the request's JWT subject the way
+    /// PostgREST hands it over (`request.jwt.claim.sub`, or `sub` in `request.jwt.claims`).
+    static let projectDefaultsSQL = """
+        GRANT USAGE ON SCHEMA public TO anon, authenticated, service_role;
+        ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON TABLES TO anon, authenticated, service_role;
+        ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON FUNCTIONS TO anon, authenticated, service_role;
+        ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON SEQUENCES TO anon, authenticated, service_role;
+        CREATE SCHEMA IF NOT EXISTS auth;
+        CREATE OR REPLACE FUNCTION auth.uid() RETURNS uuid LANGUAGE sql STABLE AS $$
+          SELECT nullif(coalesce(nullif(current_setting('request.jwt.claim.sub', true), ''),
+                                 nullif(current_setting('request.jwt.claims', true), '')::jsonb ->> 'sub'), '')::uuid
+        $$;
+        GRANT USAGE ON SCHEMA auth TO anon, authenticated, service_role;
+        GRANT EXECUTE ON FUNCTION auth.uid() TO anon, authenticated, service_role;
         """
 
     /// The files of `supabase/migrations/`, in order.
@@ -52,10 +77,14 @@ enum SupabaseStandIn {
 
     /// Prepares a database as a Supabase project has it and deploys `supabase/migrations/` as the
     /// Supabase CLI does (each file in one transaction).
-    static func deploy(on connection: PGConnection) throws {
+    /// `through`: deploy only the files whose migrations end at or before that version (to
+    /// look at an older schema).
+    static func deploy(on connection: PGConnection, through: Int? = nil) throws {
         try connection.execute(script: rolesSQL)
+        try connection.execute(script: projectDefaultsSQL)
         try connection.execute(script: realtimeSchemaSQL)
         for file in try migrationFiles() {
+            if let through, let last = lastMigration(in: file.sql), last > through { continue }
             try connection.query("BEGIN")
             do {
                 try connection.execute(script: file.sql)
@@ -65,6 +94,12 @@ enum SupabaseStandIn {
                 throw error
             }
         }
+    }
+
+    /// The last migration a generated file holds (from its first line), nil for other files.
+    static func lastMigration(in sql: String) -> Int? {
+        guard let header = sql.split(separator: "\n").first, header.contains("schema migrations") else { return nil }
+        return header.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .punctuationCharacters)) }.last
     }
 
     /// The `realtime.messages` rows for `topic`, oldest first: (event, payload, private).

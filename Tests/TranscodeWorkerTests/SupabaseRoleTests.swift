@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+@testable import TranscodeWorker
+
+/// A Supabase project with the worker's migrations, a backend room policy (owners read their
+/// rooms), one owner with a ready and a running version, and a stranger with a room of their own.
+final class RoleWorld {
+    let project: SupabaseProject
+    let owner = UUID().uuidString.lowercased(), stranger = UUID().uuidString.lowercased()
+    let room = UUID().uuidString.lowercased(), strangersRoom = UUID().uuidString.lowercased()
+    let readyVersion = UUID().uuidString.lowercased(), runningVersion = UUID().uuidString.lowercased()
+    private(set) var readyGLB = ""
+    private(set) var runningLease = ""
+
+    var connection: PGConnection { project.connection }
+    var actions: ClientActions { ClientActions(connection: project.connection) }
+
+    /// The backend's own room rule, as a CrowdRoom backend would write it.
+    static let backendRoomPolicySQL = """
+        ALTER TABLE rooms ADD COLUMN IF NOT EXISTS owner_id uuid;
+        CREATE POLICY rooms_owner_read ON rooms FOR SELECT TO authenticated USING (owner_id = auth.uid());
+        """
+
+    init(through: Int? = nil) throws {
+        project = try SupabaseProject(through: through)
+        let c = project.connection
+        try c.execute(script: Self.backendRoomPolicySQL)
+        let store = QueueStore(connection: c)
+        try store.submit(versionId: readyVersion, roomId: room, roomName: "living room", usdzKey: "rooms/\(room)/versions/\(readyVersion)/source.usdz", jsonKey: nil,
+                         redactions: [("textures/face.png", "rooms/\(room)/versions/\(readyVersion)/redacted/textures/face.png")])
+        let first = try #require(try store.claim(workerId: "tw-roles", leaseSeconds: 60))
+        readyGLB = first.outputPrefix + "model.glb"
+        let ok = try store.finalize(versionId: readyVersion, leaseId: first.leaseId, status: "ready", outputs: .object([
+            "glb_path": .string(readyGLB), "manifest_path": .string(first.outputPrefix + "layer_manifest.json"),
+            "thumbnails": .array([.object(["path": .string(first.outputPrefix + "thumbs/hero.webp"), "kind": .string("hero")])]),
+            "manifest_schema_version": .int(1),
+        ])).ok
+        try #require(ok)
+        try store.submit(versionId: runningVersion, roomId: room, roomName: nil, usdzKey: "rooms/\(room)/versions/\(runningVersion)/source.usdz", jsonKey: nil)
+        let second = try #require(try store.claim(workerId: "tw-roles", leaseSeconds: 600))
+        runningLease = second.leaseId
+        _ = try store.retryLater(second, code: "SOURCE_DOWNLOAD_FAILED", message: "S3 bucket rooms-private at 10.1.2.3 said 503",
+                                 baseDelaySeconds: 0, maxDelaySeconds: 0)
+        let third = try #require(try store.claim(workerId: "tw-roles", leaseSeconds: 600))
+        runningLease = third.leaseId
+        try c.query("INSERT INTO rooms (id, name) VALUES ($1::uuid, 'other') ON CONFLICT DO NOTHING", [strangersRoom])
+        try c.query("UPDATE rooms SET owner_id = $2::uuid WHERE id = $1::uuid", [room, owner])
+        try c.query("UPDATE rooms SET owner_id = $2::uuid WHERE id = $1::uuid", [strangersRoom, stranger])
+    }
+
+    func through(_ who: ClientActions.Identity, version: String? = nil) -> [String] {
+        actions.through(as: who, room: room, version: version ?? runningVersion, lease: runningLease)
+    }
+}
+
+@Suite("Supabase roles: what app clients can read and change", .enabled(if: postgresConfigured), .serialized)
+struct SupabaseRoleTests {
+    @Test func anonymousClientsReachNothing() throws {
+        let world = try RoleWorld()
+        defer { withExtendedLifetime(world) {} }
+        for version in [world.runningVersion, world.readyVersion] {
+            #expect(world.through(.anon, version: version) == [])
+        }
+    }
+
+    @Test func aSignedInStrangerReachesNothingOfAnotherRoom() throws {
+        let world = try RoleWorld()
+        defer { withExtendedLifetime(world) {} }
+        for version in [world.runningVersion, world.readyVersion] {
+            #expect(world.through(.user(world.stranger), version: version) == [])
+        }
+        // The stranger still reads their own room (the backend's policy), and no version of ours.
+        let own = world.actions.attempt(ClientActions.all[0], as: .user(world.stranger), room: world.strangersRoom,
+                                        version: world.readyVersion, lease: world.runningLease)
+        #expect(own.through)
+    }
+
+    @Test func theOwnerReadsStatusAndOutputsAndNothingElse() throws {
+        let world = try RoleWorld()
+        defer { withExtendedLifetime(world) {} }
+        #expect(world.through(.user(world.owner)) == ["read the room", "read version status and outputs"])
+        let read = world.actions.attempt(ClientActions.all[1], as: .user(world.owner), room: world.room,
+                                         version: world.readyVersion, lease: world.runningLease)
+        let rows = Dictionary(uniqueKeysWithValues: read.rows.map { ($0["id"] ?? "", $0) })
+        #expect(rows.count == 2)
+        #expect(rows[world.readyVersion]?["status"] == "ready")
+        #expect(rows[world.readyVersion]?["glb_path"] == world.readyGLB)
+        #expect(rows[world.readyVersion]?["thumbnail_paths"]?.contains("hero.webp") == true)
+        #expect(rows[world.runningVersion]?["status"] == "transcoding")
+        // Every internal column is refused by name, not merely empty.
+        for column in ["lease_id", "locked_by", "locked_at", "lease_expires_at", "heartbeat_at", "errors", "last_error",
+                       "last_error_code", "run_after", "attempt", "max_attempts", "priority", "cancel_requested_at",
+                       "reprocess_requested_at", "transcode_phase", "source_usdz_path", "source_json_path", "enqueued_at"] {
+            let r = world.actions.attempt(.init(name: column, sql: "SELECT \(column) FROM room_versions"), as: .user(world.owner),
+                                          room: world.room, version: world.readyVersion, lease: world.runningLease)
+            #expect(r.error?.contains("permission denied") == true, "\(column): \(r.error ?? "readable")")
+        }
+    }
+
+    @Test func theWorkerAndTheServiceRoleKeepWorking() throws {
+        let world = try RoleWorld()
+        defer { withExtendedLifetime(world) {} }
+        let c = world.connection
+        // service_role (the transcode-done Edge Function, operators) reads everything and finalizes.
+        try c.query("BEGIN")
+        try c.query("SET LOCAL ROLE service_role")
+        let rows = try c.query("SELECT lease_id, errors::text AS errors FROM room_versions WHERE id = $1::uuid", [world.runningVersion])
+        #expect(rows.first?["lease_id"] == world.runningLease)
+        let answer = try c.query("SELECT transcode_finalize($1::uuid, $2::uuid, 'failed', NULL, $3::jsonb)::text AS r",
+                                 [world.runningVersion, world.runningLease, #"{"reason":"SOURCE_NOT_FOUND","message":"gone from bucket x"}"#])
+        try c.query("COMMIT")
+        #expect(answer.first?["r"]?.contains("\"ok\": true") == true)
+        // The worker (the database owner) claims and finalizes as before.
+        let store = QueueStore(connection: c)
+        let v = UUID().uuidString.lowercased()
+        try store.submit(versionId: v, roomId: world.room, roomName: nil, usdzKey: "rooms/\(world.room)/versions/\(v)/s.usdz", jsonKey: nil)
+        let job = try #require(try store.claim(workerId: "tw-roles", leaseSeconds: 60))
+        #expect(try store.finalize(versionId: v, leaseId: job.leaseId, status: "ready", outputs: .object([
+            "glb_path": .string(job.outputPrefix + "model.glb"), "manifest_path": .string(job.outputPrefix + "layer_manifest.json"),
+        ])).ok)
+    }
+
+    @Test func terminalEventsCarryOnlyTheFixedMessageOfTheirReason() throws {
+        let world = try RoleWorld()
+        defer { withExtendedLifetime(world) {} }
+        let store = QueueStore(connection: world.connection)
+        let detail = "SOURCE_DOWNLOAD_FAILED: GET https://abc.storage.supabase.co/rooms-private/uploads/x: 403 key AKIA123"
+        #expect(try store.finalize(versionId: world.runningVersion, leaseId: world.runningLease, status: "failed", error: .object([
+            "reason": .string("SOURCE_DOWNLOAD_FAILED"), "message": .string(detail), "retryable": .bool(false),
+        ])).ok)
+        let events = try SupabaseStandIn.messages(world.connection, topic: "room:\(world.room)")
+        let failed = try #require(events.last { $0.event == "failed" })
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: failed.payload), as: UTF8.self)
+        #expect(!text.contains("supabase.co") && !text.contains("AKIA") && !text.contains("rooms-private"))
+        let message = (failed.payload["error"] as? [String: Any])?["message"] as? String
+        #expect(message == SchemaCatalog.safeMessages.first { $0.reason == "SOURCE_DOWNLOAD_FAILED" }?.message)
+        // The operator keeps the detail, in a column clients cannot read.
+        #expect(try store.show(versionId: world.runningVersion)?["last_error"] == detail)
+    }
+
+    @Test func theCatalogGrantsClientRolesNothingElse() throws {
+        let world = try RoleWorld()
+        defer { withExtendedLifetime(world) {} }
+        let c = world.connection
+        let tables = try c.query("""
+            SELECT c.relname, c.relrowsecurity FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+             WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v', 'm', 'p') ORDER BY c.relname
+            """)
+        #expect(Set(tables.compactMap { $0["relname"] }) == ["redactions", "room_versions", "rooms", "transcode_schema_migrations"])
+        for t in tables {
+            let name = try #require(t["relname"])
+            #expect(t.bool("relrowsecurity") == true, "\(name) has no row level security")
+            for role in ["anon", "authenticated"] {
+                let privileges = name == "rooms" ? "TRUNCATE, REFERENCES, TRIGGER" : "SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER"
+                let held = try c.query("SELECT has_table_privilege($1, $2, $3) AS held", [role, "public." + name, privileges])
+                #expect(held.first?.bool("held") == false, "\(role) holds a table privilege on \(name)")
+            }
+        }
+        let columns = try c.query("""
+            SELECT attname FROM pg_attribute WHERE attrelid = 'public.room_versions'::regclass AND attnum > 0 AND NOT attisdropped
+               AND has_column_privilege('authenticated', 'public.room_versions', attname, 'SELECT') ORDER BY attname
+            """).compactMap { $0["attname"] }
+        #expect(columns == SchemaCatalog.clientReadableVersionColumns.sorted())
+        let anonColumns = try c.query("""
+            SELECT count(*) AS n FROM pg_attribute WHERE attrelid = 'public.room_versions'::regclass AND attnum > 0 AND NOT attisdropped
+               AND has_column_privilege('anon', 'public.room_versions', attname, 'SELECT, INSERT, UPDATE, REFERENCES')
+            """)
+        #expect(anonColumns.first?.int("n") == 0)
+        let callable = try c.query("""
+            SELECT p.proname, r.rolname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+              CROSS JOIN (VALUES ('anon'), ('authenticated')) AS r(rolname)
+             WHERE n.nspname = 'public' AND has_function_privilege(r.rolname, p.oid, 'EXECUTE')
+            """).map { "\($0["rolname"] ?? "")→\($0["proname"] ?? "")" }
+        #expect(callable == [])
+    }
+
+    /// The fixture is not vacuous: on the schema before migration 5 the same actions get through.
+    @Test func theSchemaBeforeMigration5LetClientsThrough() throws {
+        let world = try RoleWorld(through: 4)
+        defer { withExtendedLifetime(world) {} }
+        let anon = world.through(.anon)
+        #expect(anon.contains("mark the version ready with any glb_path"))
+        #expect(anon.contains("read lease ids"))
+        #expect(anon.contains("insert a redaction"))
+        #expect(anon.count >= 14, "got through: \(anon)")
+    }
+}
