@@ -36,6 +36,9 @@ let package = Package(
         cLibrary("CLibCrypto", pkg: "libcrypto", apt: "libssl-dev"),
         cLibrary("CMicroHTTPD", pkg: "libmicrohttpd", apt: "libmicrohttpd-dev"),
 
+        // The job child launcher (fork, limits, namespaces, execve): our own C code.
+        .target(name: "CSandbox"),
+
         // The hub: pure Swift scene model.
         .target(name: "SceneModel", swiftSettings: strict),
 
@@ -55,7 +58,7 @@ let package = Package(
             name: "TranscodeWorker",
             dependencies: [
                 "SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "Manifest",
-                "CLibPQ", "CLibCrypto", "CMicroHTTPD",
+                "CLibPQ", "CLibCrypto", "CMicroHTTPD", "CSandbox",
             ],
             swiftSettings: strict),
         .executableTarget(name: "transcode-worker", dependencies: ["TranscodeWorker"], swiftSettings: strict),

@@ -479,6 +479,7 @@ def run(args, binary: str, work: str, pg: TempPostgres, workers: list[Worker], s
 
     env = dict(os.environ)
     env.update({"DATABASE_URL": url, "TRANSCODE_STORAGE_URL": "file://" + storage, "TRANSCODE_HTTP_ADDR": "127.0.0.1:0",
+                "TRANSCODE_SOURCE_PREFIX": "bench/sources/",
                 "TRANSCODE_RETRY_BASE_SECONDS": f"{args.retry_base_seconds:g}"})
     common = ["--concurrency", "2", "--lease-seconds", "6", "--heartbeat-seconds", "1", "--rescue-seconds", "1",
               "--poll-seconds", "5"]

@@ -12,7 +12,7 @@
 # files in storage.
 #
 # Outputs (wiped at the start):
-#   out/demo/storage/       the storage folder (TRANSCODE_STORAGE_URL): uploads/… and rooms/…
+#   out/demo/storage/       the storage folder (TRANSCODE_STORAGE_URL): rooms/<room>/versions/<version>/
 #   out/demo/events.jsonl   every event, as `transcode-worker watch --json` printed it
 #   out/demo/worker.log     the worker's JSON-lines log
 #   out/demo/versions.tsv   name, version id and `show --json` of each submitted version

@@ -261,8 +261,10 @@ class Suite:
         tmp = tmpdir or os.path.join(self.work, "tmp", name)
         os.makedirs(tmp, exist_ok=True)
         e = dict(os.environ)
+        # Every version reads the shared sources below faults/sources/ (a source prefix without
+        # the version id; the default confines each version to rooms/<room>/versions/<version>/).
         e.update({"DATABASE_URL": url, "TRANSCODE_STORAGE_URL": storage_url, "TMPDIR": tmp,
-                  "TRANSCODE_WORKER_ID": name, "TRANSCODE_LOG_LEVEL": "info"})
+                  "TRANSCODE_WORKER_ID": name, "TRANSCODE_LOG_LEVEL": "info", "TRANSCODE_SOURCE_PREFIX": "faults/sources/"})
         if env:
             e.update(env)
         addr = f"127.0.0.1:{http_port}" if http_port else "127.0.0.1:0"
@@ -701,7 +703,7 @@ def scenario_callback(suite: Suite) -> tuple[bool, str]:
     stage_file_sources(storage)
     db = suite.connect(url)
     port = free_port()
-    secret = "fault-suite-done-secret"
+    secret = "fault-suite-done-secret-0123456789abcdef"
     receiver = DoneReceiver(suite, url, port, secret)
     suite.cleanups.append(receiver.close)
     refused_for, unavailable_for = 5.0, 6.0
@@ -709,8 +711,9 @@ def scenario_callback(suite: Suite) -> tuple[bool, str]:
     room, ids = insert_versions(db, n, "s3 callback")
     idlist = ",".join(quote(i) for i in ids)
     args = ["--concurrency", "2", "--lease-seconds", "6",
-            "--done-url", f"http://127.0.0.1:{port}/functions/v1/transcode-done", "--done-secret", secret] + FAST
-    w = suite.worker("s3-w1", url, "file://" + storage, args)
+            "--done-url", f"http://127.0.0.1:{port}/functions/v1/transcode-done"] + FAST
+    # Secrets go through the environment, never argv (the worker refuses --done-secret).
+    w = suite.worker("s3-w1", url, "file://" + storage, args, env={"TRANSCODE_DONE_SECRET": secret})
     t0 = time.time()
     # Phase 1: nothing listens (connection refused) until the first report was due for a while.
     wait_until(lambda: any(r.get("msg") == "transcode-done not accepted yet" for r in log_records(w)), 60,

@@ -162,11 +162,26 @@ import USDParse
         #expect(redactions.first?["texture_path"] as? String == "textures/albedo.png")
     }
 
-    @Test func aRedactedTextureThatMatchesNothingIsAWarning() throws {
+    /// A replacement that cannot be applied stops the conversion: otherwise the original,
+    /// unblurred texture would reach the model and the thumbnails.
+    @Test func aRedactedTextureThatMatchesNothingOrSeveralFailsTheConversion() throws {
         var i = try input(usd: "samples/textured/textured_box.usdz")
         i.redactedTextures = [.init(relativePath: "faces/nobody.png", bytes: [1, 2, 3])]
-        let r = try TranscodePipeline.run(i)
-        #expect(r.summary.warnings.contains { $0.code == "REDACTION_UNMATCHED" })
+        #expect { try TranscodePipeline.run(i) } throws: {
+            guard let e = $0 as? PipelineError else { return false }
+            return e.code == "REDACTION_INVALID" && !e.isRetryable && e.message.contains("matches no texture")
+        }
+        let failure = FailureReason.pipeline(code: "REDACTION_INVALID", message: "x", phase: "parsing", retryable: false)
+        #expect(failure.reason == "REDACTION_INVALID" && !failure.isRetryable && failure.isInputError)
+        // By file name, an offer that two entries share is ambiguous; one that an exact path
+        // already replaces is too.
+        let offer = RedactingAssetProvider.Offer(relativePath: "elsewhere/albedo.png", bytes: [1])
+        let twice = RedactingAssetProvider.match([offer], entries: ["a/albedo.png", "b/albedo.png"])
+        #expect(twice.matched.isEmpty && twice.ambiguous.count == 1)
+        let taken = RedactingAssetProvider.match([offer, .init(relativePath: "a/albedo.png", bytes: [2])], entries: ["a/albedo.png"])
+        #expect(taken.matched["a/albedo.png"]?.bytes == [2] && taken.ambiguous.map(\.relativePath) == ["elsewhere/albedo.png"])
+        let byName = RedactingAssetProvider.match([offer], entries: ["a/albedo.png", "scene.usda"])
+        #expect(byName.matched["a/albedo.png"] != nil && byName.unmatched.isEmpty && byName.ambiguous.isEmpty)
     }
 
     @Test func invalidInputsFailWithTypedCodes() throws {

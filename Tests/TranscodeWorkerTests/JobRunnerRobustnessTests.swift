@@ -24,6 +24,7 @@ final class FailingGetStore: ObjectStore, @unchecked Sendable {
         try base.put(key, bytes: bytes, contentType: contentType)
     }
     func delete(_ key: String) throws(StorageError) { try base.delete(key) }
+    func listObjects(prefix: String) throws(StorageError) -> [StoredObject] { try base.listObjects(prefix: prefix) }
     func list(prefix: String) throws(StorageError) -> [String] { try base.list(prefix: prefix) }
     func size(_ key: String) throws(StorageError) -> Int? { try base.size(key) }
     var location: String { base.location }

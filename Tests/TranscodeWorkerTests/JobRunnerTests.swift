@@ -62,17 +62,20 @@ final class JobFixture: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: root)
     }
 
+    /// A `TRANSCODE_DONE_SECRET` long enough for `WorkerConfig.validate` (32+ bytes).
+    static let doneSecret = "job-fixture-done-secret-0123456789abcdef"
+
     static func sample(_ path: String) throws -> [UInt8] {
         Array(try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
-    /// Stores sources under `uploads/<room>/<version>/` and submits a queued version. `usd` /
+    /// Stores sources under `rooms/<room>/versions/<version>/` and submits a queued version. `usd` /
     /// `json` nil: that source is not given; `missing`: the row names a key with no object.
     @discardableResult
     func submit(usd: [UInt8]?, json: [UInt8]?, maxAttempts: Int? = nil, missingUSD: Bool = false,
                 redactions: [(texturePath: String, storageKey: String)] = []) throws -> String {
         let version = UUID().uuidString.lowercased()
-        let dir = "uploads/\(roomId)/\(version)/"
+        let dir = "rooms/\(roomId)/versions/\(version)/"
         var usdKey: String?, jsonKey: String?
         if let usd {
             usdKey = dir + "scan.usdz"
@@ -145,17 +148,24 @@ final class JobRecordingStore: ObjectStore, @unchecked Sendable {
     let base: any ObjectStore
     private let lock = NSLock()
     private var writes: [(key: String, contentType: String)] = []
+    private var reads: [String] = []
 
     init(_ base: any ObjectStore) { self.base = base }
 
     var puts: [(key: String, contentType: String)] { lock.withLock { writes } }
+    /// Every key read, in order.
+    var gets: [String] { lock.withLock { reads } }
 
-    func get(_ key: String, maxBytes: Int) throws(StorageError) -> [UInt8] { try base.get(key, maxBytes: maxBytes) }
+    func get(_ key: String, maxBytes: Int) throws(StorageError) -> [UInt8] {
+        lock.withLock { reads.append(key) }
+        return try base.get(key, maxBytes: maxBytes)
+    }
     func put(_ key: String, bytes: [UInt8], contentType: String) throws(StorageError) {
         try base.put(key, bytes: bytes, contentType: contentType)
         lock.withLock { writes.append((key, contentType)) }
     }
     func delete(_ key: String) throws(StorageError) { try base.delete(key) }
+    func listObjects(prefix: String) throws(StorageError) -> [StoredObject] { try base.listObjects(prefix: prefix) }
     func list(prefix: String) throws(StorageError) -> [String] { try base.list(prefix: prefix) }
     func size(_ key: String) throws(StorageError) -> Int? { try base.size(key) }
     var location: String { base.location }
@@ -251,33 +261,40 @@ struct JobRunnerTests {
 
     @Test func redactedTexturesFromRowsAndPrefixReachTheChild() throws {
         let f = try JobFixture()
-        // Both kinds of redaction: a recorded row and an object under <source dir>/redacted/. The
-        // sample has no textures, so both are reported as unmatched in the manifest's warnings,
-        // which proves the child received them.
-        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        try f.files.put("blurred/one.png", bytes: png, contentType: "image/png")
+        // Both kinds of redaction: a recorded row and an object under <version prefix>/redacted/.
+        let root = JobFixture.packageRoot.appendingPathComponent("samples/textured")
+        let usdz = [UInt8](try Data(contentsOf: root.appendingPathComponent("textured_box.usdz")))
+        let blurred = [UInt8](try Data(contentsOf: root.appendingPathComponent("redacted/textures/albedo.png")))
         let version = UUID().uuidString.lowercased()
-        let dir = "uploads/\(f.roomId)/\(version)/"
-        try f.files.put(dir + "scan.usdz", bytes: try JobFixture.sample(JobFixture.sampleUSDZ), contentType: "model/vnd.usdz+zip")
-        try f.files.put(dir + "redacted/textures/two.png", bytes: png, contentType: "image/png")
+        let dir = "rooms/\(f.roomId)/versions/\(version)/"
+        try f.files.put(dir + "scan.usdz", bytes: usdz, contentType: "model/vnd.usdz+zip")
+        try f.files.put(dir + "blurred/albedo.png", bytes: blurred, contentType: "image/png")
         try f.store.submit(versionId: version, roomId: f.roomId, roomName: nil, usdzKey: dir + "scan.usdz", jsonKey: nil,
-                           redactions: [(texturePath: "textures/one.png", storageKey: "blurred/one.png")])
+                           redactions: [(texturePath: "textures/albedo.png", storageKey: dir + "blurred/albedo.png")])
         let job = try f.claim()
         #expect(f.runner().run(job, control: JobControl()) == .ready(outputPrefix: job.outputPrefix))
         let manifest = try JSONSerialization.jsonObject(
             with: Data(try f.files.get(job.outputPrefix + "layer_manifest.json", maxBytes: 1 << 24))) as? [String: Any]
-        let warnings = (manifest?["warnings"] as? [[String: Any]] ?? []).compactMap { $0["message"] as? String }
-        #expect(warnings.contains { $0.contains("textures/one.png") })
-        #expect(warnings.contains { $0.contains("textures/two.png") })
+        let redactions = manifest?["redactions"] as? [[String: Any]] ?? []
+        #expect(redactions.map { $0["texture_path"] as? String } == ["textures/albedo.png"])
+
+        // The same through the listing: an object under <prefix>redacted/<texture path>.
+        let listed = UUID().uuidString.lowercased()
+        let dir2 = "rooms/\(f.roomId)/versions/\(listed)/"
+        try f.files.put(dir2 + "scan.usdz", bytes: usdz, contentType: "model/vnd.usdz+zip")
+        try f.files.put(dir2 + "redacted/textures/albedo.png", bytes: blurred, contentType: "image/png")
+        try f.store.submit(versionId: listed, roomId: f.roomId, roomName: nil, usdzKey: dir2 + "scan.usdz", jsonKey: nil)
+        let job2 = try f.claim()
+        #expect(f.runner().run(job2, control: JobControl()) == .ready(outputPrefix: job2.outputPrefix))
 
         // A recorded redaction whose object is missing fails the version: never publish the original.
         let other = UUID().uuidString.lowercased()
-        try f.files.put("uploads/\(f.roomId)/\(other)/scan.usdz", bytes: try JobFixture.sample(JobFixture.sampleUSDZ),
-                        contentType: "model/vnd.usdz+zip")
-        try f.store.submit(versionId: other, roomId: f.roomId, roomName: nil, usdzKey: "uploads/\(f.roomId)/\(other)/scan.usdz",
-                           jsonKey: nil, redactions: [(texturePath: "textures/a.png", storageKey: "blurred/missing.png")])
-        let job2 = try f.claim()
-        #expect(f.runner().run(job2, control: JobControl()) == .failed(reason: "SOURCE_NOT_FOUND"))
+        let dir3 = "rooms/\(f.roomId)/versions/\(other)/"
+        try f.files.put(dir3 + "scan.usdz", bytes: usdz, contentType: "model/vnd.usdz+zip")
+        try f.store.submit(versionId: other, roomId: f.roomId, roomName: nil, usdzKey: dir3 + "scan.usdz",
+                           jsonKey: nil, redactions: [(texturePath: "textures/albedo.png", storageKey: dir3 + "blurred/missing.png")])
+        let job3 = try f.claim()
+        #expect(f.runner().run(job3, control: JobControl()) == .failed(reason: "SOURCE_NOT_FOUND"))
     }
 
     @Test func missingSourceFailsAtOnce() throws {
@@ -448,11 +465,11 @@ struct JobRunnerTests {
         let server = try LoopbackHTTPServer { request in
             guard calls.next() > 2 else { return (503, [], Array("busy".utf8)) }
             // What the backend's transcode-done does: finalize in SQL, fenced by the lease.
-            return SupabaseStandIn.transcodeDone(request, secret: "s3cret", databaseURL: finalizeURL)
+            return SupabaseStandIn.transcodeDone(request, secret: JobFixture.doneSecret, databaseURL: finalizeURL)
         }
         defer { server.stop() }
         f.config.doneURL = server.url("/functions/v1/transcode-done")
-        f.config.doneSecret = "s3cret"
+        f.config.doneSecret = JobFixture.doneSecret
         let version = try f.submitSample()
         let job = try f.claim()
 
@@ -464,8 +481,8 @@ struct JobRunnerTests {
             #expect(r.method == "POST")
             #expect(r.path == "/functions/v1/transcode-done")
             #expect(r.headers["idempotency-key"] == "\(version):\(job.leaseId)")
-            #expect(r.headers["authorization"] == "Bearer s3cret")
-            #expect(r.headers["apikey"] == "s3cret")
+            #expect(r.headers["authorization"] == "Bearer \(JobFixture.doneSecret)")
+            #expect(r.headers["apikey"] == JobFixture.doneSecret)
             #expect(r.headers["x-worker-id"] == f.config.workerId)
             #expect(r.headers["content-type"] == "application/json")
             #expect(r.body == requests[0].body)
@@ -639,7 +656,7 @@ struct JobRunnerPieceTests {
         JobWorkspace.removeStale()
         #expect(!FileManager.default.fileExists(atPath: dead))
         #expect(FileManager.default.fileExists(atPath: mine.outputDirectory))
-        #expect(mine.root.hasPrefix(base + "/" + JobWorkspace.namePrefix + "\(getpid())-"))
+        #expect(mine.root.hasPrefix(base + "/" + JobWorkspace.namePrefix + "\(JobWorkspace.startId)-\(getpid())-"))
     }
 
     @Test func childMessagesRoundTrip() {

@@ -40,7 +40,7 @@ struct OperatorCommandTests {
         var ids: [String] = []
         for _ in 0..<count {
             let id = UUID().uuidString.lowercased()
-            try store.submit(versionId: id, roomId: room, roomName: "test", usdzKey: "uploads/\(room)/\(id)/source.usdz",
+            try store.submit(versionId: id, roomId: room, roomName: "test", usdzKey: "rooms/\(room)/versions/\(id)/source.usdz",
                              jsonKey: nil)
             ids.append(id)
         }
@@ -109,14 +109,14 @@ struct OperatorCommandTests {
         #expect(row["status"] == "queued")
         #expect(row["room_id"] == room)
         #expect(row.int("max_attempts") == 3)
-        #expect(row["source_usdz_path"] == "uploads/\(room)/\(version)/source.usdz")
-        #expect(row["source_json_path"] == "uploads/\(room)/\(version)/roomplan.json")
+        #expect(row["source_usdz_path"] == "rooms/\(room)/versions/\(version)/source.usdz")
+        #expect(row["source_json_path"] == "rooms/\(room)/versions/\(version)/roomplan.json")
         let files = try FileObjectStore(root: storage)
-        #expect(try files.get("uploads/\(room)/\(version)/source.usdz", maxBytes: 1000) == Array("not really a usdz".utf8))
-        #expect(try files.get("uploads/\(room)/\(version)/roomplan.json", maxBytes: 1000) == Array("{}".utf8))
+        #expect(try files.get("rooms/\(room)/versions/\(version)/source.usdz", maxBytes: 1000) == Array("not really a usdz".utf8))
+        #expect(try files.get("rooms/\(room)/versions/\(version)/roomplan.json", maxBytes: 1000) == Array("{}".utf8))
         let redactions = try store.redactions(versionId: version)
         #expect(redactions.map(\.texturePath) == ["textures/albedo.png"])
-        #expect(redactions.map(\.storageKey) == ["uploads/\(room)/\(version)/redacted/textures/albedo.png"])
+        #expect(redactions.map(\.storageKey) == ["rooms/\(room)/versions/\(version)/redacted/textures/albedo.png"])
 
         // Queued already: enqueue changes nothing.
         let out = CapturedLines()

@@ -5,6 +5,8 @@ import Testing
 @Suite("Supabase mode: endpoints, configuration and the Realtime broadcast client")
 struct SupabaseModeTests {
     static let secretKey = "sb_secret_0123456789abcdefghij"
+    /// A `TRANSCODE_DONE_SECRET` of the 32+ bytes the worker requires.
+    static let doneSecret = "callback-secret-0123456789abcdef-xyz"
     static let legacyKey = "eyJhbGciOiJIUzI1NiJ9.eyJyb2xlIjoic2VydmljZV9yb2xlIn0.c2lnbmF0dXJl"
 
     @Test func endpointsFromTheProjectURL() throws {
@@ -32,16 +34,16 @@ struct SupabaseModeTests {
 
     @Test func configurationOfSupabaseMode() throws {
         var c = WorkerConfig(environment: ["SUPABASE_URL": "https://abcd.supabase.co", "SUPABASE_SERVICE_KEY": Self.secretKey,
-                                           "TRANSCODE_DONE_SECRET": "callback-secret"])
+                                           "TRANSCODE_DONE_SECRET": Self.doneSecret])
         #expect(try c.supabaseEndpoints()?.baseURL == "https://abcd.supabase.co")
         #expect(c.completionURL == "https://abcd.supabase.co/functions/v1/transcode-done")
-        #expect(c.completionHeaders.map { "\($0.0): \($0.1)" } == ["apikey: \(Self.secretKey)", "Authorization: Bearer callback-secret"])
+        #expect(c.completionHeaders.map { "\($0.0): \($0.1)" } == ["apikey: \(Self.secretKey)", "Authorization: Bearer \(Self.doneSecret)"])
         try c.set("done-url", "http://127.0.0.1:9/elsewhere")
         #expect(c.completionURL == "http://127.0.0.1:9/elsewhere")
 
-        let plain = WorkerConfig(environment: ["TRANSCODE_DONE_URL": "http://127.0.0.1:9/done", "TRANSCODE_DONE_SECRET": "s"])
+        let plain = WorkerConfig(environment: ["TRANSCODE_DONE_URL": "http://127.0.0.1:9/done", "TRANSCODE_DONE_SECRET": Self.doneSecret])
         #expect(try plain.supabaseEndpoints() == nil)
-        #expect(plain.completionHeaders.map { "\($0.0): \($0.1)" } == ["Authorization: Bearer s", "apikey: s"])
+        #expect(plain.completionHeaders.map { "\($0.0): \($0.1)" } == ["Authorization: Bearer \(Self.doneSecret)", "apikey: \(Self.doneSecret)"])
         #expect(WorkerConfig(environment: [:]).completionURL == nil)
 
         #expect(throws: UsageError.self) { try WorkerConfig(environment: ["SUPABASE_URL": "https://a.supabase.co"]).supabaseEndpoints() }
@@ -49,9 +51,9 @@ struct SupabaseModeTests {
         #expect(throws: UsageError.self) {
             try WorkerConfig(environment: ["SUPABASE_URL": "a.supabase.co", "SUPABASE_SERVICE_KEY": "k"]).supabaseEndpoints()
         }
-        // The key is never a flag (it would show in the process list).
+        // The key is never a flag (it would show in the process list): the flag is refused.
         #expect(WorkerConfig.isSetting("supabase-url"))
-        #expect(!WorkerConfig.isSetting("supabase-service-key"))
+        #expect(throws: UsageError.self) { try c.set("supabase-service-key", Self.secretKey) }
         #expect(throws: UsageError.self) {
             _ = try RunCommand(["--database-url", "postgresql://127.0.0.1/x", "--supabase-url", "https://a.supabase.co"])
         }

@@ -6,7 +6,7 @@ import Testing
 /// against a real database.
 @Suite("Worker HTTP API", .enabled(if: postgresConfigured), .serialized)
 struct WorkerAPITests {
-    static let token = "t0ken-for-tests"
+    static let token = "t0ken-for-tests-0123456789abcdef-xyz"
 
     /// A database, a server on a free port, and a switchable draining flag.
     final class Harness: @unchecked Sendable {

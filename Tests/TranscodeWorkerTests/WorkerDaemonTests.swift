@@ -10,6 +10,8 @@ import Glibc
 @Suite("Worker daemon processes", .enabled(if: postgresConfigured), .serialized)
 struct WorkerDaemonTests {
     static let samples = CommandLineToolTests.packageRoot.appendingPathComponent("samples/roomplan").path
+    /// A `TRANSCODE_API_TOKEN` of the 32+ bytes the worker requires.
+    static let apiToken = "daemon-test-api-token-0123456789abcdef"
 
     /// A database, a storage folder with the two-section sample, and helpers to start workers.
     final class Harness: @unchecked Sendable {
@@ -43,7 +45,7 @@ struct WorkerDaemonTests {
         }
 
         /// Starts `transcode-worker run` with short timings; its log goes to a file.
-        func startWorker(id: String, _ extra: [String] = []) throws -> Process {
+        func startWorker(id: String, _ extra: [String] = [], environment extraEnvironment: [String: String] = [:]) throws -> Process {
             let p = Process()
             p.executableURL = URL(fileURLWithPath: try #require(CommandLineToolTests.binary))
             p.arguments = ["run", "--worker-id", id, "--lease-seconds", "3", "--heartbeat-seconds", "0.5",
@@ -53,8 +55,11 @@ struct WorkerDaemonTests {
             env["DATABASE_URL"] = db.url
             env["TRANSCODE_STORAGE_URL"] = "file://" + storageDir
             env["TRANSCODE_WORKER_BINARY"] = nil
+            // Every version reads the one shared sample: a source prefix without the version id.
+            env["TRANSCODE_SOURCE_PREFIX"] = "uploads/sample/"
             // Several workers run at once: each serves HTTP on a free loopback port.
             env["TRANSCODE_HTTP_ADDR"] = "127.0.0.1:0"
+            env.merge(extraEnvironment) { _, new in new }
             p.environment = env
             let log = logPath(id)
             FileManager.default.createFile(atPath: log, contents: nil)
@@ -211,7 +216,7 @@ struct WorkerDaemonTests {
     @Test func theHTTPServerAnswersProbesMetricsAndTheAPI() throws {
         let h = try Harness()
         let id = try h.submit(1)[0]
-        let w = try h.startWorker(id: "served", ["--api-token", "daemon-token"])
+        let w = try h.startWorker(id: "served", environment: ["TRANSCODE_API_TOKEN": Self.apiToken])
         let address = try #require(h.httpAddress("served", seconds: 60))
         let base = "http://" + address
         func get(_ path: String) throws -> HTTPResponse {
@@ -229,7 +234,7 @@ struct WorkerDaemonTests {
         #expect(metrics.contains("transcode_phase_duration_seconds_count{phase=\"parsing\"} 1\n"))
         #expect(metrics.contains("transcode_jobs_in_flight 0\n"))
         let show = try HTTPClient().send(HTTPRequest(method: "GET", url: base + "/v1/versions/\(id)",
-                                                     headers: [("Authorization", "Bearer daemon-token")], timeout: 10))
+                                                     headers: [("Authorization", "Bearer \(Self.apiToken)")], timeout: 10))
         #expect(show.status == 200)
         kill(w.processIdentifier, SIGTERM)
         #expect(h.waitExit(w, seconds: 30))

@@ -47,6 +47,7 @@ public enum CommandLineTool {
           reprocess --below-schema N [--limit K] | VERSION_ID
                                     Re-transcode ready versions; they stay ready meanwhile (priority 20).
           cancel VERSION_ID         Cancel a queued version, or ask its worker to stop.
+          gc [--dry-run] [--all]    Delete superseded and abandoned output revisions from storage.
           status                    Versions per status, waiting work, leases in flight, recent failures.
           show VERSION_ID           One version's row and its error history.
           submit --usdz FILE [--roomplan FILE]
@@ -76,6 +77,7 @@ public enum CommandLineTool {
         case "retry": return RetryCommand.help
         case "reprocess": return ReprocessCommand.help
         case "cancel": return CancelCommand.help
+        case "gc": return GCCommand.help
         case "status": return StatusCommand.help
         case "show": return ShowCommand.help
         case "submit": return SubmitCommand.help
@@ -92,6 +94,8 @@ public enum CommandLineTool {
         }
         let rest = Array(args.dropFirst())
         do {
+            // NAME_FILE secrets (Kubernetes secret mounts) become NAME for every reader.
+            try SecretEnvironment.installInProcess()
             switch cmd {
             case "inspect":
                 return try InspectCommand(rest).run()
@@ -113,6 +117,8 @@ public enum CommandLineTool {
                 return try ReprocessCommand(rest).run()
             case "cancel":
                 return try CancelCommand(rest).run()
+            case "gc":
+                return try GCCommand(rest).run()
             case "status":
                 return try StatusCommand(rest).run()
             case "show":

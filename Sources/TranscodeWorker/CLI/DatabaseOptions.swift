@@ -47,7 +47,8 @@ struct DatabaseOptions {
     ///   - requireDatabase: fail with a usage error when no database URL was given.
     ///   - own: offered every flag first (with a function that takes the flag's value); returns
     ///     true when it handled the flag.
-    /// - Throws: `UsageError` (`UsageError.helpRequested` for `--help`).
+    /// - Throws: `UsageError` (`UsageError.helpRequested` for `--help`; a secret flag, a
+    ///   `--database-url` with a password and any invalid setting: `WorkerConfig.validate`).
     init(_ args: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
          requireDatabase: Bool = true,
          own: (_ flag: String, _ value: () throws -> String) throws -> Bool = { _, _ in false }) throws {
@@ -91,6 +92,7 @@ struct DatabaseOptions {
             if inline != nil && !consumedInline { throw UsageError("\(flag) takes no value") }
         }
         if requireDatabase { _ = try config.requireDatabaseURL() }
+        try config.validate()
     }
 
     /// Exactly one positional argument, or none (`nil`); more is a usage error.

@@ -7,8 +7,10 @@ import Glibc
 
 /// `transcode-worker job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR] …`
 ///
-/// The child process of one job attempt (started by `JobRunner`; not meant for people). It limits
-/// itself first (address space, CPU time, no core files), runs `TranscodePipeline` on local files
+/// The child process of one job attempt (started by `JobRunner` through the job launcher,
+/// `ChildSandbox`, which has already applied the limits, no-new-privileges and, where the kernel
+/// allows, user and network namespaces; not meant for people). It limits itself again first
+/// (address space, CPU time, no core files: defense in depth, and the same when run by hand), runs `TranscodePipeline` on local files
 /// and writes the outputs into `--out`, reporting on standard output one JSON line per event
 /// (`ChildMessage`): a line per phase as it starts, then a final `done` or `error` line.
 struct JobExecCommand {
@@ -20,9 +22,11 @@ struct JobExecCommand {
         Runs the conversion of one queued job attempt; the worker starts it as a child process for
         every attempt and reads its standard output. It is not meant to be run by hand.
 
-        First the process limits itself: address space to --memory-mb MiB (RLIMIT_AS), CPU time to
-        --cpu-seconds (RLIMIT_CPU; SIGXCPU, then SIGKILL 5 s later), and no core files (RLIMIT_CORE
-        = 0). Then it converts the inputs like `convert` (thumbnails included) and writes
+        The worker's launcher has already confined it (RLIMIT_AS, RLIMIT_CPU, RLIMIT_CORE,
+        RLIMIT_FSIZE, RLIMIT_NOFILE, PR_SET_NO_NEW_PRIVS and, where the kernel allows, its own user
+        and network namespaces: no network). First the process limits itself again: address space
+        to --memory-mb MiB (RLIMIT_AS), CPU time to --cpu-seconds (RLIMIT_CPU; SIGXCPU, then SIGKILL
+        5 s later), and no core files (RLIMIT_CORE = 0). Then it converts the inputs like `convert` (thumbnails included) and writes
         DIR/model.glb, DIR/thumbs/*.webp and DIR/layer_manifest.json (the manifest last).
 
         OPTIONS:

@@ -97,12 +97,14 @@ struct ProcessCommand {
         }
         if versionId.isEmpty { throw UsageError("process needs a VERSION_ID") }
         _ = try config.requireDatabaseURL()
-        _ = try config.supabaseEndpoints()
+        try config.validate()
     }
 
     func run() -> Int32 {
         let logLevel = ProcessInfo.processInfo.environment["TRANSCODE_LOG_LEVEL"].flatMap(JSONLogger.Level.init(rawValue:)) ?? .info
         let logger = JSONLogger(workerId: config.workerId, minimum: logLevel)
+        // Non-dumpable before anything else; the job children's sandbox is probed and logged.
+        if let status = ChildSandbox.prepareWorker(config, logger: logger) { return status }
         let storage: any ObjectStore
         do {
             storage = try StorageURL.open(config.storageURL)
@@ -151,6 +153,9 @@ struct ProcessCommand {
                 Self.say(json: json, human: "  failed attempt: \(f.reason) (\(f.phase)): \(f.message)",
                          object: ["event": .string("failure"), "reason": .string(f.reason), "message": .string(f.message),
                                   "phase": .string(f.phase), "retryable": .bool(f.isRetryable)])
+            case .outputsCollected(let o):
+                Self.say(json: json, human: "  superseded outputs deleted: \(o.objects) objects, \(o.bytes) bytes",
+                         object: ["event": .string("outputs_collected"), "objects": .int(Int64(o.objects)), "bytes": .int(Int64(o.bytes))])
             }
         })
 

@@ -24,7 +24,8 @@ struct RunCommand {
 
         OPTIONS (each also an environment variable; flags win):
           --exit-when-idle                  Exit 0 once nothing is queued or in flight.
-          --database-url URL                DATABASE_URL (required).
+          --database-url URL                DATABASE_URL (required; a URL with a password only in the
+                                            environment or DATABASE_URL_FILE).
           --storage-url URL                 TRANSCODE_STORAGE_URL (default file://$PWD/transcode-storage).
           --concurrency N                   TRANSCODE_CONCURRENCY (default: number of cores).
           --lease-seconds S                 TRANSCODE_LEASE_SECONDS (90).
@@ -39,21 +40,28 @@ struct RunCommand {
           --child-cpu-seconds N             TRANSCODE_CHILD_CPU_SECONDS (1800).
           --max-source-bytes N              TRANSCODE_MAX_SOURCE_BYTES (52428800).
           --done-url URL                    TRANSCODE_DONE_URL (unset: finalize in SQL).
-          --done-secret SECRET              TRANSCODE_DONE_SECRET.
+          (secret)                          TRANSCODE_DONE_SECRET or TRANSCODE_DONE_SECRET_FILE: the shared
+                                            secret of transcode-done (32+ bytes; never a flag).
           --worker-id ID                    TRANSCODE_WORKER_ID (default tw-<host>-<pid>).
           --shutdown-grace-seconds S        TRANSCODE_SHUTDOWN_GRACE_SECONDS (60).
           --progress-interval-seconds S     TRANSCODE_PROGRESS_INTERVAL_SECONDS (2).
           --http-addr HOST:PORT|off         TRANSCODE_HTTP_ADDR (0.0.0.0:8080): /livez, /readyz, /metrics
                                             and the /v1 API; port 0 picks a free port; off: no server.
-          --api-token TOKEN                 TRANSCODE_API_TOKEN: bearer token of /v1 (unset: /v1 answers
-                                            503 API_DISABLED).
-          --supabase-url URL                SUPABASE_URL: Supabase mode (with SUPABASE_SERVICE_KEY, read
-                                            from the environment only): progress is broadcast through
+          --http-per-ip-connections N       TRANSCODE_HTTP_PER_IP_CONNECTIONS (16): open connections one
+                                            client address may hold.
+          (secret)                          TRANSCODE_API_TOKEN or TRANSCODE_API_TOKEN_FILE: bearer token
+                                            of /v1 (32+ bytes; unset: /v1 answers 503 API_DISABLED).
+          --supabase-url URL                SUPABASE_URL: Supabase mode (with SUPABASE_SERVICE_KEY or
+                                            SUPABASE_SERVICE_KEY_FILE): progress is broadcast through
                                             URL/realtime/v1/api/broadcast and versions are finalized by
                                             URL/functions/v1/transcode-done (unless --done-url is set).
 
-        EXIT STATUS: 0 after a clean stop, 2 usage error, 4 database unreachable at start or HTTP
-        address not available.
+        Secrets (DATABASE_URL with a password, TRANSCODE_API_TOKEN, TRANSCODE_DONE_SECRET,
+        SUPABASE_SERVICE_KEY, AWS_*) come from the environment or from NAME_FILE (a file holding the
+        value, e.g. a Kubernetes secret mount), never from flags.
+
+        EXIT STATUS: 0 after a clean stop, 2 usage error (including an invalid setting or a refused
+        secret), 4 database unreachable at start or HTTP address not available.
         """
 
     var config = WorkerConfig()
@@ -74,12 +82,20 @@ struct RunCommand {
             }
         }
         _ = try config.requireDatabaseURL()
-        _ = try config.supabaseEndpoints()
+        try config.validate()
     }
 
     func run() -> Int32 {
-        let level = JSONLogger.Level(rawValue: ProcessInfo.processInfo.environment["TRANSCODE_LOG_LEVEL"] ?? "") ?? .info
+        // `validate()` refused an unknown level; unset means info.
+        let environment = ProcessInfo.processInfo.environment
+        let level = JSONLogger.Level(rawValue: environment["TRANSCODE_LOG_LEVEL"] ?? "") ?? .info
         let logger = JSONLogger(workerId: config.workerId, minimum: level)
+        // Non-dumpable before anything else; the job children's sandbox is probed and logged.
+        if let status = ChildSandbox.prepareWorker(config, logger: logger) { return status }
+        let unknown = WorkerConfig.unknownVariables(environment)
+        if !unknown.isEmpty {
+            logger.warn("unknown TRANSCODE_ variables ignored (misspelt?)", ["names": .array(unknown.map { .string($0) })])
+        }
         let storage: any ObjectStore
         do {
             storage = try StorageURL.open(config.storageURL)
@@ -95,7 +111,8 @@ struct RunCommand {
             let routes = WorkerAPI(databaseURL: config.databaseURL, apiToken: config.apiToken, metrics: daemon.metrics,
                                    logger: logger, isDraining: { daemon.isDraining })
             do {
-                server = try HTTPServer(address: config.httpAddr, handler: routes.handle)
+                server = try HTTPServer(address: config.httpAddr, perIPConnectionLimit: config.httpPerIPConnections,
+                                        handler: routes.handle)
                 api = routes
                 logger.info("http server listening", ["address": .string("\(server!.host):\(server!.port)"),
                                                       "api": .bool(config.apiToken != nil)])

@@ -9,9 +9,9 @@ struct SubmitCommand {
                                        [--name TEXT] [--max-attempts N] [--redacted-textures DIR] [options]
 
         Copies a scan into storage (--storage-url) and queues it:
-          uploads/<room>/<version>/source.usdz            the USDZ
-          uploads/<room>/<version>/roomplan.json          the CapturedRoom JSON, when given
-          uploads/<room>/<version>/redacted/<relpath>     each file under --redacted-textures DIR
+          rooms/<room>/versions/<version>/source.usdz           the USDZ
+          rooms/<room>/versions/<version>/roomplan.json         the CapturedRoom JSON, when given
+          rooms/<room>/versions/<version>/redacted/<relpath>    each file under --redacted-textures DIR
         then inserts the room (when new), a `queued` room_versions row pointing at those keys and
         one `redactions` row per replacement texture, in one transaction. The insert wakes the
         workers. Prints the version id alone on the first line, so scripts can capture it:
@@ -80,16 +80,9 @@ struct SubmitCommand {
     }
 
     func run() throws -> Int32 {
-        let store: any ObjectStore
-        do {
-            store = try StorageURL.open(options.config.storageURL)
-        } catch {
-            // (A `catch … where` on a typed throw makes the 6.3 compiler spin in its SIL passes.)
-            if error.code == StorageError.urlInvalid { throw UsageError("--storage-url: \(error.message)") }
-            throw error
-        }
+        let store = try options.openStorage()
         // Everything to upload, read before anything is written.
-        let prefix = "uploads/\(roomId)/\(versionId)/"
+        let prefix = StorageConfinement.prefix(options.config.sourcePrefixTemplate, roomId: roomId, versionId: versionId)
         var files: [(key: String, bytes: [UInt8], contentType: String)] = []
         var redactions: [(texturePath: String, storageKey: String)] = []
         do {

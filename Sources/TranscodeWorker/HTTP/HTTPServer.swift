@@ -5,8 +5,13 @@ import Glibc
 #endif
 
 /// A small HTTP/1.1 server on libmicrohttpd (the only file that calls it) for probes, metrics and
-/// the worker API. libmicrohttpd runs its own polling thread with a pool of two worker threads;
-/// the handler is called on those threads, so it must be thread-safe.
+/// the worker API. libmicrohttpd accepts on its own thread and serves each connection on a thread
+/// of its own; the handler is called on those threads, so it must be thread-safe. A handler that
+/// blocks holds only its own connection.
+///
+/// Limits against clients that hold connections open: at most `connectionLimit` connections in
+/// all, at most the per-address limit from one IP address, and `connectionTimeoutSeconds` of
+/// idleness per connection.
 ///
 /// The server binds the listening socket itself (so port 0 gives an ephemeral port, reported by
 /// `port`) and hands it to libmicrohttpd. Request bodies are read up to `maxBodyBytes`; a longer
@@ -18,6 +23,14 @@ public final class HTTPServer: @unchecked Sendable {
     public static let addressVariable = "TRANSCODE_HTTP_ADDR"
     /// The bind address when none is configured.
     public static let defaultAddress = "0.0.0.0:8080"
+    /// Open connections the server holds at once, all clients together; more are refused at
+    /// accept (closed without an answer).
+    public static let connectionLimit = 64
+    /// Open connections one client address may hold (`TRANSCODE_HTTP_PER_IP_CONNECTIONS`
+    /// default); more from that address are refused at accept.
+    public static let defaultPerIPConnectionLimit = 16
+    /// Seconds a connection may stay idle (also while a request is half sent) before it is closed.
+    public static let connectionTimeoutSeconds = 10
 
     /// The bound IPv4 host.
     public let host: String
@@ -48,8 +61,12 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Binds `address` (`HOST:PORT`) and starts serving.
     ///
+    /// - Parameters:
+    ///   - perIPConnectionLimit: open connections one client address may hold (1 to
+    ///     `connectionLimit`); connections beyond it are closed at accept.
     /// - Throws: `HTTPServerError` `HTTP_BAD_ADDRESS`, `HTTP_BIND_FAILED` or `HTTP_START_FAILED`.
-    public init(address: String, handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse) throws(HTTPServerError) {
+    public init(address: String, perIPConnectionLimit: Int = HTTPServer.defaultPerIPConnectionLimit,
+                handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse) throws(HTTPServerError) {
         guard let (host, wantedPort) = Self.parse(address: address) else {
             throw HTTPServerError(code: HTTPServerError.badAddress, message: "expected HOST:PORT with an IPv4 host, got \(address)")
         }
@@ -78,7 +95,10 @@ public final class HTTPServer: @unchecked Sendable {
         port = Int(UInt16(bigEndian: sin.sin_port))
         listenFD = fd
 
-        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_ITC.rawValue | MHD_USE_AUTO.rawValue
+        // A thread per connection (bounded by the connection limits): a slow handler, e.g. one
+        // waiting for the database, never holds up the probes of other connections.
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue
+            | MHD_USE_ITC.rawValue | MHD_USE_AUTO.rawValue
         let completed: MHD_RequestCompletedCallback = { _, _, reqCls, _ in
             guard let reqCls, let state = reqCls.pointee else { return }
             Unmanaged<RequestState>.fromOpaque(state).release()
@@ -88,9 +108,9 @@ public final class HTTPServer: @unchecked Sendable {
         func option(_ o: MHD_OPTION) -> Int32 { Int32(bitPattern: o.rawValue) }
         var args: [any CVarArg] = []
         args += [option(.LISTEN_SOCKET), fd]
-        args += [option(.THREAD_POOL_SIZE), UInt32(2)]
-        args += [option(.CONNECTION_TIMEOUT), UInt32(10)]
-        args += [option(.CONNECTION_LIMIT), UInt32(64)]
+        args += [option(.CONNECTION_TIMEOUT), UInt32(Self.connectionTimeoutSeconds)]
+        args += [option(.CONNECTION_LIMIT), UInt32(Self.connectionLimit)]
+        args += [option(.PER_IP_CONNECTION_LIMIT), UInt32(min(max(1, perIPConnectionLimit), Self.connectionLimit))]
         args += [option(.NOTIFY_COMPLETED), completedPointer, Int(0)]
         args += [option(.END)]
         let context = Unmanaged.passUnretained(self).toOpaque()

@@ -23,6 +23,7 @@ public final class Metrics: @unchecked Sendable {
     private var queueDepth: [String: Int] = [:]
     private var oldestAge: Double = 0
     private var queueSampledAt: Double = -.infinity
+    private var collectedObjects = 0, collectedBytes = 0, collectFailures = 0
 
     public init() {}
 
@@ -63,6 +64,16 @@ public final class Metrics: @unchecked Sendable {
     public func leaseWasLost() {
         lock.lock()
         leaseLost += 1
+        lock.unlock()
+    }
+
+    /// Counts output objects deleted from storage (superseded or abandoned revisions) and
+    /// deletes that failed.
+    public func outputsCollected(objects: Int, bytes: Int, failures: Int) {
+        lock.lock()
+        collectedObjects += objects
+        collectedBytes += bytes
+        collectFailures += failures
         lock.unlock()
     }
 
@@ -120,6 +131,12 @@ public final class Metrics: @unchecked Sendable {
         out += "transcode_retries_total \(retries)\n"
         header("transcode_lease_lost_total", "counter", "Jobs stopped because their lease was lost.")
         out += "transcode_lease_lost_total \(leaseLost)\n"
+        header("transcode_gc_objects_deleted_total", "counter", "Output objects of superseded or abandoned revisions deleted from storage.")
+        out += "transcode_gc_objects_deleted_total \(collectedObjects)\n"
+        header("transcode_gc_bytes_deleted_total", "counter", "Bytes of the output objects deleted from storage.")
+        out += "transcode_gc_bytes_deleted_total \(collectedBytes)\n"
+        header("transcode_gc_failures_total", "counter", "Output objects whose delete or listing failed (retried by the next sweep).")
+        out += "transcode_gc_failures_total \(collectFailures)\n"
         return out
     }
 

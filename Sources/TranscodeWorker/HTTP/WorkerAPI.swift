@@ -12,6 +12,9 @@ public final class WorkerAPI: @unchecked Sendable {
     public let metrics: Metrics
     let isDraining: @Sendable () -> Bool
     let logger: JSONLogger
+    /// The cached database check of `/readyz`.
+    let readinessProbe: ReadinessProbe
+    private let readinessCheck: DatabaseReadinessCheck?
 
     private let dbLock = NSLock()
     private var connection: PGConnection?
@@ -19,9 +22,20 @@ public final class WorkerAPI: @unchecked Sendable {
     /// - Parameters:
     ///   - databaseURL: the queue's database (nil: `/readyz` answers `db_unavailable`).
     ///   - apiToken: the bearer token of `/v1` (nil or empty: `/v1` answers 503 `API_DISABLED`).
-    ///   - isDraining: true once the worker stopped claiming (shutdown).
+    ///   - isDraining: true once the worker stopped claiming (shutdown); asked by `/readyz` only.
+    ///   - readinessCheck: the database check of `/readyz` (default: `SELECT 1` on a connection
+    ///     of its own); run at most about once per second however many probes arrive.
     public init(databaseURL: String?, apiToken: String?, metrics: Metrics, logger: JSONLogger,
+                readinessCheck: (@Sendable () -> Bool)? = nil,
                 isDraining: @escaping @Sendable () -> Bool) {
+        if let readinessCheck {
+            self.readinessCheck = nil
+            readinessProbe = ReadinessProbe(check: readinessCheck)
+        } else {
+            let check = DatabaseReadinessCheck(databaseURL: databaseURL)
+            self.readinessCheck = check
+            readinessProbe = ReadinessProbe { check() }
+        }
         self.databaseURL = databaseURL
         self.apiToken = apiToken.flatMap { $0.isEmpty ? nil : $0 }
         self.metrics = metrics
@@ -31,6 +45,7 @@ public final class WorkerAPI: @unchecked Sendable {
 
     /// Closes the database connection.
     public func close() {
+        readinessCheck?.close()
         dbLock.lock()
         connection?.close()
         connection = nil
@@ -45,6 +60,7 @@ public final class WorkerAPI: @unchecked Sendable {
         if path.hasPrefix("/v1/") { return v1(request) }
         switch path {
         case "/livez":
+            // The process answers: no database, no lock shared with the job threads.
             guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
             return .json(200, .object(["status": .string("ok")]))
         case "/readyz":
@@ -62,12 +78,8 @@ public final class WorkerAPI: @unchecked Sendable {
 
     private func readiness() -> HTTPServerResponse {
         if isDraining() { return .json(503, .object(["status": .string("draining")])) }
-        do {
-            try withDatabase { (c) throws(DatabaseError) in _ = try c.query("SELECT 1") }
-            return .json(200, .object(["status": .string("ready")]))
-        } catch {
-            return .json(503, .object(["status": .string("db_unavailable")]))
-        }
+        guard readinessProbe.isReady() else { return .json(503, .object(["status": .string("db_unavailable")])) }
+        return .json(200, .object(["status": .string("ready")]))
     }
 
     private func refreshQueueGauges() {

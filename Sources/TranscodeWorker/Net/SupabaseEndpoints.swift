@@ -24,6 +24,54 @@ public struct SupabaseEndpoints: Sendable, Equatable {
         self.serviceKey = serviceKey
     }
 
+    /// The origin of an absolute http(s) URL as `scheme://host:port`: scheme and host
+    /// lower-cased, the port explicit (80 for http, 443 for https when absent), user information
+    /// dropped, an IPv6 host kept in brackets. Nil for anything else (no host, another scheme, a
+    /// malformed port).
+    public static func origin(of url: String) -> String? {
+        guard let sep = url.range(of: "://") else { return nil }
+        let scheme = url[..<sep.lowerBound].lowercased()
+        let defaultPort: Int
+        switch scheme {
+        case "http": defaultPort = 80
+        case "https": defaultPort = 443
+        default: return nil
+        }
+        let rest = url[sep.upperBound...]
+        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        var host = Substring(authority)
+        var portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            host = authority[...close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { return nil }
+                portText = after.dropFirst()
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            portText = authority[authority.index(after: colon)...]
+        }
+        guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "\\" }) else { return nil }
+        var port = defaultPort
+        if let portText, !portText.isEmpty {
+            guard portText.allSatisfy(\.isASCII), let p = Int(portText), p > 0, p <= 65535 else { return nil }
+            port = p
+        }
+        var lowered = host.lowercased()
+        while lowered.hasSuffix(".") { lowered.removeLast() }
+        return "\(scheme)://\(lowered):\(port)"
+    }
+
+    /// True when `url` has this project's origin (scheme, host and port, compared after
+    /// normalising case and default ports): only such URLs may receive the service key.
+    public func isSameOrigin(_ url: String) -> Bool {
+        guard let mine = Self.origin(of: baseURL), let theirs = Self.origin(of: url) else { return false }
+        return mine == theirs
+    }
+
     /// Realtime's REST broadcast endpoint.
     public var broadcastURL: String { baseURL + "/realtime/v1/api/broadcast" }
 

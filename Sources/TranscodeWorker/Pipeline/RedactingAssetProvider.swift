@@ -22,26 +22,33 @@ struct RedactingAssetProvider: AssetProvider {
         var bytes: [UInt8]
     }
 
-    /// Matches offers against `entries` (package paths). Returns entry → offer and the offers that
-    /// matched nothing.
-    static func match(_ offers: [Offer], entries: [String]) -> (matched: [String: Offer], unmatched: [Offer]) {
+    /// Matches offers against `entries` (package paths). Returns entry → offer, and the offers
+    /// that cannot be applied: those that match nothing, and those whose file name is shared by
+    /// several entries (ambiguous) or whose entry another offer already replaces.
+    static func match(_ offers: [Offer], entries: [String]) -> (matched: [String: Offer], unmatched: [Offer], ambiguous: [Offer]) {
         let layerExtensions = [".usda", ".usdc", ".usd", ".usdz"]
         let candidates = entries.filter { e in !layerExtensions.contains { e.lowercased().hasSuffix($0) } }
         let byPath = Set(candidates)
         var byName: [String: [String]] = [:]
         for e in candidates { byName[String(e.split(separator: "/").last ?? ""), default: []].append(e) }
         var matched: [String: Offer] = [:]
-        var unmatched: [Offer] = []
-        for offer in offers.sorted(by: { $0.relativePath < $1.relativePath }) {
+        var unmatched: [Offer] = [], ambiguous: [Offer] = []
+        // Exact paths first, so a same-named offer elsewhere never takes an entry an exact one names.
+        let ordered = offers.sorted { (byPath.contains($0.relativePath) ? 0 : 1, $0.relativePath) < (byPath.contains($1.relativePath) ? 0 : 1, $1.relativePath) }
+        for offer in ordered {
             if byPath.contains(offer.relativePath) {
                 matched[offer.relativePath] = offer
-            } else if let same = byName[String(offer.relativePath.split(separator: "/").last ?? "")], same.count == 1,
-                      matched[same[0]] == nil {
-                matched[same[0]] = offer
-            } else {
+                continue
+            }
+            let same = byName[String(offer.relativePath.split(separator: "/").last ?? "")] ?? []
+            if same.isEmpty {
                 unmatched.append(offer)
+            } else if same.count > 1 || matched[same[0]] != nil {
+                ambiguous.append(offer)
+            } else {
+                matched[same[0]] = offer
             }
         }
-        return (matched, unmatched)
+        return (matched, unmatched, ambiguous)
     }
 }

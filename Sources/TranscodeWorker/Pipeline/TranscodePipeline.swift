@@ -17,7 +17,8 @@ public enum TranscodePipeline {
     /// - Parameter progress: called with the phase name (`parsing`, `layering`, `writing`,
     ///   `preview`, `manifest`) as each phase starts.
     /// - Throws: `PipelineError` with the phase and a stable code (the parser's `USD_*` codes,
-    ///   Layering's `ROOMPLAN_*` codes, `GLB_*`, `MANIFEST_*`, `INPUT_MISSING`, `INTERNAL_ERROR`).
+    ///   Layering's `ROOMPLAN_*` codes, `GLB_*`, `MANIFEST_*`, `INPUT_MISSING`, `REDACTION_INVALID`
+    ///   when a replacement texture matches no texture or more than one, `INTERNAL_ERROR`).
     public static func run(_ input: PipelineInput, progress: (String) -> Void = { _ in }) throws(PipelineError) -> PipelineResult {
         var timings: [(String, Double)] = []
         var warnings: [SceneWarning] = []
@@ -52,7 +53,16 @@ public enum TranscodePipeline {
             } else {
                 entries = offers.compactMap { opened.provider.resolve($0.relativePath, anchor: usd.name) }
             }
-            let (matched, unmatched) = RedactingAssetProvider.match(offers, entries: entries)
+            let (matched, unmatched, ambiguous) = RedactingAssetProvider.match(offers, entries: entries)
+            // A replacement that cannot be applied would let the original, unblurred texture
+            // through to the public model and thumbnails: the conversion stops instead.
+            if let offer = unmatched.first ?? ambiguous.first {
+                let why = unmatched.first != nil ? "matches no texture of the package"
+                    : "matches more than one texture of the package (name its full path)"
+                throw PipelineError(code: "REDACTION_INVALID",
+                                    message: "redacted texture \(offer.relativePath) \(why); \(unmatched.count) unmatched, \(ambiguous.count) ambiguous",
+                                    phase: "parsing")
+            }
             for (entry, offer) in matched.sorted(by: { $0.key < $1.key }) {
                 let hash = Digest.hex(Digest.sha256(offer.bytes))
                 redactions.append(TextureSubstitution(texturePath: entry, replacementName: offer.relativePath,
@@ -60,11 +70,6 @@ public enum TranscodePipeline {
                 redactionInputs.append(InputFile(role: "redacted_texture", name: offer.relativePath,
                                                  format: Self.imageFormat(offer.bytes), bytes: offer.bytes.count,
                                                  sha256: hash))
-            }
-            for offer in unmatched {
-                warnings.append(SceneWarning(
-                    code: "REDACTION_UNMATCHED",
-                    message: "redacted texture \(offer.relativePath) matches no texture of the package"))
             }
             let provider = RedactingAssetProvider(base: opened.provider, replacements: matched.mapValues(\.bytes))
             var scene = try SceneBuilder.build(

@@ -191,6 +191,16 @@ public struct FileObjectStore: ObjectStore {
         return ObjectKey.sorted(keys)
     }
 
+    /// Every file below `prefix` with its size and modification time (`stat`, following a link
+    /// to a file as `list` does). A file removed between the walk and its `stat` is left out.
+    public func listObjects(prefix: String) throws(StorageError) -> [StoredObject] {
+        try list(prefix: prefix).compactMap { key in
+            var st = stat()
+            guard stat(path(key), &st) == 0 else { return nil }
+            return StoredObject(key: key, bytes: Int(st.st_size), modified: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9)
+        }
+    }
+
     /// The size of the file of `key` in bytes, or nil when there is none. Throws
     /// `STORAGE_UNAVAILABLE` (retryable), `STORAGE_INVALID_KEY`.
     public func size(_ key: String) throws(StorageError) -> Int? {

@@ -27,10 +27,29 @@ public protocol ObjectStore: Sendable {
     /// `STORAGE_UNAVAILABLE` (retryable), `STORAGE_INVALID_KEY` for a malformed prefix.
     func list(prefix: String) throws(StorageError) -> [String]
 
+    /// Like `list`, with each object's size in bytes and last modification time (seconds since
+    /// 1970, UTC), for sweeping old objects. Throws like `list`.
+    func listObjects(prefix: String) throws(StorageError) -> [StoredObject]
+
     /// The size of an object in bytes, or nil when it does not exist. Throws
     /// `STORAGE_UNAVAILABLE` (retryable), `STORAGE_INVALID_KEY`.
     func size(_ key: String) throws(StorageError) -> Int?
 
     /// A human-readable description for logs, e.g. `file:///abs/dir`; never contains credentials.
     var location: String { get }
+}
+
+/// One object of a listing.
+public struct StoredObject: Sendable, Equatable {
+    public var key: String
+    /// Bytes.
+    public var bytes: Int
+    /// Last modification, seconds since 1970 (UTC).
+    public var modified: Double
+
+    public init(key: String, bytes: Int, modified: Double) {
+        self.key = key
+        self.bytes = bytes
+        self.modified = modified
+    }
 }

@@ -133,8 +133,13 @@ public struct S3ObjectStore: ObjectStore {
     /// `STORAGE_UNAVAILABLE` (retryable; also for a missing bucket), `STORAGE_FORBIDDEN`,
     /// `STORAGE_INVALID_KEY`.
     public func list(prefix: String) throws(StorageError) -> [String] {
+        try listObjects(prefix: prefix).map(\.key)
+    }
+
+    /// ListObjectsV2, page by page: every object's key, `Size` and `LastModified`.
+    public func listObjects(prefix: String) throws(StorageError) -> [StoredObject] {
         try ObjectKey.validatePrefix(prefix)
-        var keys: [String] = []
+        var objects: [StoredObject] = []
         var token: String?
         var pages = 0
         repeat {
@@ -148,9 +153,13 @@ public struct S3ObjectStore: ObjectStore {
                 throw error
             }
             let document = String(decoding: response.body, as: UTF8.self)
-            for raw in S3XML.values(of: "Key", in: document) {
+            for entry in S3XML.values(of: "Contents", in: document) {
+                guard let raw = S3XML.values(of: "Key", in: entry).first else { continue }
                 let key = S3XML.unescape(raw)
-                if key.hasPrefix(self.prefix) { keys.append(String(key.dropFirst(self.prefix.count))) }
+                guard key.hasPrefix(self.prefix) else { continue }
+                let size = S3XML.values(of: "Size", in: entry).first.flatMap { Int($0) } ?? 0
+                let modified = S3XML.values(of: "LastModified", in: entry).first.flatMap(Self.epochSeconds) ?? 0
+                objects.append(StoredObject(key: String(key.dropFirst(self.prefix.count)), bytes: size, modified: modified))
             }
             let truncated = S3XML.values(of: "IsTruncated", in: document).first == "true"
             token = truncated ? S3XML.values(of: "NextContinuationToken", in: document).first.map(S3XML.unescape) : nil
@@ -162,7 +171,21 @@ public struct S3ObjectStore: ObjectStore {
                 throw StorageError(code: StorageError.unavailable, message: "list \(prefix): the listing does not end")
             }
         } while token != nil
-        return ObjectKey.sorted(keys)
+        return objects.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+    }
+
+    /// `2026-12-01T13:30:18.000Z` → seconds since 1970 (UTC); nil when malformed.
+    static func epochSeconds(_ text: String) -> Double? {
+        let digits = text.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+        guard digits.count >= 6, (1970...9999).contains(digits[0]), (1...12).contains(digits[1]), (1...31).contains(digits[2]) else { return nil }
+        // Days since 1970 from the civil date (proleptic Gregorian calendar, March-based years).
+        let y = digits[1] <= 2 ? digits[0] - 1 : digits[0]
+        let era = y / 400, yoe = y - era * 400
+        let mp = (digits[1] + 9) % 12
+        let doy = (153 * mp + 2) / 5 + digits[2] - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        return Double(days * 86_400 + digits[3] * 3600 + digits[4] * 60 + digits[5])
     }
 
     /// HEADs the object: its Content-Length, or nil on 404. Throws `STORAGE_UNAVAILABLE`

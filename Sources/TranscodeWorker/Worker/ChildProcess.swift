@@ -3,11 +3,13 @@ import Foundation
 import Glibc
 #endif
 
-/// A child process started with `posix_spawn`, with its standard output and standard error piped
-/// to this process, in a process group of its own (so a terminal's Ctrl-C or a signal to the
-/// worker's group does not reach it; the worker decides when it dies). Signal dispositions and
-/// the signal mask are reset to the defaults in the child. Standard input is `/dev/null`; other
-/// descriptors the worker opened close-on-exec (all of its own) do not reach the child.
+/// A child process started by the job launcher (`ChildSandbox.spawn`: fork, confinement,
+/// execve), with its standard output and standard error piped to this process, in a process
+/// group of its own (so a terminal's Ctrl-C or a signal to the worker's group does not reach it;
+/// the worker decides when it dies). Signal dispositions and the signal mask are reset to the
+/// defaults in the child. Standard input is `/dev/null`; no other descriptor of the worker
+/// reaches the child (all are closed at exec). Once the child has been reaped, whatever is left
+/// of its process group is killed.
 ///
 /// Not thread-safe: one thread starts, supervises and reaps it.
 final class ChildProcess {
@@ -31,6 +33,8 @@ final class ChildProcess {
     }
 
     let pid: pid_t
+    /// What the launcher applied to the child.
+    let sandbox: ChildSandbox
     private var stdoutFD: Int32
     private var stderrFD: Int32
     private var termination: Termination?
@@ -39,8 +43,10 @@ final class ChildProcess {
     static let maxLineBytes = 1 << 20
 
     /// Starts `executable` with `arguments` (without argv[0]) and `environment` (`NAME=value`
-    /// entries; nothing else is inherited).
-    init(executable: String, arguments: [String], environment: [String]) throws(SpawnError) {
+    /// entries; nothing else is inherited), confined by `sandbox` (limits, no new privileges,
+    /// namespaces, ids). Throws `SpawnError` when any of it cannot be applied or exec fails.
+    init(executable: String, arguments: [String], environment: [String],
+         sandbox: ChildSandbox = .none) throws(SpawnError) {
         // Socket pairs rather than pipes: they are created close-on-exec in one call, so a child
         // another thread starts meanwhile never inherits them (which would hold off end-of-file).
         // Linux's SOCK_STREAM | SOCK_CLOEXEC, spelled out: in whole-module builds the Glibc names can
@@ -55,44 +61,18 @@ final class ChildProcess {
             close(out[0]); close(out[1])
             throw SpawnError(message: "socketpair: \(String(cString: strerror(e)))")
         }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, out[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, err[1], 2)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for s in [SIGPIPE, SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGCHLD, SIGXCPU, SIGXFSZ, SIGALRM] {
-            sigaddset(&defaults, s)
+        let child: pid_t
+        do {
+            child = try sandbox.spawn(path: executable, arguments: [executable] + arguments, environment: environment,
+                                      stdout: out[1], stderr: err[1])
+        } catch {
+            close(out[0]); close(out[1]); close(err[0]); close(err[1])
+            throw SpawnError(message: "cannot start \(executable): \(error.message)")
         }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        defer {
-            for p in argv { free(p) }
-            for p in envp { free(p) }
-        }
-        var child: pid_t = 0
-        let rc = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         close(out[1])
         close(err[1])
-        guard rc == 0 else {
-            close(out[0]); close(err[0])
-            throw SpawnError(message: "cannot start \(executable): \(String(cString: strerror(rc)))")
-        }
         pid = child
+        self.sandbox = sandbox
         stdoutFD = out[0]
         stderrFD = err[0]
     }
@@ -202,6 +182,7 @@ final class ChildProcess {
             return termination
         }
         termination = Self.decode(status)
+        killLeftovers()
         return termination
     }
 
@@ -217,7 +198,14 @@ final class ChildProcess {
             return .exited(-1)
         }
         termination = Self.decode(status)
+        killLeftovers()
         return termination!
+    }
+
+    /// Kills what is left of the child's process group (processes it started that outlived it).
+    /// The group id cannot be reused while any member lives, so this reaches no one else.
+    private func killLeftovers() {
+        _ = Glibc.kill(-pid, SIGKILL)
     }
 
     private func closePipes() {

@@ -7,10 +7,12 @@
 /// | reason | retryable | meaning |
 /// |---|---|---|
 /// | `SOURCE_NOT_FOUND` | no | a source (or a recorded redacted texture) is missing from storage |
+/// | `SOURCE_KEY_REFUSED` | no | a source, JSON or redacted-texture key lies outside the version's own prefix |
 /// | `FILE_TOO_LARGE` | no | a source is larger than `maxSourceBytes` |
 /// | `SOURCE_DOWNLOAD_FAILED` | yes, unless storage refused the credentials (403) | storage could not be read |
 /// | `USDZ_PARSE_ERROR` | no | the USD / USDZ is invalid (`USD_*` codes) |
 /// | `ROOMPLAN_JSON_INVALID` | no | the CapturedRoom JSON is invalid (`ROOMPLAN_*` codes) |
+/// | `REDACTION_INVALID` | no | a replacement texture matches no texture or several, or the redactions exceed their limits |
 /// | `LAYERING_FAILED` | no | layering, the `.glb` or the manifest could not be built |
 /// | `PREVIEW_FAILED` | no | thumbnails could not be rendered (`THUMB_*` codes) |
 /// | `OUTPUT_UPLOAD_FAILED` | yes | an output could not be stored |
@@ -20,6 +22,8 @@
 /// | `INTERNAL` | yes | the child process died or broke its protocol, or another worker fault |
 public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible {
     public static let sourceNotFound = "SOURCE_NOT_FOUND"
+    public static let sourceKeyRefused = "SOURCE_KEY_REFUSED"
+    public static let redactionInvalid = "REDACTION_INVALID"
     public static let fileTooLarge = "FILE_TOO_LARGE"
     public static let sourceDownloadFailed = "SOURCE_DOWNLOAD_FAILED"
     public static let usdzParseError = "USDZ_PARSE_ERROR"
@@ -34,7 +38,8 @@ public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible
 
     /// Reasons that describe the input rather than the worker (`process` exits with 3 for them).
     public static let inputReasons: Set<String> = [
-        sourceNotFound, fileTooLarge, usdzParseError, roomPlanJSONInvalid, layeringFailed, previewFailed,
+        sourceNotFound, sourceKeyRefused, fileTooLarge, usdzParseError, roomPlanJSONInvalid, redactionInvalid, layeringFailed,
+        previewFailed,
     ]
 
     /// The longest message sent anywhere (the contract's limit).
@@ -81,6 +86,8 @@ public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible
             return FailureReason(reason: roomPlanJSONInvalid, message: detail, phase: step, isRetryable: retryable)
         case _ where code.hasPrefix("THUMB_"):
             return FailureReason(reason: previewFailed, message: detail, phase: step, isRetryable: retryable)
+        case "REDACTION_INVALID":
+            return FailureReason(reason: redactionInvalid, message: detail, phase: step, isRetryable: false)
         case "IO_TOO_LARGE":
             return FailureReason(reason: fileTooLarge, message: detail, phase: step, isRetryable: false)
         case "INPUT_MISSING":

@@ -178,6 +178,10 @@ final class JobAttempt {
         var redactions: Int
     }
 
+    /// Downloads the sources and the redacted textures into the workspace. Every key must lie
+    /// below the version's source prefix (`StorageConfinement`: `SOURCE_KEY_REFUSED`); redacted
+    /// textures are the recorded rows, then every object under `<prefix>redacted/`, at most
+    /// `maxRedactions` of them and `maxRedactionBytes` in all (`REDACTION_INVALID`).
     private func download(_ ws: JobWorkspace) throws(Interruption) -> Inputs {
         enter("downloading")
         let t0 = Clock.now()
@@ -187,6 +191,41 @@ final class JobAttempt {
             throw .failed(FailureReason(reason: FailureReason.sourceNotFound, message: "SOURCE_MISSING: the version names no source file",
                                         phase: "downloading", isRetryable: false))
         }
+        let prefix = StorageConfinement.prefix(config.sourcePrefixTemplate, roomId: job.roomId, versionId: job.versionId)
+        func confined(_ key: String, _ what: String) throws(Interruption) {
+            do { try StorageConfinement.check(key, under: prefix, what: what) } catch { throw .failed(error) }
+        }
+        if let key = job.sourceUSDZPath { try confined(key, "source") }
+        if let key = job.sourceJSONPath { try confined(key, "RoomPlan JSON") }
+        let rows: [(texturePath: String, storageKey: String)]
+        switch database("read redactions", { (s) throws(DatabaseError) in try s.redactions(versionId: job.versionId) }) {
+        case .success(let r): rows = r
+        case .failure(let e): throw .failed(FailureReason(reason: FailureReason.sourceDownloadFailed,
+                                                            message: "\(e.code): cannot read the redactions: \(e.message)",
+                                                            phase: "downloading", isRetryable: true))
+        }
+        for row in rows { try confined(row.storageKey, "redacted texture") }
+        let listed: [String]
+        do {
+            listed = try storage.list(prefix: prefix + "redacted/")
+        } catch {
+            throw .failed(FailureReason(reason: FailureReason.sourceDownloadFailed,
+                                        message: "\(error.code): cannot list \(prefix)redacted/: \(error.message)",
+                                        phase: "downloading", isRetryable: error.isRetryable))
+        }
+        var wanted: [(relative: String, key: String)] = []
+        var seen: Set<String> = []
+        for row in rows where seen.insert(row.texturePath).inserted { wanted.append((row.texturePath, row.storageKey)) }
+        for key in listed {
+            let relative = String(key.dropFirst(prefix.count + "redacted/".count))
+            if !relative.isEmpty, seen.insert(relative).inserted { wanted.append((relative, key)) }
+        }
+        guard wanted.count <= config.maxRedactions else {
+            throw .failed(FailureReason(reason: FailureReason.redactionInvalid,
+                                        message: "REDACTION_LIMIT_EXCEEDED: \(wanted.count) redacted textures, more than TRANSCODE_MAX_REDACTIONS (\(config.maxRedactions))",
+                                        phase: "downloading", isRetryable: false))
+        }
+
         if let key = job.sourceUSDZPath {
             let bytes = try fetch(key, what: "source \(key)")
             inputs.usd = try written(bytes, to: Self.fileName(key, fallback: "source.usdz"), in: ws.inputDirectory + "/usd", ws)
@@ -195,50 +234,31 @@ final class JobAttempt {
             let bytes = try fetch(key, what: "source \(key)")
             inputs.json = try written(bytes, to: Self.fileName(key, fallback: "roomplan.json"), in: ws.inputDirectory + "/json", ws)
         }
-
-        // Redacted textures: the recorded ones, then every object under <source dir>/redacted/.
-        var done: Set<String> = []
-        let rows: [(texturePath: String, storageKey: String)]
-        switch database("read redactions", { (s) throws(DatabaseError) in try s.redactions(versionId: job.versionId) }) {
-        case .success(let r): rows = r
-        case .failure(let e): throw .failed(FailureReason(reason: FailureReason.sourceDownloadFailed,
-                                                            message: "\(e.code): cannot read the redactions: \(e.message)",
-                                                            phase: "downloading", isRetryable: true))
-        }
-        for row in rows where !done.contains(row.texturePath) {
+        var remaining = config.maxRedactionBytes
+        for (relative, key) in wanted {
             try checkStop()
-            let bytes = try fetch(row.storageKey, what: "redacted texture \(row.texturePath)")
-            _ = try written(bytes, to: row.texturePath, in: ws.redactedDirectory, ws)
-            done.insert(row.texturePath)
+            let bytes = try fetch(key, what: "redacted texture \(relative)", maxBytes: min(config.maxSourceBytes, remaining),
+                                  overBudget: remaining < config.maxSourceBytes)
+            remaining -= bytes.count
+            _ = try written(bytes, to: relative, in: ws.redactedDirectory, ws)
         }
-        if let usdKey = job.sourceUSDZPath {
-            let prefix = Self.directory(of: usdKey) + "redacted/"
-            let keys: [String]
-            do {
-                keys = try storage.list(prefix: prefix)
-            } catch {
-                throw .failed(FailureReason(reason: FailureReason.sourceDownloadFailed,
-                                            message: "\(error.code): cannot list \(prefix): \(error.message)",
-                                            phase: "downloading", isRetryable: error.isRetryable))
-            }
-            for key in keys {
-                let relative = String(key.dropFirst(prefix.count))
-                guard !relative.isEmpty, !done.contains(relative) else { continue }
-                try checkStop()
-                let bytes = try fetch(key, what: "redacted texture \(relative)")
-                _ = try written(bytes, to: relative, in: ws.redactedDirectory, ws)
-                done.insert(relative)
-            }
-        }
-        inputs.redactions = done.count
+        inputs.redactions = wanted.count
         return inputs
     }
 
-    private func fetch(_ key: String, what: String) throws(Interruption) -> [UInt8] {
+    /// Fetches one object of at most `maxBytes` (default `maxSourceBytes`). With `overBudget`,
+    /// an object over the limit is `REDACTION_INVALID` (the redactions' total budget ran out)
+    /// rather than `FILE_TOO_LARGE`.
+    private func fetch(_ key: String, what: String, maxBytes: Int? = nil, overBudget: Bool = false) throws(Interruption) -> [UInt8] {
         try checkStop()
         do {
-            return try storage.get(key, maxBytes: config.maxSourceBytes)
+            return try storage.get(key, maxBytes: maxBytes ?? config.maxSourceBytes)
         } catch {
+            if overBudget && error.code == StorageError.tooLarge {
+                throw .failed(FailureReason(reason: FailureReason.redactionInvalid,
+                                            message: "REDACTION_LIMIT_EXCEEDED: the redacted textures exceed TRANSCODE_MAX_REDACTION_BYTES (\(config.maxRedactionBytes) bytes)",
+                                            phase: "downloading", isRetryable: false))
+            }
             throw .failed(FailureReason.download(error, what: what))
         }
     }
@@ -256,10 +276,13 @@ final class JobAttempt {
         if let json = inputs.json { args += ["--roomplan", json] }
         if inputs.redactions > 0 { args += ["--redacted-textures", ws.redactedDirectory] }
 
+        if let ids = runner.childSandbox.ids {
+            do { try ws.handOver(uid: ids.uid, gid: ids.gid) } catch { throw .failed(error) }
+        }
         let child: ChildProcess
         do {
             child = try ChildProcess(executable: runner.childExecutable, arguments: args,
-                                     environment: JobRunner.childEnvironment())
+                                     environment: JobRunner.childEnvironment(), sandbox: runner.childSandbox)
         } catch {
             throw .failed(.internalFault(error.description, phase: "parsing"))
         }
@@ -331,11 +354,16 @@ final class JobAttempt {
         guard files.contains(where: { $0.path == "model.glb" }), files.contains(where: { $0.path == "layer_manifest.json" }) else {
             throw .failed(.internalFault("CHILD_PROTOCOL: the child reported no model.glb or layer_manifest.json", phase: "preview"))
         }
+        // Every reported file is checked before anything is uploaded (names, links, types, sizes).
         let manifestBytes: [UInt8]
+        let limits = ChildOutputs.limits(config)
         do {
-            manifestBytes = try FileReader.read(ws.outputDirectory + "/layer_manifest.json", maxBytes: 256 << 20)
+            let outputs = try ChildOutputs(ws, maxFileBytes: limits.file, maxTotalBytes: limits.total, phase: "preview")
+            defer { outputs.close() }
+            try outputs.validate(files, phase: "preview")
+            manifestBytes = try outputs.read("layer_manifest.json", maxBytes: 256 << 20, phase: "preview")
         } catch {
-            throw .failed(.internalFault("CHILD_PROTOCOL: cannot read the manifest the child wrote", phase: "preview"))
+            throw .failed(error)
         }
         guard let manifest = (try? JSONSerialization.jsonObject(with: Data(manifestBytes))) as? [String: Any],
               let schema = (manifest["schema_version"] as? NSNumber)?.intValue else {
@@ -374,13 +402,21 @@ final class JobAttempt {
         let t0 = Clock.now()
         defer { timings["upload"] = Clock.ms(t0, Clock.now()) }
         let ordered = report.files.filter { $0.path != "layer_manifest.json" } + report.files.filter { $0.path == "layer_manifest.json" }
+        let limits = ChildOutputs.limits(config)
+        let outputs: ChildOutputs
+        do {
+            outputs = try ChildOutputs(ws, maxFileBytes: limits.file, maxTotalBytes: limits.total, phase: "uploading_outputs")
+        } catch {
+            throw .failed(error)
+        }
+        defer { outputs.close() }
         for file in ordered {
             try checkStop()
             let bytes: [UInt8]
             do {
-                bytes = try FileReader.read(ws.outputDirectory + "/" + file.path, maxBytes: Int.max)
+                bytes = try outputs.read(file.path, phase: "uploading_outputs")
             } catch {
-                throw .failed(.internalFault("CHILD_PROTOCOL: cannot read the output \(file.path)", phase: "uploading_outputs"))
+                throw .failed(error)
             }
             guard bytes.count == file.bytes, Digest.hex(Digest.sha256(bytes)) == file.sha256 else {
                 throw .failed(.internalFault("CHILD_PROTOCOL: the output \(file.path) does not match its reported size or hash",
@@ -421,6 +457,7 @@ final class JobAttempt {
             }
             switch answer {
             case .accepted:
+                collectSuperseded(runner: runner, job: job)
                 return .ready(outputPrefix: job.outputPrefix)
             case .leaseLost:
                 deleteOutputs(force: true)
@@ -465,6 +502,7 @@ final class JobAttempt {
             try s.finalize(versionId: job.versionId, leaseId: job.leaseId, status: "ready", outputs: .object(outputs))
         }) {
         case .success(let r) where r.ok:
+            collectSuperseded(runner: runner, job: job)
             return .ready(outputPrefix: job.outputPrefix)
         case .success(let r):
             // LEASE_LOST is only answered when the version does not point at these outputs.

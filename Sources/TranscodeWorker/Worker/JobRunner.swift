@@ -30,6 +30,8 @@ public final class JobRunner: Sendable {
         case phase(String)
         /// The attempt failed (whatever happens next: retry, final failure).
         case failure(FailureReason)
+        /// After a `ready`, the version's superseded output revisions were deleted.
+        case outputsCollected(OutputCollector.Outcome)
     }
 
     public let config: WorkerConfig
@@ -41,6 +43,8 @@ public final class JobRunner: Sendable {
     let broadcaster: RealtimeBroadcaster?
     /// The executable started for `job-exec`.
     let childExecutable: String
+    /// What the launcher applies to every job child (limits, no new privileges, namespaces).
+    let childSandbox: ChildSandbox
     /// How long reporting a job's end may take in all (`transcode-done` retries and database
     /// retries while reporting), seconds. See `defaultReportDeadlineSeconds`.
     let reportDeadlineSeconds: Double
@@ -85,11 +89,11 @@ public final class JobRunner: Sendable {
         // A misconfigured Supabase mode is refused by the commands before a runner exists.
         self.broadcaster = (try? config.supabaseEndpoints())?.map { RealtimeBroadcaster(endpoints: $0) }
         self.childExecutable = Self.resolveChildExecutable()
-        _ = Self.staleWorkspacesRemoved
+        self.childSandbox = ChildSandbox.forJobs(config)
+        // Once per process (also when the command did it at start): work directories of dead
+        // workers are removed.
+        JobWorkspace.removeStaleOnce()
     }
-
-    /// Once per process, on the first runner: work directories of dead workers are removed.
-    private static let staleWorkspacesRemoved: Int = JobWorkspace.removeStale()
 
     /// Runs one claimed job to its end and reports how it ended. Blocks the calling thread (a
     /// plain thread, not a Swift concurrency task) for the whole job. Returns promptly (the child

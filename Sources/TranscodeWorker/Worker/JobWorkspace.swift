@@ -13,27 +13,48 @@ import Glibc
 /// ```
 ///
 /// The owner calls `remove()` when the attempt ends (also after a failure). The directory is
-/// named `transcode-job-<pid>-XXXXXX`, so directories left behind by a worker that was killed can
-/// be recognised and removed later (`removeStale`).
+/// named `transcode-job-<start id>-<pid>-XXXXXX`, where the start id is random and drawn once
+/// per process start, and the process holds an exclusive `flock` on
+/// `transcode-owner-<start id>.lock` next to it for as long as it lives. So directories left
+/// behind by a worker that was killed are recognised even when every start has the same pid
+/// (PID 1 in a container), and two workers sharing `$TMPDIR` never take each other's live
+/// directories for stale ones (`removeStale`).
 final class JobWorkspace {
     static let namePrefix = "transcode-job-"
+    static let ownerPrefix = "transcode-owner-"
 
     /// The absolute root directory.
     let root: String
+    /// The root directory, opened when it was made (close-on-exec): outputs are read relative
+    /// to it, so renaming or replacing the path meanwhile cannot redirect the worker.
+    private(set) var rootFD: Int32
 
     var inputDirectory: String { root + "/in" }
     var redactedDirectory: String { root + "/redacted" }
     var outputDirectory: String { root + "/out" }
 
-    /// Creates a new directory. Throws `FailureReason` `INTERNAL` (retryable) when it cannot.
+    /// Creates a new directory. Throws `FailureReason` `INTERNAL` (retryable) when it cannot
+    /// (also when the owner lock of this process cannot be taken).
     init() throws(FailureReason) {
-        var template = Array((Self.baseDirectory + "/" + Self.namePrefix + "\(getpid())-XXXXXX").utf8CString)
+        let base = Self.baseDirectory
+        guard Self.ownerLock(in: base) != nil else {
+            throw FailureReason.internalFault("WORKSPACE_FAILED: cannot take the work directory lock in \(base)",
+                                              phase: "downloading")
+        }
+        var template = Array((base + "/" + Self.namePrefix + "\(Self.startId)-\(getpid())-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else {
             throw FailureReason.internalFault("WORKSPACE_FAILED: cannot create a work directory: \(String(cString: strerror(errno)))",
                                               phase: "downloading")
         }
         root = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        rootFD = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard rootFD >= 0 else {
+            let e = errno
+            rmdir(root)
+            throw FailureReason.internalFault("WORKSPACE_FAILED: cannot open a work directory: \(String(cString: strerror(e)))",
+                                              phase: "downloading")
+        }
         for dir in [inputDirectory, inputDirectory + "/usd", inputDirectory + "/json", redactedDirectory, outputDirectory] {
             guard mkdir(dir, 0o700) == 0 || errno == EEXIST else {
                 let e = errno
@@ -42,6 +63,10 @@ final class JobWorkspace {
                                                   phase: "downloading")
             }
         }
+    }
+
+    deinit {
+        if rootFD >= 0 { close(rootFD) }
     }
 
     /// Writes `bytes` at `relative` below `directory`, creating parent directories. Throws
@@ -83,20 +108,125 @@ final class JobWorkspace {
         return base
     }
 
-    /// Removes the work directories of processes that no longer exist (a worker killed in the
-    /// middle of a job cannot clean up after itself). Returns how many were removed.
+    // MARK: Ownership and stale directories
+
+    /// This process start's id: 16 random hexadecimal digits, drawn once.
+    static let startId: String = {
+        var g = SystemRandomNumberGenerator()
+        return String(format: "%016llx", g.next() as UInt64)
+    }()
+
+    /// The descriptor holding this process's owner lock in `base` (taken on first use and held
+    /// until the process ends); nil when it cannot be taken.
+    static func ownerLock(in base: String) -> Int32? {
+        lockState.lock()
+        defer { lockState.unlock() }
+        if let fd = ownerLocks[base] { return fd }
+        let path = base + "/" + ownerPrefix + startId + ".lock"
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return nil }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            return nil
+        }
+        ownerLocks[base] = fd
+        return fd
+    }
+
+    nonisolated(unsafe) private static var ownerLocks: [String: Int32] = [:]
+    private static let lockState = NSLock()
+
+    /// Removes the stale directories of `$TMPDIR` once per process (later calls do nothing).
+    static func removeStaleOnce() {
+        _ = staleRemoved
+    }
+
+    private static let staleRemoved: Int = {
+        _ = ownerLock(in: baseDirectory)
+        return removeStale()
+    }()
+
+    /// Removes the `transcode-job-*` directories in `base` that belong to no live process start,
+    /// and the owner lock files of starts that are over. A directory `transcode-job-<start
+    /// id>-<pid>-…` is stale when its start id is not `ownStartId` and the lock file of that
+    /// start is missing or not locked (its process ended: the kernel released the lock). A
+    /// directory of the older form `transcode-job-<pid>-…` is stale when that pid does not exist
+    /// or is this process (a previous start with the same pid). Returns how many directories
+    /// were removed.
     @discardableResult
-    static func removeStale() -> Int {
-        let base = baseDirectory
+    static func removeStale(in base: String = baseDirectory, ownStartId: String = startId) -> Int {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: base) else { return 0 }
         var removed = 0
+        var ended: [String: Int32] = [:]   // start id -> descriptor holding its lock now
+        defer { for (_, fd) in ended { close(fd) } }
+        var live: Set<String> = [ownStartId]
+
+        /// True when the start `id` is over; its lock is then held here until the sweep ends.
+        func isOver(_ id: String) -> Bool {
+            if live.contains(id) { return false }
+            if ended[id] != nil { return true }
+            let fd = open(base + "/" + ownerPrefix + id + ".lock", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+            if fd < 0 {
+                // No lock file: its owner never made one (it creates it before any directory)
+                // or it was removed with the start's directories.
+                guard errno == ENOENT else { live.insert(id); return false }
+                ended[id] = -1
+                return true
+            }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                close(fd)
+                live.insert(id)
+                return false
+            }
+            ended[id] = fd
+            return true
+        }
+
         for name in names where name.hasPrefix(namePrefix) {
-            let rest = name.dropFirst(namePrefix.count)
-            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid() else { continue }
-            guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            let parts = name.dropFirst(namePrefix.count).split(separator: "-", maxSplits: 2)
+            guard parts.count >= 2 else { continue }
+            let stale: Bool
+            if let id = startIdField(parts[0]) {
+                stale = isOver(id)
+            } else if let pid = pid_t(parts[0]), pid > 0 {
+                stale = pid == getpid() || (kill(pid, 0) != 0 && errno == ESRCH)
+            } else {
+                continue
+            }
+            guard stale else { continue }
+            var info = stat()
+            guard lstat(base + "/" + name, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { continue }
             if (try? FileManager.default.removeItem(atPath: base + "/" + name)) != nil { removed += 1 }
         }
+        // Lock files of starts that are over, whether or not they left directories.
+        for name in names where name.hasPrefix(ownerPrefix) && name.hasSuffix(".lock") {
+            let id = String(name.dropFirst(ownerPrefix.count).dropLast(".lock".count))
+            guard startIdField(Substring(id)) != nil, isOver(id), let fd = ended[id], fd >= 0 else { continue }
+            unlink(base + "/" + name)
+        }
         return removed
+    }
+
+    /// `field` when it is a start id (16 lowercase hexadecimal digits), else nil.
+    static func startIdField(_ field: Substring) -> String? {
+        guard field.utf8.count == 16, field.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+            return nil
+        }
+        return String(field)
+    }
+
+    /// Gives the whole directory to `uid`:`gid` (the child's ids when it runs as another user):
+    /// the child reads its inputs and writes `out/`; the worker, as root, still reads and
+    /// removes everything. Symbolic links are not followed. Throws `FailureReason` `INTERNAL`.
+    func handOver(uid: uid_t, gid: gid_t) throws(FailureReason) {
+        var paths = [root]
+        if let e = FileManager.default.enumerator(atPath: root) {
+            while let rel = e.nextObject() as? String { paths.append(root + "/" + rel) }
+        }
+        for p in paths where lchown(p, uid, gid) != 0 {
+            throw FailureReason.internalFault("WORKSPACE_FAILED: cannot hand the work directory over: \(String(cString: strerror(errno)))",
+                                              phase: "parsing")
+        }
     }
 
     /// Deletes the directory and everything in it (idempotent, best effort).

@@ -32,6 +32,13 @@ public struct WorkerConfig: Sendable {
     public var childMemoryMB: Int = 4096
     /// `TRANSCODE_CHILD_CPU_SECONDS`: CPU-time limit of a job's child process (1800).
     public var childCPUSeconds: Int = 1800
+    /// `TRANSCODE_CHILD_FILE_MB`: largest file a job's child process may write, MiB (RLIMIT_FSIZE; 1024).
+    public var childFileMB: Int = 1024
+    /// `TRANSCODE_CHILD_SANDBOX`: `auto` (namespaces when the kernel allows), `require`, `off` (auto).
+    public var childSandbox: ChildSandbox.Mode = .auto
+    /// `TRANSCODE_CHILD_UID` / `TRANSCODE_CHILD_GID`: as root, the ids a job's child runs as (unset: the worker's).
+    public var childUID: Int?
+    public var childGID: Int?
     /// `TRANSCODE_MAX_SOURCE_BYTES`: largest accepted source file (50 MiB, the app's FILE_TOO_LARGE).
     public var maxSourceBytes: Int = 50 * 1024 * 1024
     /// `TRANSCODE_DONE_URL` / `TRANSCODE_DONE_SECRET`: the backend's `transcode-done` endpoint and
@@ -57,8 +64,37 @@ public struct WorkerConfig: Sendable {
     /// `TRANSCODE_DONE_URL` names another endpoint.
     public var supabaseURL: String?
     public var supabaseServiceKey: String?
+    /// `TRANSCODE_HTTP_PER_IP_CONNECTIONS` / `--http-per-ip-connections`: open connections one
+    /// client address may hold on the HTTP server (16).
+    public var httpPerIPConnections: Int = 16
+    /// `TRANSCODE_SOURCE_PREFIX` / `--source-prefix`: where a version's source, JSON and
+    /// redacted-texture keys must lie, with `{room_id}` and `{version_id}` replaced
+    /// (`rooms/{room_id}/versions/{version_id}/`). A key elsewhere fails the version at once
+    /// (`SOURCE_KEY_REFUSED`); redactions are listed only under `<prefix>redacted/`.
+    public var sourcePrefixTemplate: String = StorageConfinement.defaultTemplate
+    /// `TRANSCODE_MAX_REDACTIONS` / `TRANSCODE_MAX_REDACTION_BYTES`: how many replacement
+    /// textures one version may have (64), and their total size in bytes (128 MiB).
+    public var maxRedactions: Int = 64
+    public var maxRedactionBytes: Int = 128 * 1024 * 1024
+    /// `TRANSCODE_GC_INTERVAL_SECONDS`: how often `run` sweeps superseded and abandoned outputs
+    /// from storage (3600; 0: never). `TRANSCODE_GC_GRACE_SECONDS`: how old an unreferenced
+    /// attempt's outputs must be before the sweep deletes them (3600). `TRANSCODE_GC_LOOKBACK_SECONDS`:
+    /// the sweep looks at versions changed within this time (172800, two days).
+    public var gcIntervalSeconds: Double = 3600
+    public var gcGraceSeconds: Double = 3600
+    public var gcLookbackSeconds: Double = 172_800
+    /// What was wrong in the environment (unparsable values, unreadable secret files), one
+    /// message per variable; `validate()` refuses to start with them.
+    var environmentProblems: [String] = []
 
-    public init(environment env: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(environment rawEnv: [String: String] = ProcessInfo.processInfo.environment) {
+        let env: [String: String]
+        do {
+            env = try SecretEnvironment.resolve(rawEnv)
+        } catch {
+            environmentProblems.append("\(error)")
+            env = rawEnv
+        }
         databaseURL = env["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
         storageURL = env["TRANSCODE_STORAGE_URL"].flatMap { $0.isEmpty ? nil : $0 }
             ?? "file://" + FileManager.default.currentDirectoryPath + "/transcode-storage"
@@ -67,8 +103,10 @@ public struct WorkerConfig: Sendable {
         gethostname(&host, 255)
         workerId = "tw-\(String(cString: host))-\(getpid())"
         for (name, key) in Self.variables {
-            if let v = env[name], !v.isEmpty { try? set(key, v) }
+            guard let v = env[name], !v.isEmpty else { continue }
+            do { try assign(key, v, name: name) } catch { environmentProblems.append("\(error)") }
         }
+        environmentProblems += Self.otherVariableProblems(env)
     }
 
     /// Environment variable → setting key (the flag is `--<key>`).
@@ -84,6 +122,10 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_ATTEMPT_TIMEOUT_SECONDS", "attempt-timeout-seconds"),
         ("TRANSCODE_CHILD_MEMORY_MB", "child-memory-mb"),
         ("TRANSCODE_CHILD_CPU_SECONDS", "child-cpu-seconds"),
+        ("TRANSCODE_CHILD_FILE_MB", "child-file-mb"),
+        ("TRANSCODE_CHILD_SANDBOX", "child-sandbox"),
+        ("TRANSCODE_CHILD_UID", "child-uid"),
+        ("TRANSCODE_CHILD_GID", "child-gid"),
         ("TRANSCODE_MAX_SOURCE_BYTES", "max-source-bytes"),
         ("TRANSCODE_DONE_URL", "done-url"),
         ("TRANSCODE_DONE_SECRET", "done-secret"),
@@ -91,7 +133,14 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_SHUTDOWN_GRACE_SECONDS", "shutdown-grace-seconds"),
         ("TRANSCODE_PROGRESS_INTERVAL_SECONDS", "progress-interval-seconds"),
         ("TRANSCODE_HTTP_ADDR", "http-addr"),
+        ("TRANSCODE_HTTP_PER_IP_CONNECTIONS", "http-per-ip-connections"),
         ("TRANSCODE_API_TOKEN", "api-token"),
+        ("TRANSCODE_SOURCE_PREFIX", "source-prefix"),
+        ("TRANSCODE_MAX_REDACTIONS", "max-redactions"),
+        ("TRANSCODE_MAX_REDACTION_BYTES", "max-redaction-bytes"),
+        ("TRANSCODE_GC_INTERVAL_SECONDS", "gc-interval-seconds"),
+        ("TRANSCODE_GC_GRACE_SECONDS", "gc-grace-seconds"),
+        ("TRANSCODE_GC_LOOKBACK_SECONDS", "gc-lookback-seconds"),
         ("SUPABASE_URL", "supabase-url"),
         ("SUPABASE_SERVICE_KEY", "supabase-service-key"),
     ]
@@ -105,57 +154,95 @@ public struct WorkerConfig: Sendable {
     /// The longest accepted duration setting: 30 days.
     static let maxSeconds: Double = 30 * 24 * 3600
 
-    /// Sets one setting by its key (`concurrency`, `lease-seconds`, `database-url`, …).
-    /// Throws `UsageError` for an unknown key or a malformed value.
+    /// Sets one setting from the command-line flag `--key` (`concurrency`, `lease-seconds`,
+    /// `database-url`, …). Throws `UsageError` for an unknown key, a malformed value, a secret
+    /// (secrets come from the environment only: `refuseSecretFlag`) and a database URL with a
+    /// password.
     mutating func set(_ key: String, _ value: String) throws {
+        try Self.refuseSecretFlag(key, value)
+        try assign(key, value, name: "--\(key)")
+    }
+
+    /// Sets one setting by its key; `name` (the flag or the variable) is what errors name.
+    /// Throws `UsageError` for an unknown key or a malformed value (never a silent default).
+    mutating func assign(_ key: String, _ value: String, name: String) throws {
         // Upper bounds keep every derived nanosecond count and timeout far from overflow.
-        func double() throws -> Double {
-            guard let d = Double(value), d.isFinite, d >= 0, d <= Self.maxSeconds else {
-                throw UsageError("--\(key) needs a number from 0 to \(Int(Self.maxSeconds))")
+        func double(min: Double = 0) throws -> Double {
+            guard let d = Double(value), d.isFinite, d >= min, d <= Self.maxSeconds else {
+                throw UsageError("\(name) needs a number from \(min == 0 ? "0" : "\(min)") to \(Int(Self.maxSeconds)), got '\(Self.shown(value))'")
             }
             return d
         }
         func int(min: Int = 1, max: Int = 1 << 40) throws -> Int {
-            guard let i = Int(value), i >= min, i <= max else { throw UsageError("--\(key) needs an integer from \(min) to \(max)") }
+            guard let i = Int(value), i >= min, i <= max else {
+                throw UsageError("\(name) needs an integer from \(min) to \(max), got '\(Self.shown(value))'")
+            }
             return i
         }
         switch key {
         case "database-url": databaseURL = value
         case "storage-url": storageURL = value
         case "concurrency": concurrency = try int(max: 1024)
-        case "lease-seconds": leaseSeconds = max(1, try double())
-        case "heartbeat-seconds": heartbeatSeconds = max(0.1, try double())
-        case "poll-seconds": pollSeconds = max(0.05, try double())
-        case "rescue-seconds": rescueSeconds = max(0.1, try double())
+        case "lease-seconds": leaseSeconds = try double(min: 1)
+        case "heartbeat-seconds": heartbeatSeconds = try double(min: 0.1)
+        case "poll-seconds": pollSeconds = try double(min: 0.05)
+        case "rescue-seconds": rescueSeconds = try double(min: 0.1)
         case "max-attempts": maxAttempts = try int(max: 32767)
         case "retry-base-seconds": retryBaseSeconds = try double()
         case "retry-max-seconds": retryMaxSeconds = try double()
-        case "attempt-timeout-seconds": attemptTimeoutSeconds = max(1, try double())
+        case "attempt-timeout-seconds": attemptTimeoutSeconds = try double(min: 1)
         case "child-memory-mb": childMemoryMB = try int(min: 64, max: 1 << 30)
         case "child-cpu-seconds": childCPUSeconds = try int(max: Int(Self.maxSeconds))
+        case "child-file-mb": childFileMB = try int(max: 1 << 30)
+        case "child-sandbox":
+            guard let mode = ChildSandbox.Mode(rawValue: value) else { throw UsageError("\(name) needs auto, require or off") }
+            childSandbox = mode
+        case "child-uid": childUID = try int(min: 1, max: Int(Int32.max))
+        case "child-gid": childGID = try int(min: 1, max: Int(Int32.max))
         case "max-source-bytes": maxSourceBytes = try int()
-        case "done-url": doneURL = value.isEmpty ? nil : value
+        case "source-prefix":
+            guard let problem = StorageConfinement.problem(template: value) else { sourcePrefixTemplate = value; break }
+            throw UsageError("\(name): \(problem)")
+        case "max-redactions": maxRedactions = try int(min: 0, max: 100_000)
+        case "max-redaction-bytes": maxRedactionBytes = try int(min: 0)
+        case "gc-interval-seconds": gcIntervalSeconds = try double()
+        case "gc-grace-seconds": gcGraceSeconds = try double(min: 60)
+        case "gc-lookback-seconds": gcLookbackSeconds = try double(min: 60)
+        case "done-url":
+            guard value.isEmpty || SupabaseEndpoints.origin(of: value) != nil else {
+                throw UsageError("\(name) needs an absolute http(s) URL, got '\(Self.shown(value))'")
+            }
+            doneURL = value.isEmpty ? nil : value
         case "done-secret": doneSecret = value.isEmpty ? nil : value
-        case "worker-id": workerId = value
+        case "worker-id":
+            guard !value.isEmpty, value.count <= 200, !value.contains(where: { $0.isNewline || $0.asciiValue.map { $0 < 0x20 } == true }) else {
+                throw UsageError("\(name) needs 1 to 200 printable characters")
+            }
+            workerId = value
         case "shutdown-grace-seconds": shutdownGraceSeconds = try double()
         case "progress-interval-seconds": progressIntervalSeconds = try double()
         case "http-addr":
             guard value == "off" || HTTPServer.parse(address: value) != nil else {
-                throw UsageError("--http-addr needs HOST:PORT with an IPv4 host, or off")
+                throw UsageError("\(name) needs HOST:PORT with an IPv4 host, or off, got '\(Self.shown(value))'")
             }
             httpAddr = value
+        case "http-per-ip-connections": httpPerIPConnections = try int(max: HTTPServer.connectionLimit)
         case "api-token": apiToken = value.isEmpty ? nil : value
-        case "supabase-url": supabaseURL = value.isEmpty ? nil : value
+        case "supabase-url":
+            guard value.isEmpty || SupabaseEndpoints.origin(of: value) != nil else {
+                throw UsageError("\(name) needs an absolute http(s) URL such as https://<ref>.supabase.co")
+            }
+            supabaseURL = value.isEmpty ? nil : value
         case "supabase-service-key": supabaseServiceKey = value.isEmpty ? nil : value
         default: throw UsageError("unknown option --\(key)")
         }
     }
 
     /// True when `--key` names a setting (so commands can accept every setting as a flag).
+    /// Secret settings are recognised too, so that `set` can refuse them with a message saying
+    /// where to put them.
     static func isSetting(_ key: String) -> Bool {
-        // The service key is read from the environment only: a flag would show it in `ps`.
-        key == "database-url" || key == "storage-url"
-            || (key != "supabase-service-key" && variables.contains { $0.1 == key })
+        key == "database-url" || key == "storage-url" || variables.contains { $0.1 == key }
     }
 
     /// The Supabase project in Supabase mode (nil otherwise). Throws `UsageError` when only one of
@@ -179,11 +266,13 @@ public struct WorkerConfig: Sendable {
         doneURL ?? (try? supabaseEndpoints())??.transcodeDoneURL
     }
 
-    /// The authentication headers of `transcode-done` calls. In Supabase mode: `apikey` with the
-    /// service key and `Authorization: Bearer` with `TRANSCODE_DONE_SECRET` (or the service key
-    /// when it is a legacy JWT). Otherwise both carry `TRANSCODE_DONE_SECRET` when set.
+    /// The authentication headers of `transcode-done` calls. In Supabase mode, when
+    /// `completionURL` is on `SUPABASE_URL`'s origin: `apikey` with the service key and
+    /// `Authorization: Bearer` with `TRANSCODE_DONE_SECRET` (or the service key when it is a
+    /// legacy JWT). Otherwise (no Supabase mode, or a `TRANSCODE_DONE_URL` on another origin, which
+    /// must never see the service key) both carry `TRANSCODE_DONE_SECRET` when set.
     var completionHeaders: [(String, String)] {
-        if let endpoints = try? supabaseEndpoints() {
+        if let endpoints = try? supabaseEndpoints(), let url = completionURL, endpoints.isSameOrigin(url) {
             return endpoints.authHeaders(bearer: doneSecret)
         }
         guard let doneSecret else { return [] }

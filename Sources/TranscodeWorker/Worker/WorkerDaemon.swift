@@ -108,6 +108,9 @@ public final class WorkerDaemon: @unchecked Sendable {
         let listener = Thread { [self] in listen(url: url) }
         listener.name = "listener"
         listener.start()
+        let sweeper = OutputSweeper(config: config, storage: storage, logger: logger, metrics: metrics)
+        sweeper.start()
+        defer { sweeper.stop() }
 
         var lastRescue = -Double.infinity
         var dbBackoff = 0.5
@@ -187,7 +190,11 @@ public final class WorkerDaemon: @unchecked Sendable {
         let thread = Thread { [self] in
             let timer = PhaseTimer(metrics: metrics)
             let runner = JobRunner(config: config, storage: storage, logger: logger) { event in
-                if case .phase(let p) = event { timer.begin(p) }
+                switch event {
+                case .phase(let p): timer.begin(p)
+                case .outputsCollected(let o): self.metrics.outputsCollected(objects: o.objects, bytes: o.bytes, failures: o.failures)
+                case .failure: break
+                }
             }
             let outcome = runner.run(job, control: control)
             timer.end()

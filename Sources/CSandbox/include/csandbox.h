@@ -1,0 +1,85 @@
+// The job child launcher: fork, confine, execve. Our own code (not a system library wrapper).
+#ifndef CSANDBOX_H
+#define CSANDBOX_H
+
+#include <sys/types.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// A limit that is left as inherited.
+#define SANDBOX_KEEP_LIMIT (-1LL)
+
+/// Where the setup in the child failed (the `stage` of `sandbox_failure`).
+enum sandbox_stage {
+    SANDBOX_STAGE_NONE = 0,
+    SANDBOX_STAGE_FORK = 1,
+    SANDBOX_STAGE_SIGNALS = 2,
+    SANDBOX_STAGE_PGROUP = 3,
+    SANDBOX_STAGE_FDS = 4,
+    SANDBOX_STAGE_RLIMIT = 5,
+    SANDBOX_STAGE_IDS = 6,
+    SANDBOX_STAGE_UNSHARE = 7,
+    SANDBOX_STAGE_SETGROUPS = 8,
+    SANDBOX_STAGE_UID_MAP = 9,
+    SANDBOX_STAGE_GID_MAP = 10,
+    SANDBOX_STAGE_NO_NEW_PRIVS = 11,
+    SANDBOX_STAGE_EXEC = 12,
+    SANDBOX_STAGE_PIPE = 13,
+};
+
+/// What to apply in the child between fork and exec. Every pointer is owned by the caller and
+/// must stay valid for the duration of the call.
+struct sandbox_options {
+    /// The program (absolute path) and its NULL-terminated argv / envp. A NULL path makes a probe:
+    /// the child applies everything, then exits with status 0 instead of executing anything.
+    const char *path;
+    char *const *argv;
+    char *const *envp;
+    /// Descriptors that become the child's standard output and error (-1: /dev/null).
+    /// Standard input is always /dev/null.
+    int stdout_fd;
+    int stderr_fd;
+    /// Resource limits (soft = hard unless noted); SANDBOX_KEEP_LIMIT leaves one alone. Never
+    /// raised above the inherited hard limit.
+    long long rlimit_as_bytes;
+    long long rlimit_cpu_seconds;       /// soft; the hard limit is 5 s more (SIGXCPU, then SIGKILL)
+    long long rlimit_fsize_bytes;
+    long long rlimit_nofile;
+    long long rlimit_core_bytes;
+    /// Non-zero: PR_SET_NO_NEW_PRIVS.
+    int no_new_privs;
+    /// Non-zero: unshare(CLONE_NEWUSER | CLONE_NEWNET), mapping the (new) uid and gid to themselves.
+    int namespaces;
+    /// Non-zero: setgroups(0), setgid(gid), setuid(uid) before the namespaces (needs root).
+    int change_ids;
+    uid_t uid;
+    gid_t gid;
+};
+
+/// Why a spawn failed: the stage and errno.
+struct sandbox_failure {
+    int stage;
+    int error;
+};
+
+/// Starts a child with `options` in a process group of its own, with every signal disposition
+/// reset to the default and an empty signal mask, and every descriptor but 0, 1, 2 closed on
+/// exec. Returns the child's pid, or -1 with `failure` filled (the child, if any, was reaped).
+/// Async-signal-safe work only runs in the child; safe to call from a multi-threaded process.
+pid_t sandbox_spawn(const struct sandbox_options *options, struct sandbox_failure *failure);
+
+/// PR_SET_DUMPABLE 0 for the calling process: same-uid processes can no longer read its
+/// /proc/<pid>/environ or mem, nor ptrace it. Returns 0 or errno.
+int sandbox_set_nondumpable(void);
+
+/// The calling process's PR_GET_DUMPABLE (1 dumpable, 0 not), or -1.
+int sandbox_get_dumpable(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

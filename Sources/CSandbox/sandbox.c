@@ -1,0 +1,197 @@
+// The job child launcher. Between fork and execve only async-signal-safe calls are made (raw
+// system calls, no allocation, no locks, no stdio): the parent is multi-threaded.
+#define _GNU_SOURCE
+#include "csandbox.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <pthread.h>
+#include <unistd.h>
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+/// Reports `stage` and errno to the parent and ends the child.
+static void child_fail(int report_fd, int stage) {
+    struct sandbox_failure f = { stage, errno };
+    ssize_t n;
+    do { n = write(report_fd, &f, sizeof f); } while (n < 0 && errno == EINTR);
+    _exit(127);
+}
+
+/// Lowers one limit to `soft`/`hard` (capped by the current hard limit). 0 or -1 errno.
+static int lower_limit(int resource, long long soft, long long hard) {
+    struct rlimit cur;
+    if (getrlimit(resource, &cur) != 0) return -1;
+    rlim_t h = (rlim_t)hard, s = (rlim_t)soft;
+    if (cur.rlim_max != RLIM_INFINITY && h > cur.rlim_max) h = cur.rlim_max;
+    if (s > h) s = h;
+    struct rlimit want = { s, h };
+    return setrlimit(resource, &want);
+}
+
+/// Writes `len` bytes of `text` to the file at `path` (one write, as /proc id maps require).
+static int write_file(const char *path, const char *text, size_t len) {
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n;
+    do { n = write(fd, text, len); } while (n < 0 && errno == EINTR);
+    int saved = errno;
+    close(fd);
+    if (n != (ssize_t)len) { errno = n < 0 ? saved : EIO; return -1; }
+    return 0;
+}
+
+/// Makes `fd` a descriptor above 2 (so the dup2 calls below cannot clobber it).
+static int above_stdio(int fd) {
+    if (fd < 0 || fd > 2) return fd;
+    return fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
+/// Puts `fd` (or /dev/null when -1) at `target`, without close-on-exec.
+static int install(int fd, int target) {
+    if (fd < 0) {
+        int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null_fd < 0) return -1;
+        if (dup2(null_fd, target) < 0) return -1;
+        if (null_fd != target) close(null_fd);
+        return 0;
+    }
+    if (fd == target) {
+        int flags = fcntl(fd, F_GETFD);
+        return flags < 0 ? -1 : fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
+    }
+    return dup2(fd, target) < 0 ? -1 : 0;
+}
+
+/// The child side: never returns.
+static void child_main(const struct sandbox_options *o, int report_fd, const char *uid_map, size_t uid_len,
+                       const char *gid_map, size_t gid_len, int map_ids) {
+    // Default dispositions for every signal (handlers of the parent mean nothing here; ignored
+    // signals would stay ignored across exec), then an empty mask (the parent blocked all).
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int s = 1; s < 65; s++) {
+        if (s == SIGKILL || s == SIGSTOP) continue;
+        (void)sigaction(s, &dfl, NULL);   // reserved numbers fail with EINVAL: nothing to reset
+    }
+
+    if (setpgid(0, 0) != 0) child_fail(report_fd, SANDBOX_STAGE_PGROUP);
+
+    int out = above_stdio(o->stdout_fd), err = above_stdio(o->stderr_fd);
+    if ((o->stdout_fd >= 0 && out < 0) || (o->stderr_fd >= 0 && err < 0)) child_fail(report_fd, SANDBOX_STAGE_FDS);
+    int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (in < 0 || install(in, 0) != 0 || install(out, 1) != 0 || install(err, 2) != 0) {
+        child_fail(report_fd, SANDBOX_STAGE_FDS);
+    }
+    // Whatever else is open (a library's descriptor without close-on-exec) closes at exec.
+    (void)syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC);
+
+    if (o->rlimit_core_bytes != SANDBOX_KEEP_LIMIT
+        && lower_limit(RLIMIT_CORE, o->rlimit_core_bytes, o->rlimit_core_bytes) != 0) child_fail(report_fd, SANDBOX_STAGE_RLIMIT);
+    if (o->rlimit_as_bytes != SANDBOX_KEEP_LIMIT
+        && lower_limit(RLIMIT_AS, o->rlimit_as_bytes, o->rlimit_as_bytes) != 0) child_fail(report_fd, SANDBOX_STAGE_RLIMIT);
+    if (o->rlimit_cpu_seconds != SANDBOX_KEEP_LIMIT
+        && lower_limit(RLIMIT_CPU, o->rlimit_cpu_seconds, o->rlimit_cpu_seconds + 5) != 0) child_fail(report_fd, SANDBOX_STAGE_RLIMIT);
+    if (o->rlimit_fsize_bytes != SANDBOX_KEEP_LIMIT
+        && lower_limit(RLIMIT_FSIZE, o->rlimit_fsize_bytes, o->rlimit_fsize_bytes) != 0) child_fail(report_fd, SANDBOX_STAGE_RLIMIT);
+    if (o->rlimit_nofile != SANDBOX_KEEP_LIMIT
+        && lower_limit(RLIMIT_NOFILE, o->rlimit_nofile, o->rlimit_nofile) != 0) child_fail(report_fd, SANDBOX_STAGE_RLIMIT);
+
+    // Supplementary groups go first, while still privileged (setgroups is denied in the
+    // namespace below).
+    if (o->change_ids && setgroups(0, NULL) != 0) child_fail(report_fd, SANDBOX_STAGE_IDS);
+
+    if (o->namespaces) {
+        if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) child_fail(report_fd, SANDBOX_STAGE_UNSHARE);
+        if (map_ids) {
+            if (write_file("/proc/self/setgroups", "deny", 4) != 0) child_fail(report_fd, SANDBOX_STAGE_SETGROUPS);
+            if (write_file("/proc/self/uid_map", uid_map, uid_len) != 0) child_fail(report_fd, SANDBOX_STAGE_UID_MAP);
+            if (write_file("/proc/self/gid_map", gid_map, gid_len) != 0) child_fail(report_fd, SANDBOX_STAGE_GID_MAP);
+        }
+    }
+    if (o->change_ids) {
+        if (setresgid(o->gid, o->gid, o->gid) != 0) child_fail(report_fd, SANDBOX_STAGE_IDS);
+        if (setresuid(o->uid, o->uid, o->uid) != 0) child_fail(report_fd, SANDBOX_STAGE_IDS);
+    }
+
+    if (o->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report_fd, SANDBOX_STAGE_NO_NEW_PRIVS);
+
+    sigset_t none;
+    sigemptyset(&none);
+    if (sigprocmask(SIG_SETMASK, &none, NULL) != 0) child_fail(report_fd, SANDBOX_STAGE_SIGNALS);
+
+    if (o->path == NULL) _exit(0);   // a probe: everything applied
+    execve(o->path, o->argv, o->envp);
+    child_fail(report_fd, SANDBOX_STAGE_EXEC);
+}
+
+pid_t sandbox_spawn(const struct sandbox_options *o, struct sandbox_failure *failure) {
+    failure->stage = SANDBOX_STAGE_NONE;
+    failure->error = 0;
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) {
+        failure->stage = SANDBOX_STAGE_PIPE;
+        failure->error = errno;
+        return -1;
+    }
+    // The id maps are formatted here: the child may not call snprintf. The ids inside are the
+    // ids the child runs as outside (identity maps). They can be written while the child is root
+    // or dumpable: a non-root child of a non-dumpable parent stays unmapped (the overflow id
+    // inside), since making its copy of the parent's memory dumpable would expose it.
+    uid_t uid = o->change_ids ? o->uid : geteuid();
+    gid_t gid = o->change_ids ? o->gid : getegid();
+    char uid_map[64], gid_map[64];
+    int uid_len = snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+    int gid_len = snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+    int map_ids = geteuid() == 0 || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1;
+
+    // Every signal blocked across fork: no handler of the parent may run in the child.
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(report[0]);
+        child_main(o, report[1], uid_map, (size_t)uid_len, gid_map, (size_t)gid_len, map_ids);
+    }
+    int fork_errno = errno;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    close(report[1]);
+    if (pid < 0) {
+        close(report[0]);
+        failure->stage = SANDBOX_STAGE_FORK;
+        failure->error = fork_errno;
+        return -1;
+    }
+    struct sandbox_failure f;
+    ssize_t n;
+    do { n = read(report[0], &f, sizeof f); } while (n < 0 && errno == EINTR);
+    close(report[0]);
+    if (n == (ssize_t)sizeof f) {
+        int status;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+        *failure = f;
+        return -1;
+    }
+    return pid;   // end of file: execve succeeded (or a probe finished setting up)
+}
+
+int sandbox_set_nondumpable(void) {
+    return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 ? 0 : errno;
+}
+
+int sandbox_get_dumpable(void) {
+    return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+}

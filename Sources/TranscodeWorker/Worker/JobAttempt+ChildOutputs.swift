@@ -1,0 +1,192 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension JobAttempt {
+    /// Reads the files a job child reports (`ChildMessage.done`), treating the child as hostile:
+    /// it decodes untrusted files and may be compromised, and it can write anything into the
+    /// work directory.
+    ///
+    /// Rules: a reported path is relative, inside `out/`, made of plain components (no empty,
+    /// `.` or `..` component, no NUL); its name is one the pipeline writes (`model.glb`,
+    /// `layer_manifest.json`, `thumbs/<name>.webp` with `<name>` of `[a-z0-9-]`); no path is
+    /// reported twice. Each file is opened component by component from the work directory's
+    /// descriptor with `O_NOFOLLOW` (a symbolic link anywhere along the path is refused, with no
+    /// check-then-open race), must be a regular file with one link, and at most `maxFileBytes`;
+    /// all of them at most `maxTotalBytes`.
+    ///
+    /// A violation is `CHILD_PROTOCOL`, reason `INTERNAL`, permanent: the child's outputs are
+    /// fixed by its input, so a child that breaks these rules on a file would break them again
+    /// on every attempt (a compromised decoder on a hostile file gets no further runs). A file
+    /// that cannot be read for another reason (gone, IO error) stays retryable, as before.
+    struct ChildOutputs {
+        /// The failure code of every violation.
+        static let code = "CHILD_PROTOCOL"
+        /// The most files one child may report.
+        static let maxFiles = 64
+
+        /// Largest single output, bytes.
+        let maxFileBytes: Int
+        /// Largest sum of all outputs, bytes.
+        let maxTotalBytes: Int
+        private let outFD: Int32
+
+        /// The limits under `config`: a file may be as large as the child may write one
+        /// (`TRANSCODE_CHILD_FILE_MB`), all of them together twice that.
+        static func limits(_ config: WorkerConfig) -> (file: Int, total: Int) {
+            let file = max(1, config.childFileMB) << 20
+            return (file, 2 * file)
+        }
+
+        /// Opens `out/` of `workspace` (from its root descriptor, `O_NOFOLLOW`). Throws
+        /// `CHILD_PROTOCOL` (permanent) when it is no longer a plain directory.
+        init(_ workspace: JobWorkspace, maxFileBytes: Int, maxTotalBytes: Int, phase: String) throws(FailureReason) {
+            self.maxFileBytes = maxFileBytes
+            self.maxTotalBytes = maxTotalBytes
+            let fd = openat(workspace.rootFD, "out", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw Self.violation("the output directory was replaced (\(String(cString: strerror(errno))))", phase: phase)
+            }
+            outFD = fd
+        }
+
+        /// Closes the directory.
+        func close() { _ = Glibc.close(outFD) }
+
+        /// True when `path` is a name the pipeline writes.
+        static func isAllowedName(_ path: String) -> Bool {
+            if path == "model.glb" || path == "layer_manifest.json" { return true }
+            guard path.hasPrefix("thumbs/"), path.hasSuffix(".webp") else { return false }
+            let stem = path.utf8.dropFirst("thumbs/".count).dropLast(".webp".count)
+            return (1...64).contains(stem.count) && stem.first != UInt8(ascii: "-")
+                && stem.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == UInt8(ascii: "-") }
+        }
+
+        /// Checks every reported file before anything is uploaded: names, duplicates, sizes, and
+        /// that each opens safely as a regular file of its reported size. Throws `CHILD_PROTOCOL`.
+        func validate(_ files: [ChildMessage.File], phase: String) throws(FailureReason) {
+            guard files.count <= Self.maxFiles else {
+                throw Self.violation("the child reported \(files.count) files; at most \(Self.maxFiles) are accepted", phase: phase)
+            }
+            var seen: Set<String> = []
+            var total = 0
+            for f in files {
+                try Self.checkPath(f.path, phase: phase)
+                guard seen.insert(f.path).inserted else { throw Self.violation("\(f.path) is reported twice", phase: phase) }
+                guard f.bytes >= 0, f.bytes <= maxFileBytes else {
+                    throw Self.violation("\(f.path) is \(f.bytes) bytes; the limit is \(maxFileBytes)", phase: phase)
+                }
+                total += f.bytes
+                guard total <= maxTotalBytes else {
+                    throw Self.violation("the outputs exceed \(maxTotalBytes) bytes in all", phase: phase)
+                }
+                let (fd, size) = try open(f.path, maxBytes: maxFileBytes, phase: phase)
+                Glibc.close(fd)
+                guard size == f.bytes else {
+                    throw Self.violation("\(f.path) is \(size) bytes, not the \(f.bytes) reported", phase: phase)
+                }
+            }
+        }
+
+        /// The bytes of the output `path` (at most `maxBytes`, capped by `maxFileBytes`), opened
+        /// as `validate` does. Throws `CHILD_PROTOCOL` (permanent for a violation, retryable when
+        /// the file cannot be read).
+        func read(_ path: String, maxBytes: Int? = nil, phase: String) throws(FailureReason) -> [UInt8] {
+            try Self.checkPath(path, phase: phase)
+            let cap = min(maxBytes ?? maxFileBytes, maxFileBytes)
+            let (fd, size) = try open(path, maxBytes: cap, phase: phase)
+            defer { Glibc.close(fd) }
+            var failed: Int32 = 0
+            let bytes = [UInt8](unsafeUninitializedCapacity: size + 1) { buf, count in
+                var done = 0
+                while done <= size {
+                    let n = Glibc.read(fd, buf.baseAddress! + done, size + 1 - done)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        failed = errno
+                        break
+                    }
+                    if n == 0 { break }
+                    done += n
+                }
+                count = done
+            }
+            if failed != 0 { throw Self.unreadable(path, failed, phase: phase) }
+            guard bytes.count == size else { throw Self.violation("\(path) changed size while being read", phase: phase) }
+            return bytes
+        }
+
+        /// Refuses a path that is not a plain relative path of an allowed name.
+        static func checkPath(_ path: String, phase: String) throws(FailureReason) {
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+            guard !path.isEmpty, !path.hasPrefix("/"), !path.utf8.contains(0),
+                  !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+                throw violation("the path '\(clipped(path))' is not a plain relative path inside out/", phase: phase)
+            }
+            guard isAllowedName(path) else {
+                throw violation("'\(clipped(path))' is not an output the pipeline writes", phase: phase)
+            }
+        }
+
+        /// Opens `path` below `out/` with `O_NOFOLLOW` at every component; returns the
+        /// descriptor and size of a regular, singly linked file of at most `maxBytes`.
+        private func open(_ path: String, maxBytes: Int, phase: String) throws(FailureReason) -> (Int32, Int) {
+            let parts = path.split(separator: "/").map(String.init)
+            var dir = outFD
+            defer { if dir != outFD { Glibc.close(dir) } }
+            for part in parts.dropLast() {
+                let next = openat(dir, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                guard next >= 0 else { throw Self.openFailure(path, errno, in: dir, part, phase: phase) }
+                if dir != outFD { Glibc.close(dir) }
+                dir = next
+            }
+            // O_NONBLOCK: a FIFO must not hold the worker up; it is refused below.
+            let fd = openat(dir, parts.last!, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+            guard fd >= 0 else { throw Self.openFailure(path, errno, in: dir, parts.last!, phase: phase) }
+            var info = stat()
+            guard fstat(fd, &info) == 0 else {
+                let e = errno
+                Glibc.close(fd)
+                throw Self.unreadable(path, e, phase: phase)
+            }
+            let problem: String? = info.st_mode & S_IFMT != S_IFREG ? "is not a regular file"
+                : info.st_nlink != 1 ? "has \(info.st_nlink) links"
+                : Int(info.st_size) > maxBytes ? "is \(info.st_size) bytes; the limit is \(maxBytes)" : nil
+            if let problem {
+                Glibc.close(fd)
+                throw Self.violation("\(path) \(problem)", phase: phase)
+            }
+            return (fd, Int(info.st_size))
+        }
+
+        /// The failure for `openat(dir, name)` failing with `e` (a link is named as such, for
+        /// the message only: the refusal came from `O_NOFOLLOW`).
+        private static func openFailure(_ path: String, _ e: Int32, in dir: Int32, _ name: String,
+                                        phase: String) -> FailureReason {
+            var info = stat()
+            if e == ELOOP || e == ENOTDIR, fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0,
+               info.st_mode & S_IFMT == S_IFLNK {
+                return violation("\(path) goes through a symbolic link", phase: phase)
+            }
+            switch e {
+            case ELOOP: return violation("\(path) goes through a symbolic link", phase: phase)
+            case ENOTDIR: return violation("\(path) goes through something that is not a directory", phase: phase)
+            case ENXIO, ENODEV: return violation("\(path) is not a regular file", phase: phase)
+            default: return unreadable(path, e, phase: phase)
+            }
+        }
+
+        static func violation(_ what: String, phase: String) -> FailureReason {
+            FailureReason(reason: FailureReason.`internal`, message: "\(code): \(what)", phase: phase, isRetryable: false)
+        }
+
+        private static func unreadable(_ path: String, _ e: Int32, phase: String) -> FailureReason {
+            .internalFault("\(code): cannot read the output \(path): \(String(cString: strerror(e)))", phase: phase)
+        }
+
+        private static func clipped(_ path: String) -> String {
+            String(path.unicodeScalars.filter { $0.value >= 32 }.prefix(120).map(Character.init))
+        }
+    }
+}

@@ -1,0 +1,23 @@
+extension JobAttempt {
+    /// Once this attempt's `ready` committed: deletes the version's older revisions and the
+    /// outputs of attempts that lost their lease at this revision (`OutputCollector`,
+    /// `superseded` mode). Best effort: what fails here is left to the periodic sweep.
+    func collectSuperseded(runner: JobRunner, job: ClaimedJob) {
+        let target = OutputCollector.Target(versionId: job.versionId, roomId: job.roomId,
+                                            glbPath: job.outputPrefix + "model.glb", leaseId: nil)
+        let ids: [String: JSONValue] = ["version_id": .string(job.versionId), "room_id": .string(job.roomId)]
+        do {
+            let outcome = try OutputCollector(storage: runner.storage).collect(target, mode: .superseded)
+            guard outcome.objects > 0 || outcome.failures > 0 else { return }
+            runner.logger.info("superseded outputs deleted", ids.merging([
+                "objects": .int(Int64(outcome.objects)), "bytes": .int(Int64(outcome.bytes)),
+                "failures": .int(Int64(outcome.failures)),
+                "directories": .array(outcome.directories.map { .string($0) }),
+            ]) { a, _ in a })
+            runner.observer?(.outputsCollected(outcome))
+        } catch {
+            runner.logger.warn("superseded outputs not deleted; the storage sweep will", ids.merging([
+                "error": .string(error.description)]) { a, _ in a })
+        }
+    }
+}
