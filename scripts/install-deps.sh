@@ -12,7 +12,7 @@ APT_PACKAGES=(
   postgresql-15 postgresql-client-15
   chromium
 )
-PIP_PACKAGES=(usd-core numpy trimesh pygltflib jsonschema pillow "moto[server]")
+PIP_PACKAGES=(usd-core numpy trimesh pygltflib jsonschema pillow "moto[server]" deno)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -27,7 +27,7 @@ fi
 
 if [ "${SKIP_PIP:-0}" != "1" ]; then
   PY=${PYTHON:-python3}
-  if ! "$PY" -c 'import pxr, numpy, trimesh, pygltflib, jsonschema, PIL, moto, boto3' 2>/dev/null; then
+  if ! "$PY" -c 'import pxr, numpy, trimesh, pygltflib, jsonschema, PIL, moto, boto3, deno; deno.find_deno_bin()' 2>/dev/null; then
     echo "installing Python packages: ${PIP_PACKAGES[*]}"
     "$PY" -m pip install -q "${PIP_PACKAGES[@]}"
   fi

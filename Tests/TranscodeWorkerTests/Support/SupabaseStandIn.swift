@@ -6,7 +6,8 @@ import Foundation
 /// - the `realtime` schema's `messages` table and `send(payload, event, topic, private)` function
 ///   with Supabase's signature (Realtime streams the rows of `realtime.messages` to clients; here
 ///   the tests read them), and the `anon`, `authenticated` and `service_role` roles;
-/// - the `transcode-done` Edge Function (supabase/functions/transcode-done/index.ts): the same
+/// - the `transcode-done` Edge Function's logic (supabase/functions/transcode-done/handler.ts, which
+///   `EdgeFunctionTests` runs for real under Deno): the same
 ///   authentication, validation and answers, calling `transcode_finalize`;
 /// - the Realtime REST broadcast endpoint, answering 202 and recording each request.
 enum SupabaseStandIn {
