@@ -175,11 +175,14 @@ struct WorkerAPITests {
         #expect(try Self.json(unknown)["error"] as? String == "VERSION_NOT_FOUND")
         #expect(try h.send("POST", "/v1/enqueue", body: #"{"version_id":"not-a-uuid"}"#).status == 404)
 
-        let ready = try h.insert(status: "ready")
-        let conflict = try h.send("POST", "/v1/enqueue", body: #"{"version_id":"\#(ready)"}"#)
-        #expect(conflict.status == 409)
-        #expect(try Self.json(conflict)["error"] as? String == "INVALID_STATE")
-        #expect(try Self.json(conflict)["status"] as? String == "ready")
+        // A late re-sent upload-complete for a version already handled is answered as a duplicate.
+        for status in ["ready", "failed"] {
+            let done = try h.insert(status: status)
+            let again = try h.send("POST", "/v1/enqueue", body: #"{"version_id":"\#(done)"}"#)
+            #expect(again.status == 200)
+            #expect(try Self.json(again)["status"] as? String == status)
+            #expect(try Self.json(again)["deduplicated"] as? Bool == true)
+        }
 
         h.drain.value = true
         let draining = try h.send("POST", "/v1/enqueue", body: #"{"version_id":"\#(id)"}"#)

@@ -136,7 +136,9 @@ public final class WorkerAPI: @unchecked Sendable {
             case .notFound:
                 return Self.error(404, "VERSION_NOT_FOUND")
             case .invalidState(let status):
-                return .json(409, .object(["error": .string("INVALID_STATE"), "status": .string(status)]))
+                // The app re-sends upload-complete (after WORKER_UNAVAILABLE): a version that is
+                // already ready or failed has been handled; say so instead of refusing.
+                return .json(200, .object(["version_id": .string(id), "status": .string(status), "deduplicated": .bool(true)]))
             }
         }
     }

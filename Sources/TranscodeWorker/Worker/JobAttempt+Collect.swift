@@ -21,3 +21,19 @@ extension JobAttempt {
         }
     }
 }
+
+extension JobAttempt {
+    /// The thumbnails the app shows for a ready version: the feed's card and the room page's hero.
+    static let requiredPreviewKinds = ["card", "hero"]
+
+    /// A version becomes `ready` only when the app can show it: nil when `kinds` holds every
+    /// required thumbnail, else a permanent `PREVIEW_FAILED` (`PREVIEW_MISSING`; the same scan
+    /// renders the same way on every attempt, e.g. one with nothing to draw).
+    static func missingPreview(kinds: [String]) -> FailureReason? {
+        let missing = requiredPreviewKinds.filter { !kinds.contains($0) }
+        guard !missing.isEmpty else { return nil }
+        return FailureReason(reason: FailureReason.previewFailed,
+                             message: "PREVIEW_MISSING: no \(missing.joined(separator: " or ")) image (the scan has nothing to draw)",
+                             phase: "preview", isRetryable: false)
+    }
+}

@@ -125,6 +125,7 @@ final class JobAttempt {
             try checkStop()
             let inputs = try download(ws)
             let report = try transcode(ws, inputs: inputs)
+            try requirePreview(report)
             try upload(ws, report: report)
             return (complete(report), nil)
         } catch {
@@ -249,6 +250,11 @@ final class JobAttempt {
     /// Fetches one object of at most `maxBytes` (default `maxSourceBytes`). With `overBudget`,
     /// an object over the limit is `REDACTION_INVALID` (the redactions' total budget ran out)
     /// rather than `FILE_TOO_LARGE`.
+    /// Fails the attempt (permanently) unless the child rendered the card and hero images.
+    private func requirePreview(_ report: ChildReport) throws(Interruption) {
+        if let missing = Self.missingPreview(kinds: report.thumbnails.map(\.kind)) { throw .failed(missing) }
+    }
+
     private func fetch(_ key: String, what: String, maxBytes: Int? = nil, overBudget: Bool = false) throws(Interruption) -> [UInt8] {
         try checkStop()
         do {
