@@ -160,12 +160,9 @@ for raw in open(sys.argv[1]):
     p = e.get("payload") or {}
     event = e.get("event", "?")
     if event == "ready":
-        glb = p.get("glb_path") or ""
-        detail = "revision %s: %s, %d thumbnails" % (
-            p.get("output_revision"), "/".join(glb.split("/")[-2:]), len(p.get("thumbnails") or []))
+        detail = "revision %s, seq %s" % (p.get("output_revision"), p.get("seq"))
     elif event in ("failed", "reprocess_failed"):
-        err = p.get("error") or {}
-        detail = "%s: %s" % (err.get("reason"), (err.get("message") or "")[:100])
+        detail = "%s: %s (failure %s)" % (p.get("reason"), (p.get("message") or "")[:100], p.get("failure_count"))
     else:
         parts = [str(p[k]) for k in ("phase", "step") if p.get(k)]
         if p.get("seq") is not None:

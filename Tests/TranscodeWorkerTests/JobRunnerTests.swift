@@ -240,10 +240,14 @@ struct JobRunnerTests {
         try listener.collect { events in events.contains { $0.event == "ready" } }
         let ready = try #require(listener.events.first { $0.event == "ready" })
         #expect(ready.payload["version_id"] as? String == version)
-        #expect(ready.payload["glb_path"] as? String == job.outputPrefix + "model.glb")
+        #expect(ready.payload["glb_path"] == nil, "events carry no paths: clients read them from the row")
         let progress = listener.events.filter { $0.event == "transcode_progress" }.map(\.payload)
-        let seqs = progress.compactMap { ($0["seq"] as? NSNumber)?.intValue }
-        #expect(seqs == Array(1...max(1, seqs.count)))
+        let seqs = progress.compactMap { ($0["seq"] as? NSNumber)?.int64Value }
+        // One sequence per version: this attempt's block, then the terminal event after it.
+        let first = job.eventSeq - Int64(SchemaCatalog.eventSeqBlock) + 1
+        #expect(seqs == Array(first..<(first + Int64(seqs.count))))
+        #expect((ready.payload["seq"] as? NSNumber)?.int64Value == job.eventSeq + 1)
+        #expect(progress.allSatisfy { $0["status"] as? String == "transcoding" })
         #expect(progress.compactMap { $0["step"] as? String }.starts(with: ["parsing", "layering"]))
         #expect(Set(progress.compactMap { $0["step"] as? String }).isSuperset(of: ["parsing", "layering", "preview"]))
         for p in progress {

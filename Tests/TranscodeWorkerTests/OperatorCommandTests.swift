@@ -443,8 +443,10 @@ struct OperatorCommandTests {
         }
         #expect(line(#"{"topic":"room:r1","event":"transcode_progress","payload":{"phase":"transcoding","step":"layering","seq":3,"attempt":1,"max_attempts":5}}"#)
                 == "12:00:00.000 room:r1 transcode_progress layering seq 3 attempt 1/5")
-        #expect(line(#"{"topic":"room:r1","event":"ready","payload":{"glb_path":"rooms/r1/versions/v1/r1-abcd/model.glb","output_revision":1,"reprocess":false}}"#)
-                == "12:00:00.000 room:r1 ready rooms/r1/versions/v1/r1-abcd/model.glb revision 1")
+        #expect(line(#"{"topic":"room:r1","event":"ready","payload":{"output_revision":1,"reprocess":false,"seq":1001}}"#)
+                == "12:00:00.000 room:r1 ready revision 1 seq 1001")
+        #expect(line(#"{"topic":"room:r1","event":"failed","payload":{"error":"ROOM_TRANSCODE_FAILED","reason":"USDZ_PARSE_ERROR","message":"The 3D scan file could not be read.","failure_count":2,"attempt":1}}"#)
+                == "12:00:00.000 room:r1 failed USDZ_PARSE_ERROR: The 3D scan file could not be read. (failure 2) (attempt 1)")
         #expect(line(#"{"topic":"room:r1","event":"failed","payload":{"error":{"code":"ROOM_TRANSCODE_FAILED","reason":"USDZ_PARSE_ERROR","message":"bad"},"attempt":2}}"#)
                 == "12:00:00.000 room:r1 failed USDZ_PARSE_ERROR: bad (attempt 2)")
         #expect(line("not json") == "12:00:00.000 transcode_events not json")

@@ -96,7 +96,7 @@ struct SupabaseBackendSQLTests {
         var messages = try SupabaseStandIn.messages(c, topic: topic)
         #expect(messages.count == 1)
         #expect(messages.first?.event == "ready")
-        #expect(messages.first?.isPrivate == true)
+        #expect(messages.first?.isPrivate == false)
         #expect(messages.first?.payload["schema"] as? String == "transcode-ready/v1")
         #expect(messages.first?.payload["version_id"] as? String == v1)
         #expect((messages.first?.payload["output_revision"] as? NSNumber)?.intValue == 1)
@@ -122,9 +122,19 @@ struct SupabaseBackendSQLTests {
         #expect(try store.cancel(versionId: v3).ok)
         messages = try SupabaseStandIn.messages(c, topic: topic)
         #expect(messages.map(\.event) == ["ready", "failed", "failed"])
-        #expect(messages.allSatisfy { $0.isPrivate })
-        let reasons = messages.dropFirst().map { ($0.payload["error"] as? [String: Any])?["reason"] as? String }
+        #expect(messages.allSatisfy { !$0.isPrivate })
+        let reasons = messages.dropFirst().map { $0.payload["reason"] as? String }
         #expect(reasons == ["USDZ_PARSE_ERROR", "CANCELLED"])
+        #expect(messages.dropFirst().allSatisfy { $0.payload["error"] as? String == "ROOM_TRANSCODE_FAILED" })
+
+        // Private channels are a database setting: the same events, `private` true.
+        try c.query("SELECT set_config('transcode.realtime_private', 'on', false)")
+        let v4 = UUID().uuidString.lowercased()
+        try store.submit(versionId: v4, roomId: room, roomName: nil, usdzKey: "u/\(v4).usdz", jsonKey: nil)
+        #expect(try store.cancel(versionId: v4).ok)
+        #expect(try store.realtimePrivate())
+        #expect(try SupabaseStandIn.messages(c, topic: topic).last?.isPrivate == true)
+        try c.query("SELECT set_config('transcode.realtime_private', '', false)")
     }
 
     @Test func onlyTheServiceRoleMayFinalize() throws {
@@ -253,22 +263,28 @@ struct SupabaseFlowTests {
             let m = try #require(messages.first)
             #expect(m["topic"] as? String == "room:\(room)")
             #expect(m["event"] as? String == "transcode_progress")
-            #expect(m["private"] as? Bool == true)
+            #expect(m["private"] as? Bool == false, "public channels by default: the app's code joins room:<id> without isPrivate")
             if let id = m["id"] as? String { ids.insert(id) }
             let p = try #require(m["payload"] as? [String: Any])
             #expect(p["schema"] as? String == "transcode-progress/v1")
             #expect(p["version_id"] as? String == version)
             #expect(p["phase"] as? String == "transcoding")
+            #expect(p["status"] as? String == "transcoding")
             if steps.last != p["step"] as? String { steps.append(p["step"] as? String ?? "?") }
             progress.append((p["progress"] as? NSNumber)?.doubleValue ?? -1)
             seqs.append((p["seq"] as? NSNumber)?.intValue ?? -1)
+            #expect(p["glb_path"] == nil)
         }
         #expect(steps == ["parsing", "layering", "preview"], "each step once, in order")
         #expect(progress == progress.sorted() && Set(progress).count == progress.count && progress.allSatisfy { $0 > 0 && $0 < 1 })
-        #expect(seqs == Array(1...max(1, broadcasts.count)))
+        let first = seqs.first ?? 0
+        #expect(first == 1, "the first lease's block starts at 1")
+        #expect(seqs == Array(first..<(first + broadcasts.count)))
         #expect(ids.count == broadcasts.count)
         let messages = try SupabaseStandIn.messages(c, topic: "room:\(room)")
         #expect(messages.map(\.event) == ["ready"])
-        #expect(messages.first?.payload["glb_path"] as? String == glbPath)
+        #expect(messages.first?.payload["glb_path"] == nil, "clients read \(glbPath) from the row")
+        #expect((messages.first?.payload["seq"] as? NSNumber)?.intValue == SchemaCatalog.eventSeqBlock + 1)
+        #expect(messages.first?.isPrivate == false)
     }
 }

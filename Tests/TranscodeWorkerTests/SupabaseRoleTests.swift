@@ -25,24 +25,26 @@ final class RoleWorld {
         project = try SupabaseProject(through: through)
         let c = project.connection
         try c.execute(script: Self.backendRoomPolicySQL)
-        let store = QueueStore(connection: c)
-        try store.submit(versionId: readyVersion, roomId: room, roomName: "living room", usdzKey: "rooms/\(room)/versions/\(readyVersion)/source.usdz", jsonKey: nil,
-                         redactions: [("textures/face.png", "rooms/\(room)/versions/\(readyVersion)/redacted/textures/face.png")])
-        let first = try #require(try store.claim(workerId: "tw-roles", leaseSeconds: 60))
-        readyGLB = first.outputPrefix + "model.glb"
-        let ok = try store.finalize(versionId: readyVersion, leaseId: first.leaseId, status: "ready", outputs: .object([
-            "glb_path": .string(readyGLB), "manifest_path": .string(first.outputPrefix + "layer_manifest.json"),
-            "thumbnails": .array([.object(["path": .string(first.outputPrefix + "thumbs/hero.webp"), "kind": .string("hero")])]),
-            "manifest_schema_version": .int(1),
-        ])).ok
-        try #require(ok)
-        try store.submit(versionId: runningVersion, roomId: room, roomName: nil, usdzKey: "rooms/\(room)/versions/\(runningVersion)/source.usdz", jsonKey: nil)
-        let second = try #require(try store.claim(workerId: "tw-roles", leaseSeconds: 600))
-        runningLease = second.leaseId
-        _ = try store.retryLater(second, code: "SOURCE_DOWNLOAD_FAILED", message: "S3 bucket rooms-private at 10.1.2.3 said 503",
-                                 baseDelaySeconds: 0, maxDelaySeconds: 0)
-        let third = try #require(try store.claim(workerId: "tw-roles", leaseSeconds: 600))
-        runningLease = third.leaseId
+        // Plain SQL, so the same world can be built on the schema of any migration.
+        let prefix = "rooms/\(room)/versions/\(readyVersion)/r1-0a0b0c0d/"
+        readyGLB = prefix + "model.glb"
+        runningLease = UUID().uuidString.lowercased()
+        try c.query("INSERT INTO rooms (id, name) VALUES ($1::uuid, 'living room')", [room])
+        try c.query("""
+            INSERT INTO room_versions (id, room_id, status, source_usdz_path, glb_path, manifest_path, thumbnail_path,
+                                       thumbnail_paths, output_revision, manifest_schema_version, transcoded_at)
+            VALUES ($1::uuid, $2::uuid, 'ready', $3, $4, $5, $6, $7::jsonb, 1, 1, now())
+            """, [readyVersion, room, "rooms/\(room)/versions/\(readyVersion)/source.usdz", readyGLB, prefix + "layer_manifest.json",
+                  prefix + "thumbs/hero.webp", #"[{"path":"\#(prefix)thumbs/hero.webp","kind":"hero"}]"#])
+        try c.query("INSERT INTO redactions (room_version_id, texture_path, redacted_path) VALUES ($1::uuid, 'textures/face.png', $2)",
+                    [readyVersion, "rooms/\(room)/versions/\(readyVersion)/redacted/textures/face.png"])
+        try c.query("""
+            INSERT INTO room_versions (id, room_id, status, source_usdz_path, attempt, lease_id, locked_by, locked_at,
+                                       lease_expires_at, heartbeat_at, transcode_phase, last_error_code, last_error, errors)
+            VALUES ($1::uuid, $2::uuid, 'transcoding', $3, 2, $4::uuid, 'tw-roles', now(), now() + interval '10 minutes', now(),
+                    'layering', 'SOURCE_DOWNLOAD_FAILED', 'S3 bucket rooms-private at 10.1.2.3 said 503',
+                    '[{"attempt":1,"code":"SOURCE_DOWNLOAD_FAILED","message":"S3 bucket rooms-private at 10.1.2.3 said 503"}]'::jsonb)
+            """, [runningVersion, room, "rooms/\(room)/versions/\(runningVersion)/source.usdz", runningLease])
         try c.query("INSERT INTO rooms (id, name) VALUES ($1::uuid, 'other') ON CONFLICT DO NOTHING", [strangersRoom])
         try c.query("UPDATE rooms SET owner_id = $2::uuid WHERE id = $1::uuid", [room, owner])
         try c.query("UPDATE rooms SET owner_id = $2::uuid WHERE id = $1::uuid", [strangersRoom, stranger])
@@ -132,7 +134,7 @@ struct SupabaseRoleTests {
         let failed = try #require(events.last { $0.event == "failed" })
         let text = String(decoding: try JSONSerialization.data(withJSONObject: failed.payload), as: UTF8.self)
         #expect(!text.contains("supabase.co") && !text.contains("AKIA") && !text.contains("rooms-private"))
-        let message = (failed.payload["error"] as? [String: Any])?["message"] as? String
+        let message = failed.payload["message"] as? String
         #expect(message == SchemaCatalog.safeMessages.first { $0.reason == "SOURCE_DOWNLOAD_FAILED" }?.message)
         // The operator keeps the detail, in a column clients cannot read.
         #expect(try store.show(versionId: world.runningVersion)?["last_error"] == detail)

@@ -136,16 +136,19 @@ struct WatchCommand {
     static func summary(event: String, _ p: [String: JSONValue]) -> String {
         switch event {
         case "ready":
-            var s = string(p["glb_path"]) ?? "-"
+            // Events carry no paths (clients read them from the row): the revision says which.
+            var s = "revision " + (string(p["output_revision"]) ?? "-")
             if case .bool(true)? = p["reprocess"] { s += " (reprocess)" }
-            if let r = string(p["output_revision"]) { s += " revision \(r)" }
+            if let seq = string(p["seq"]) { s += " seq \(seq)" }
             return s
         case "failed", "reprocess_failed":
-            var reason = "-", message = ""
+            var reason = string(p["reason"]) ?? "-", message = string(p["message"]) ?? ""
             if case .object(let e)? = p["error"] {
+                // The shape before migration 6: `error` was an object.
                 reason = string(e["reason"]) ?? string(e["code"]) ?? "-"
                 message = string(e["message"]) ?? ""
             }
+            if let n = string(p["failure_count"]) { message += (message.isEmpty ? "" : " ") + "(failure \(n))" }
             var s = reason + (message.isEmpty ? "" : ": " + shorten(message, 120))
             if let a = string(p["attempt"]) { s += " (attempt \(a))" }
             return s

@@ -18,6 +18,8 @@ public enum SchemaCatalog {
                   sql: eventDelivery),
         Migration(version: 5, name: "app clients read only the status and outputs of versions of rooms they see; fixed failure messages",
                   sql: clientAccess),
+        Migration(version: 6, name: "events as the apps read them: one seq per version, failed.error as a string, public channels by default",
+                  sql: appEvents),
     ]
 
     /// `rooms`, `room_versions` and `redactions`, created only when absent; the columns the worker

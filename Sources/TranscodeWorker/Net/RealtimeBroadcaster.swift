@@ -6,7 +6,8 @@
 ///                   "private":true,"id":"<uuid>"}]}
 ///
 /// The topic is sent as given, without a `realtime:` prefix (the server adds the tenant itself).
-/// `private` must match what the app subscribes with (the app uses private channels). The
+/// `private` must match what the app subscribes with (the app's code joins public channels; the
+/// database setting `transcode.realtime_private` switches both kinds of events to private). The
 /// message `id` reaches clients as `payload.meta.id` for de-duplication; `messageId(for:)` derives
 /// a stable one from a name, so the same event sent twice carries the same id.
 ///
@@ -34,9 +35,10 @@ public final class RealtimeBroadcaster: Sendable {
     }
 
     /// The request body for one message.
-    public func body(topic: String, event: String, payload: JSONValue, id: String?) -> JSONValue {
+    public func body(topic: String, event: String, payload: JSONValue, id: String?, privateChannel: Bool? = nil) -> JSONValue {
         var message: [String: JSONValue] = [
-            "topic": .string(topic), "event": .string(event), "payload": payload, "private": .bool(privateChannel),
+            "topic": .string(topic), "event": .string(event), "payload": payload,
+            "private": .bool(privateChannel ?? self.privateChannel),
         ]
         if let id { message["id"] = .string(id) }
         return .object(["messages": .array([.object(message)])])
@@ -46,11 +48,13 @@ public final class RealtimeBroadcaster: Sendable {
     ///
     /// - Throws: `RealtimeBroadcastError` (`REALTIME_RATE_LIMITED` on 429, `REALTIME_REJECTED` on
     ///   another 4xx, `REALTIME_UNAVAILABLE` on 5xx, 3xx or no answer).
-    public func send(topic: String, event: String, payload: JSONValue, id: String? = nil) throws(RealtimeBroadcastError) {
+    ///   `privateChannel` overrides the broadcaster's channel kind for this message.
+    public func send(topic: String, event: String, payload: JSONValue, id: String? = nil,
+                     privateChannel: Bool? = nil) throws(RealtimeBroadcastError) {
         let request = HTTPRequest(
             method: "POST", url: endpoints.broadcastURL,
             headers: [("Content-Type", "application/json")] + endpoints.authHeaders(),
-            body: Array(body(topic: topic, event: event, payload: payload, id: id).serialized().utf8),
+            body: Array(body(topic: topic, event: event, payload: payload, id: id, privateChannel: privateChannel).serialized().utf8),
             timeout: timeout)
         let response: HTTPResponse
         do {

@@ -13,6 +13,10 @@ public struct ClaimedJob: Sendable, Equatable {
     /// The revision of the outputs currently published; this attempt writes `outputRevision + 1`.
     public var outputRevision: Int
     public var isReprocess: Bool
+    /// `room_versions.event_seq` after the claim: this attempt's progress events are numbered
+    /// `eventSeq - SchemaCatalog.eventSeqBlock + 1 … eventSeq` (migration 6), below the next
+    /// terminal event's. 0 on a database without migration 6.
+    public var eventSeq: Int64
 
     /// Storage prefix of this attempt's outputs: `rooms/{room}/versions/{version}/r{rev}-{lease8}/`.
     /// Unique per lease, so a stale worker can never overwrite the files of the attempt that won.
@@ -31,5 +35,6 @@ public struct ClaimedJob: Sendable, Equatable {
         sourceJSONPath = row["source_json_path"]
         outputRevision = row.int("output_revision") ?? 0
         isReprocess = row.bool("is_reprocess") ?? false
+        eventSeq = row["event_seq"].flatMap { Int64($0) } ?? 0
     }
 }

@@ -41,3 +41,14 @@ extension QueueStore {
         return OutputCollector.Target(versionId: id, roomId: room, glbPath: row["glb_path"], leaseId: row["lease_id"])
     }
 }
+
+/// Event delivery settings kept in the database.
+extension QueueStore {
+    static let realtimePrivateSQL = "SELECT transcode_realtime_private() AS private"
+
+    /// Whether Realtime events go to private channels (`transcode.realtime_private`, migration 6;
+    /// false by default). Throws `DatabaseError`.
+    public func realtimePrivate() throws(DatabaseError) -> Bool {
+        try connection.query(Self.realtimePrivateSQL).first?.bool("private") ?? false
+    }
+}

@@ -54,7 +54,7 @@ public final class QueueStore: Sendable {
                transcode_phase = 'parsing', updated_at = now()
           FROM next WHERE rv.id = next.id
         RETURNING rv.id, rv.room_id, rv.status::text AS status, rv.attempt, rv.max_attempts, rv.lease_id,
-                  rv.source_usdz_path, rv.source_json_path, rv.output_revision,
+                  rv.source_usdz_path, rv.source_json_path, rv.output_revision, rv.event_seq,
                   (rv.reprocess_requested_at IS NOT NULL) AS is_reprocess,
                   extract(epoch FROM (now() - coalesce(rv.enqueued_at, rv.run_after))) AS wait_seconds
         """
@@ -190,7 +190,7 @@ public final class QueueStore: Sendable {
                lease_expires_at = now() + interval '2 minutes', updated_at = now()
           FROM dead WHERE rv.id = dead.id
         RETURNING rv.id, rv.room_id, rv.status::text AS status, rv.attempt, rv.max_attempts, rv.lease_id,
-                  rv.source_usdz_path, rv.source_json_path, rv.output_revision,
+                  rv.source_usdz_path, rv.source_json_path, rv.output_revision, rv.event_seq,
                   (rv.reprocess_requested_at IS NOT NULL) AS is_reprocess
         """
 

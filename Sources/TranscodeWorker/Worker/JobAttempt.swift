@@ -86,13 +86,16 @@ final class JobAttempt {
         let storeLock = self.storeLock
         let send: ProgressReporter.Send
         if let broadcaster = runner.broadcaster {
-            // Supabase mode: Realtime REST; the message id is stable per (version, lease, seq).
+            // Supabase mode: Realtime REST; the message id is stable per (version, lease, seq), and
+            // the channel kind is the database's (`transcode.realtime_private`, public by default),
+            // the same as the terminal events'.
             let name = "\(job.versionId):\(job.leaseId):"
+            let privateChannel = (try? store.realtimePrivate()) ?? false
             send = { topic, event, payload in
                 var seq: Int64 = 0
                 if case .object(let fields) = payload, case .int(let n)? = fields["seq"] { seq = n }
                 try broadcaster.send(topic: topic, event: event, payload: payload,
-                                     id: RealtimeBroadcaster.messageId(for: name + String(seq)))
+                                     id: RealtimeBroadcaster.messageId(for: name + String(seq)), privateChannel: privateChannel)
             }
         } else {
             send = { topic, event, payload in
@@ -101,9 +104,13 @@ final class JobAttempt {
                 try store.notifyEvent(topic: topic, event: event, payload: payload)
             }
         }
+        let block = Int64(SchemaCatalog.eventSeqBlock)
         progress = ProgressReporter(
             versionId: job.versionId, roomId: job.roomId, attempt: job.attempt, maxAttempts: maxAttempts,
-            minInterval: config.progressIntervalSeconds, logger: logger, asynchronous: true, send: send)
+            minInterval: config.progressIntervalSeconds,
+            firstSeq: job.eventSeq > 0 ? job.eventSeq - block + 1 : 1, lastSeq: job.eventSeq > 0 ? job.eventSeq : .max,
+            status: job.isReprocess ? "ready" : "transcoding",
+            logger: logger, asynchronous: true, send: send)
 
         let (outcome, failure) = execute()
         progress.drain()
@@ -299,7 +306,8 @@ final class JobAttempt {
             onLine: { line in self.childLine(line, seen: seen, ws) },
             onStderr: { line in self.childStderr(line, pid: child.pid, seen: seen, ws) },
             tick: { self.childTick(seen: seen, deadline: deadline) })
-        progress.discardPending()
+        // The last step reached goes out before anything about the end of the job.
+        progress.flushNow()
         if let stopCause = seen.stopCause { throw .stopped(stopCause) }
         if seen.timedOut {
             throw .failed(FailureReason(
@@ -442,6 +450,8 @@ final class JobAttempt {
 
     private func complete(_ report: ChildReport) -> JobOutcome {
         beginReporting()
+        // The terminal event comes from the finalize: no progress after it.
+        progress.close()
         enter("completing")
         let glbPath = job.outputPrefix + "model.glb"
         let manifestPath = job.outputPrefix + "layer_manifest.json"
@@ -574,6 +584,7 @@ final class JobAttempt {
     /// Fails the version for good: `transcode_finalize` (direct mode), or the failure body to
     /// `transcode-done` (callback mode; when the backend rejects it, or `sqlOnly`, in SQL).
     private func finalizeFailed(_ f: FailureReason, sqlOnly: Bool) -> JobOutcome {
+        progress.close()
         if let url = config.completionURL, !sqlOnly {
             let client = completionClient(url)
             let body = client.failedBody(job, failure: f, maxAttempts: maxAttempts)

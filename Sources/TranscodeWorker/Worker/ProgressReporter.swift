@@ -1,7 +1,10 @@
 import Foundation
 
 /// Builds and sends one job's `transcode_progress` events (worker-contracts §3.2): payload schema
-/// `transcode-progress/v1`, `seq` increasing from 1 per job attempt, `at` in RFC 3339 UTC.
+/// `transcode-progress/v1`, the row's `status` (`transcoding`, `queued` while a retry waits, or
+/// `ready` during a reprocess) beside `step`, `seq` from `firstSeq` (one sequence per version
+/// across attempts: migration 6 gives each lease a block of `SchemaCatalog.eventSeqBlock`
+/// numbers below its terminal event's), `at` in RFC 3339 UTC.
 ///
 /// Throttling: at most one event per `minInterval` seconds. An update that arrives sooner is kept
 /// as pending and sent by `flush()` once the interval has passed; a newer update replaces a
@@ -33,7 +36,11 @@ public final class ProgressReporter: @unchecked Sendable {
     private let delivery: DispatchQueue?
 
     private let lock = NSLock()
-    private var seq = 0
+    private var seq: Int64
+    private let lastSeq: Int64
+    private let status: String
+    /// Set by `close()`: nothing is sent any more (a terminal event follows).
+    private var closed = false
     private var lastSent: UInt64?
     private var lastStep: String?
     private var lastProgress = -1.0
@@ -44,8 +51,15 @@ public final class ProgressReporter: @unchecked Sendable {
     ///   - maxAttempts: the effective attempt limit shown to clients.
     ///   - asynchronous: send from a serial queue of the reporter's own instead of the caller's
     ///     thread (events keep their order and `seq`).
+    ///   - firstSeq / lastSeq: the `seq` numbers this reporter may use; once they are used up,
+    ///     further events are dropped (their order must stay below the terminal event's).
+    ///   - status: the row's status while the job runs (`transcoding`, or `ready` for a reprocess).
     public init(versionId: String, roomId: String, attempt: Int, maxAttempts: Int, minInterval: Double,
+                firstSeq: Int64 = 1, lastSeq: Int64 = .max, status: String = "transcoding",
                 logger: JSONLogger? = nil, asynchronous: Bool = false, send: @escaping Send) {
+        seq = firstSeq - 1
+        self.lastSeq = lastSeq
+        self.status = status
         delivery = asynchronous ? DispatchQueue(label: "progress-\(versionId.prefix(8))") : nil
         self.versionId = versionId
         self.roomId = roomId
@@ -91,6 +105,25 @@ public final class ProgressReporter: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Sends a pending step update now, whatever the interval (the last step before the end).
+    public func flushNow() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let p = pending else { return }
+        pending = nil
+        emitLocked(phase: "transcoding", step: p.step, progress: p.progress, retryAt: nil)
+    }
+
+    /// Sends what is pending, waits until it was handed to the transport, and sends nothing
+    /// afterwards: call it before the version's terminal event.
+    public func close() {
+        flushNow()
+        lock.lock()
+        closed = true
+        lock.unlock()
+        drain()
+    }
+
     /// Reports that the version is back in the queue until `retryAt` (RFC 3339). Never throttled.
     public func queued(retryAt: String) {
         lock.lock()
@@ -99,8 +132,8 @@ public final class ProgressReporter: @unchecked Sendable {
         emitLocked(phase: "queued", step: nil, progress: 0, retryAt: retryAt)
     }
 
-    /// The number of events sent so far (the last `seq`).
-    public var sent: Int {
+    /// The last `seq` used.
+    public var sent: Int64 {
         lock.lock()
         defer { lock.unlock() }
         return seq
@@ -113,6 +146,7 @@ public final class ProgressReporter: @unchecked Sendable {
     }
 
     private func emitLocked(phase: String, step: String?, progress: Double, retryAt: String?) {
+        guard !closed, seq < lastSeq else { return }
         seq += 1
         lastSent = Clock.now()
         if let step { lastStep = step; lastProgress = progress }
@@ -120,12 +154,13 @@ public final class ProgressReporter: @unchecked Sendable {
             "schema": .string(Self.schema),
             "version_id": .string(versionId),
             "room_id": .string(roomId),
+            "status": .string(phase == "queued" ? "queued" : status),
             "phase": .string(phase),
             "step": step.map(JSONValue.string) ?? .null,
             "attempt": .int(Int64(attempt)),
             "max_attempts": .int(Int64(maxAttempts)),
             "progress": .double(progress),
-            "seq": .int(Int64(seq)),
+            "seq": .int(seq),
             "retry_at": retryAt.map(JSONValue.string) ?? .null,
             "at": .string(JSONLogger.timestamp()),
         ])

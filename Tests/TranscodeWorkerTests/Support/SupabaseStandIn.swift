@@ -27,6 +27,19 @@ enum SupabaseStandIn {
         BEGIN
           INSERT INTO realtime.messages (topic, event, payload, private) VALUES (topic, event, payload, private);
         END $$;
+        -- Realtime Authorization: the server sets realtime.topic for the channel a client joins and
+        -- reads realtime.messages as that client; row level security decides.
+        CREATE OR REPLACE FUNCTION realtime.topic() RETURNS text LANGUAGE sql STABLE AS $$
+          SELECT nullif(current_setting('realtime.topic', true), '')
+        $$;
+        ALTER TABLE realtime.messages ENABLE ROW LEVEL SECURITY;
+        DO $$ BEGIN
+          IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'authenticated') THEN
+            GRANT USAGE ON SCHEMA realtime TO authenticated;
+            GRANT SELECT ON realtime.messages TO authenticated;
+            GRANT EXECUTE ON FUNCTION realtime.topic() TO authenticated;
+          END IF;
+        END $$;
         """
 
     /// Cluster-wide roles as Supabase has them (`service_role` bypasses row level security):
