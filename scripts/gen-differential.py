@@ -3,9 +3,10 @@
 
 For every case the same stage is written three times: as a crate file (`case_NNN.usdc`, written with a
 chosen crate version), as text (`case_NNN.usda`) and as a package (`case_NNN.usdz`, made from the .usdc
-with UsdUtils.CreateNewUsdzPackage). Next to them, `case_NNN.expected.json` records what Pixar's
-usd-core reports for the composed stage. The script opens all three files and fails loudly if they do
-not compose to identical JSON.
+with UsdUtils.CreateNewUsdzPackage); every fifth case is also stored inside another package
+(`case_NNN.nested.usdz`, whose root layer sublayers it). Next to them, `case_NNN.expected.json`
+records what Pixar's usd-core reports for the composed stage. The script opens every file of a case
+and fails loudly if they do not compose to identical JSON.
 
 usd-core reads USD_WRITE_NEW_USDC_FILES_AS_VERSION only when `pxr` is first imported, so the cases are
 grouped by crate version and each group runs in its own worker process (this script, re-invoked with
@@ -30,6 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 VERSION_ENV = "USD_WRITE_NEW_USDC_FILES_AS_VERSION"
 CRATE_VERSIONS = ("0.4.0", "0.5.0", "0.6.0", "0.7.0", "0.8.0", "default")
 RESULT_MARKER = "GEN-DIFFERENTIAL-RESULT "
+# Every NESTED_EVERY-th case is also written as a package inside a package (`case_NNN.nested.usdz`).
+NESTED_EVERY = 5
 
 # Small texture files shared by all cases; asset-valued attributes point at them with anchored paths
 # ("./textures/x.png"), which the usdz packager keeps unchanged (search-relative or missing paths would
@@ -889,14 +892,46 @@ def generate_case(outdir: str, seed: int, index: int, width: int, version: str) 
         if got != reference:
             raise SystemExit(f"gen-differential: {os.path.basename(other)} composes differently from "
                              f"{os.path.basename(usdc)}: {first_difference(reference, got)}")
+    written = [usdc, usda, usdz, os.path.join(outdir, name + ".expected.json")]
+    if index % NESTED_EVERY == 0:
+        nested = write_nested_package(outdir, name, usdc, by_path=(index // NESTED_EVERY) % 2 == 1)
+        got = describe_stage(nested)
+        if got != reference:
+            raise SystemExit(f"gen-differential: {os.path.basename(nested)} composes differently from "
+                             f"{os.path.basename(usdc)}: {first_difference(reference, got)}")
+        written.append(nested)
     doc = {"case": name, "crate_version": crate_version, **reference}
     with open(os.path.join(outdir, name + ".expected.json"), "w", encoding="utf-8") as f:
         f.write(format_expected(doc))
-    for path in (usdc, usda, usdz, os.path.join(outdir, name + ".expected.json")):
+    for path in written:
         size = os.path.getsize(path)
         if size > 200_000:
             raise SystemExit(f"gen-differential: {path} is {size} bytes, over the 200 kB budget")
-    return files + 4, crate_version
+    return files + len(written), crate_version
+
+
+def write_nested_package(outdir: str, name: str, usdc: str, by_path: bool) -> str:
+    """`case_NNN.nested.usdz`: a package whose root layer sublayers the case's own package, stored
+    inside it, by name (`case_NNN.usdz`, its root layer) or by package path
+    (`case_NNN.usdz[case_NNN.usdc]`). The root layer copies the case's layer metadata (up axis,
+    units, default prim, time codes), so the composed stage is the case's stage."""
+    source = Sdf.Layer.FindOrOpen(usdc)
+    root_path = os.path.join(outdir, name + ".nested-root.usda")
+    root = Sdf.Layer.CreateNew(root_path)
+    for key in source.pseudoRoot.ListInfoKeys():
+        if key not in ("subLayers", "subLayerOffsets", "primChildren"):
+            root.pseudoRoot.SetInfo(key, source.pseudoRoot.GetInfo(key))
+    inner = name + ".usdz"
+    root.subLayerPaths.append(f"{inner}[{name}.usdc]" if by_path else inner)
+    root.Save()
+    nested = os.path.join(outdir, name + ".nested.usdz")
+    writer = Sdf.ZipFileWriter.CreateNew(nested)
+    if not writer.AddFile(root_path, "root.usda") or not writer.AddFile(os.path.join(outdir, inner), inner):
+        raise SystemExit(f"gen-differential: could not write {nested}")
+    writer.Save()
+    del writer, root
+    os.remove(root_path)
+    return nested
 
 
 def worker_main(args: argparse.Namespace) -> int:

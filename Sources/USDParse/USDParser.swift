@@ -56,7 +56,7 @@ public enum USDParser {
         let format = detectFormat(view)
         switch format {
         case .usdz:
-            let package = try USDZPackage.open(view, limits: limits, budget: budget)
+            let package = try USDZPackage.open(view, limits: limits, budget: budget, name: name)
             let stage = try StageComposer.compose(
                 rootLayer: package.rootLayerPath, provider: package, limits: limits, budget: budget)
             return OpenedStage(stage: stage, format: .usdz, containerWarnings: package.warnings, provider: package)

@@ -54,6 +54,38 @@ import Testing
     }
 }
 
+extension DifferentialTests {
+    /// Every fifth case is also a package stored inside another package (`case_NNN.nested.usdz`,
+    /// its root layer sublayering `case_NNN.usdz` by name or by `case_NNN.usdz[case_NNN.usdc]`);
+    /// it must compose to the same usd-core answer.
+    @Test(.enabled(if: directory != nil, "TRANSCODE_DIFF_DIR is not set (scripts/test.sh sets it)"))
+    func nestedPackagesMatchUsdCore() throws {
+        let dir = Self.directory!
+        var failures: [String] = []
+        var compared = 0
+        for name in Self.cases where FileManager.default.fileExists(atPath: "\(dir)/\(name).nested.usdz") {
+            let expectedData = try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\(name).expected.json"))
+            let expected = try JSONSerialization.jsonObject(with: expectedData) as! [String: Any]
+            let file = "\(name).nested.usdz"
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir)/\(file)")))
+            do {
+                let opened = try USDParser.openStage(bytes, name: file)
+                let diffs = StageDiff.compare(stage: opened.stage, expected: expected)
+                if !diffs.isEmpty { failures.append("\(file): " + diffs.prefix(5).joined(separator: "; ")) }
+                if !opened.stage.layerIdentifiers.contains(where: { $0.hasPrefix("\(name).usdz[") }) {
+                    failures.append("\(file): no layer of the nested package was opened")
+                }
+            } catch {
+                failures.append("\(file): threw \(error)")
+            }
+            compared += 1
+        }
+        #expect(compared >= Self.cases.count / 5)
+        #expect(failures.isEmpty, Comment(rawValue: "\(failures.count) of \(compared) nested cases differ:\n"
+            + failures.prefix(20).joined(separator: "\n")))
+    }
+}
+
 /// Structural comparison of a composed stage with usd-core's canonical JSON.
 enum StageDiff {
     static func compare(stage: UsdStage, expected: [String: Any]) -> [String] {

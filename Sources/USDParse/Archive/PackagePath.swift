@@ -37,6 +37,16 @@ enum PackagePath {
     /// `outer[inner]`, escaping brackets in `outer`; `inner` must already be a package path.
     static func join(_ outer: String, _ inner: String) -> String { escape(outer) + "[" + inner + "]" }
 
+    /// `inner` placed inside the innermost brackets of `package`, the way OpenUSD nests package
+    /// paths: `a.usdz` + `b.usdz` → `a.usdz[b.usdz]`, `a.usdz[b.usdz]` + `c.usda` →
+    /// `a.usdz[b.usdz[c.usda]]`. `package` is in path form (brackets of file names escaped); an
+    /// empty `package` gives `inner` unchanged.
+    static func nest(_ inner: String, in package: String) -> String {
+        guard !package.isEmpty else { return inner }
+        guard let (outer, rest) = split(package) else { return package + "[" + inner + "]" }
+        return join(outer, nest(inner, in: rest))
+    }
+
     static func escape(_ s: String) -> String {
         guard s.contains("[") || s.contains("]") else { return s }
         var out = ""

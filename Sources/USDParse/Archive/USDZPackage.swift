@@ -13,7 +13,8 @@
 ///
 /// Ownership: the package keeps the archive's `ByteView` (stored entries are zero-copy slices) and
 /// a reference to the parse's `MemoryBudget`, charged when deflated entries are inflated. Nested
-/// packages are reopened on each access (cheap for stored entries: no copy, one directory read).
+/// packages share that budget and are opened once per parse (`NestedPackageCache`), so a deflated
+/// package inside a package is inflated and charged once however often it is reached.
 public struct USDZPackage: Sendable {
     /// The outermost archive of this package.
     public let archive: ZipArchive
@@ -22,14 +23,19 @@ public struct USDZPackage: Sendable {
     /// Package path of the root layer (possibly nested, e.g. `inner.usdz[root.usda]`); empty only
     /// for packages opened internally for asset access, never for `open`.
     public private(set) var rootLayerPath: String
+    /// How messages name this package: the opened file's name (brackets escaped; empty when not
+    /// given) for the outermost package, `outer.usdz[inner.usdz]` for a package stored in it,
+    /// `outer.usdz[inner.usdz[deeper.usdz]]` one level further (OpenUSD's package path form).
+    public let name: String
     let limits: ParseLimits
+    let nestedPackages = NestedPackageCache()
     let budget: BudgetReference
-    private var nestedWarnings: [String] = []
     /// Lowercased entry name → the first entry (local-header order) with that spelling.
     private let foldedNames: [String: String]
 
-    private init(archive: ZipArchive, depth: Int, limits: ParseLimits, budget: BudgetReference) {
+    private init(archive: ZipArchive, depth: Int, name: String, limits: ParseLimits, budget: BudgetReference) {
         self.archive = archive
+        self.name = name
         self.depth = depth
         self.limits = limits
         self.budget = budget
@@ -39,7 +45,8 @@ public struct USDZPackage: Sendable {
         self.foldedNames = folded
     }
 
-    /// Opens a package; `depth` is the nesting level (0 for the outermost).
+    /// Opens a package; `depth` is the nesting level (0 for the outermost); `name` is the file name
+    /// used in messages about packages stored inside this one.
     ///
     /// - Throws: `USDParseError` (format `.usdz`): every code of `ZipArchive.init`;
     ///   `USD_LIMIT_EXCEEDED` when `depth` exceeds `limits.maxPackageDepth` (also reached by a
@@ -47,33 +54,38 @@ public struct USDZPackage: Sendable {
     ///   `USD_NO_ROOT_LAYER` when the first entry is not a USD layer or nested package (see the
     ///   type's documentation); errors reading a nested root package.
     public static func open(
-        _ view: ByteView, limits: ParseLimits, budget: MemoryBudget, depth: Int = 0
+        _ view: ByteView, limits: ParseLimits, budget: MemoryBudget, depth: Int = 0, name: String = ""
     ) throws(USDParseError) -> USDZPackage {
-        var package = try container(view, limits: limits, budget: BudgetReference(budget), depth: depth)
-        let root = try package.findRootLayer()
-        package.rootLayerPath = root.path
-        package.nestedWarnings = root.warnings
+        var package = try container(
+            view, limits: limits, budget: BudgetReference(budget), depth: depth, name: PackagePath.escape(name))
+        package.rootLayerPath = try package.findRootLayer()
         return package
     }
 
     /// Opens the archive without choosing a root layer (used for nested packages reached by path).
     static func container(
-        _ view: ByteView, limits: ParseLimits, budget: BudgetReference, depth: Int
+        _ view: ByteView, limits: ParseLimits, budget: BudgetReference, depth: Int, name: String = ""
     ) throws(USDParseError) -> USDZPackage {
         guard depth >= 0, depth <= limits.maxPackageDepth else {
             throw .zip(.limitExceeded,
                        "package nesting depth \(depth) exceeds maxPackageDepth (\(limits.maxPackageDepth))")
         }
         let archive = try ZipArchive(view, limits: limits, budget: budget.budget)
-        return USDZPackage(archive: archive, depth: depth, limits: limits, budget: budget)
+        return USDZPackage(archive: archive, depth: depth, name: name, limits: limits, budget: budget)
     }
 
     /// Entry names in local-header order.
     public var entryNames: [String] { archive.entries.map(\.name) }
 
-    /// Archive warnings (see `ZipArchive`), then those of a nested root package, each suffixed with
-    /// the nested package's name.
-    public var warnings: [String] { archive.warnings + nestedWarnings }
+    /// Archive warnings (see `ZipArchive`), then those of every nested package opened so far (the
+    /// root's, and those composition or asset access reached), in the order they were opened, each
+    /// suffixed with the nested package's entry name (`… (in inner.usdz)`). Read it after
+    /// composing to see them all.
+    public var warnings: [String] {
+        archive.warnings + nestedPackages.opened.flatMap { entry, package in
+            package.warnings.map { "\($0) (in \(ZipNameValidator.printable(entry)))" }
+        }
+    }
 
     /// True when `path` (possibly nested: `inner.usdz[dir/file.usda]`) names an entry.
     public func contains(_ path: String) -> Bool { locate(path) != nil }
@@ -103,18 +115,44 @@ public struct USDZPackage: Sendable {
                    entry: ZipNameValidator.printable(path))
     }
 
-    /// The package stored in entry `name`, one level deeper, with its root layer when it has one.
-    func nested(_ name: String) throws(USDParseError) -> USDZPackage {
-        guard let entry = archive.entry(named: name) else {
-            throw .zip(.noRootLayer, "the package has no entry named '\(ZipNameValidator.printable(name))'",
-                       entry: ZipNameValidator.printable(name))
+    /// The package stored in entry `entryName`, one level deeper, with its root layer when it has
+    /// one; opened once and cached (errors too).
+    ///
+    /// - Throws: `USD_NO_ROOT_LAYER` when there is no such entry; `USD_LIMIT_EXCEEDED` past
+    ///   `limits.maxPackageDepth`; every code of `ZipArchive.init` and `ZipArchive.data(of:)`. The
+    ///   error's section (when the inner error has none) and message name the nested package in
+    ///   package path form (`outer.usdz[inner.usdz]`).
+    func nested(_ entryName: String) throws(USDParseError) -> USDZPackage {
+        guard let entry = archive.entry(named: entryName) else {
+            throw .zip(.noRootLayer, "the package has no entry named '\(ZipNameValidator.printable(entryName))'",
+                       entry: ZipNameValidator.printable(entryName))
         }
-        let bytes = try archive.data(of: entry)
-        var inner = try USDZPackage.container(bytes, limits: limits, budget: budget, depth: depth + 1)
-        // The root only serves search-path fallback inside the nested package; a nested package
-        // without a USD first entry is still readable by path, as in USD.
-        if let root = try? inner.findRootLayer() { inner.rootLayerPath = root.path }
-        return inner
+        let childName = nestedName(entryName)
+        return try nestedPackages.package(entryName) { () throws(USDParseError) -> USDZPackage in
+            do throws(USDParseError) {
+                let bytes = try archive.data(of: entry)
+                var inner = try USDZPackage.container(
+                    bytes, limits: limits, budget: budget, depth: depth + 1, name: childName)
+                // The root only serves search-path fallback inside the nested package; a nested
+                // package without a USD first entry is still readable by path, as in USD.
+                if let root = try? inner.findRootLayer() { inner.rootLayerPath = root }
+                return inner
+            } catch {
+                throw Self.naming(error, package: childName)
+            }
+        }
+    }
+
+    /// The message name of the package stored in entry `entryName` (see `name`).
+    func nestedName(_ entryName: String) -> String {
+        PackagePath.nest(PackagePath.escape(ZipNameValidator.printable(entryName)), in: name)
+    }
+
+    /// `error` with the nested package named in its message and, when it has none, its section.
+    static func naming(_ error: USDParseError, package: String) -> USDParseError {
+        var e = error.adding(format: .usdz, section: package)
+        if !e.message.contains(package) { e.message += " (in \(package))" }
+        return e
     }
 
     /// The exact package path of an existing entry for `path` (raw name first, then the
@@ -142,22 +180,19 @@ public struct USDZPackage: Sendable {
         return foldedNames[PackagePath.unescape(path).lowercased()]
     }
 
-    /// The root layer per the type's rule, with warnings of nested packages on the way.
-    private func findRootLayer() throws(USDParseError) -> (path: String, warnings: [String]) {
+    /// The package path of the root layer per the type's rule.
+    func findRootLayer() throws(USDParseError) -> String {
         guard let first = archive.entries.first else {
             throw .zip(.noRootLayer, "the package has no entries")
         }
         let name = ZipNameValidator.printable(first.name)
         switch PackagePath.fileExtension(first.name) {
         case "usda", "usdc", "usd":
-            return (first.name, [])
+            return first.name
         case "usdz":
             do throws(USDParseError) {
-                let inner = try USDZPackage.container(
-                    try archive.data(of: first), limits: limits, budget: budget, depth: depth + 1)
-                let root = try inner.findRootLayer()
-                let warnings = (inner.archive.warnings + root.warnings).map { "\($0) (in \(name))" }
-                return (PackagePath.join(first.name, root.path), warnings)
+                let inner = try nested(first.name)
+                return PackagePath.join(first.name, try inner.findRootLayer())
             } catch {
                 throw error.adding(format: .usdz, section: name)
             }

@@ -8,6 +8,15 @@ public protocol AssetProvider: Sendable {
     /// The bytes at a resolved provider path. Throws `USDParseError` (e.g. `USD_TRUNCATED`,
     /// `USD_ZIP_INVALID`) when the entry cannot be read.
     func data(at path: String) throws -> ByteView
+    /// The provider path of the layer to open for `path` (a path returned by `resolve`): `path`
+    /// itself, or, when it names a package, that package's root layer. Throws `USDParseError` when
+    /// the package cannot be opened.
+    func layerPath(for path: String) throws -> String
+}
+
+extension AssetProvider {
+    /// Every path is its own layer (providers without packages).
+    public func layerPath(for path: String) throws -> String { path }
 }
 
 

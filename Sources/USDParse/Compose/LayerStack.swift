@@ -52,16 +52,30 @@ final class LayerCache {
         return layers.count - 1
     }
 
-    /// The layer stack rooted at `identifier` (the layer plus its sublayers, recursively,
-    /// strongest first). Sublayer cycles throw `USD_COMPOSITION_CYCLE`.
-    func stack(_ identifier: String) throws -> LayerStack {
-        if let s = stacks[identifier] { return s }
+    /// The layer stack rooted at `requested` (the layer plus its sublayers, recursively,
+    /// strongest first; a package path opens the package's root layer, see
+    /// `AssetProvider.layerPath(for:)`). Sublayer cycles throw `USD_COMPOSITION_CYCLE`.
+    func stack(_ requested: String) throws -> LayerStack {
+        if let s = stacks[requested] { return s }
+        let identifier = try layerPath(requested)
+        if let s = stacks[identifier] {
+            stacks[requested] = s
+            return s
+        }
         var members: [LayerStack.Member] = []
         var seen: Set<String> = []
         try collect(identifier, offset: .identity, chain: [], members: &members, seen: &seen)
         let s = LayerStack(rootIdentifier: identifier, members: members)
         stacks[identifier] = s
+        stacks[requested] = s
         return s
+    }
+
+    /// The provider's layer path for `path`, errors naming the requested path as the layer.
+    private func layerPath(_ path: String) throws -> String {
+        do { return try provider.layerPath(for: path) } catch let e as USDParseError {
+            throw e.adding(layer: path)
+        }
     }
 
     private func collect(
@@ -89,7 +103,7 @@ final class LayerCache {
                 continue
             }
             let o = i < offsets.count ? offsets[i] : .identity
-            try collect(resolved, offset: offset.composed(with: o), chain: chain + [identifier], members: &members,
+            try collect(try layerPath(resolved), offset: offset.composed(with: o), chain: chain + [identifier], members: &members,
                         seen: &seen)
         }
     }
