@@ -11,9 +11,15 @@ separate process (the readers alternate, so machine noise hits both alike):
             Usd.PrimRange traversal with instance proxies that Get()s points, faceVertexCounts and
             faceVertexIndices of every Mesh (no conversion to Python lists)
 
+  ours+scene  <binary> inspect --json --timing FILE (also builds the scene: "scene_ms" is the
+            stage-to-scene conversion alone); skipped with --no-scene
+
 Measured per run: whole-process wall time (spawn to exit), peak RSS of that child (ru_maxrss from
-os.wait4) and the in-process time. Prints a Markdown table of medians with ratios ours / usd-core
-(below 1 = ours is faster or smaller) and writes every raw number to OUT/results.json.
+os.wait4) and the in-process time. Every run goes through a minimal launcher process (python -I -S)
+that forks and execs the reader, so the peak RSS is the reader's own and not inherited from this
+script (Linux carries the exec()ing process's high-water mark into the new program). Prints a
+Markdown table of medians with ratios ours / usd-core (below 1 = ours is faster or smaller), a
+second table for the scene build, and writes every raw number to OUT/results.json.
 
 Nothing is built here: build the release binary first (swift build -c release). If the default binary
 is missing, only usd-core is measured. Inputs come from gen-bench-inputs.py. The exit status is non-zero
@@ -26,13 +32,10 @@ import argparse
 import json
 import os
 import platform
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_BINARY = os.path.join(REPO, ".build", "release", "transcode-worker")
@@ -68,42 +71,72 @@ class RunError(Exception):
     pass
 
 
+# The launcher forks, execs the reader with stdout and stderr in files, and reports wall time and the
+# child's rusage. It is itself tiny (about 5 MB), so its peak is the floor of the RSS numbers.
+LAUNCHER = r"""
+import json, os, signal, sys, time
+req = json.loads(sys.argv[1])
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.setsid()
+        out = os.open(req["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        err = os.open(req["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out, 1)
+        os.dup2(err, 2)
+        os.execv(req["argv"][0], req["argv"])
+    except BaseException as exc:
+        os.write(2, ("cannot run %s: %s\n" % (req["argv"][0], exc)).encode())
+    os._exit(127)
+expired = []
+def on_alarm(signum, frame):
+    expired.append(1)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+signal.signal(signal.SIGALRM, on_alarm)
+signal.setitimer(signal.ITIMER_REAL, req["timeout"])
+_, status, usage = os.wait4(pid, 0)
+signal.setitimer(signal.ITIMER_REAL, 0)
+wall = time.perf_counter() - start
+print(json.dumps({"wall_s": wall, "rss_kib": usage.ru_maxrss, "exit": os.waitstatus_to_exitcode(status),
+                  "timed_out": bool(expired)}))
+"""
+
+
 def run_once(cmd: list[str], timeout: float) -> dict:
-    """Run one child process; return wall seconds, peak RSS (KiB) and its parsed JSON output."""
-    with tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, stdin=subprocess.DEVNULL)
-        timed_out = threading.Event()
-
-        def kill() -> None:
-            timed_out.set()
-            try:
-                os.kill(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-        timer = threading.Timer(timeout, kill)
-        timer.start()
+    """Run one child process through LAUNCHER; return wall seconds, peak RSS (KiB), the in-process
+    times (parse_ms, and scene_ms when reported) and its parsed JSON output."""
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        out_path, err_path = os.path.join(tmp, "stdout"), os.path.join(tmp, "stderr")
+        request = json.dumps({"argv": cmd, "stdout": out_path, "stderr": err_path, "timeout": timeout})
         try:
-            stdout = proc.stdout.read()
-            proc.stdout.close()
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            timer.cancel()
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, so Popen must not wait again
-        err.seek(0)
-        stderr = err.read().decode("utf-8", "replace")
-    if timed_out.is_set():
+            r = subprocess.run([sys.executable, "-I", "-S", "-c", LAUNCHER, request], capture_output=True,
+                               text=True, timeout=timeout + 60)
+            result = json.loads(r.stdout)
+        except (OSError, subprocess.TimeoutExpired, ValueError) as exc:
+            raise RunError(f"the launcher failed for {' '.join(cmd)}: {exc}") from exc
+        with open(out_path, "rb") as f:
+            stdout = f.read()
+        with open(err_path, "rb") as f:
+            stderr = f.read().decode("utf-8", "replace")
+    if result["timed_out"]:
         raise RunError(f"timed out after {timeout:.0f} s: {' '.join(cmd)}")
-    if proc.returncode != 0:
-        raise RunError(f"exit status {proc.returncode}: {' '.join(cmd)}\n{stderr.strip()[-2000:]}")
+    if result["exit"] != 0:
+        raise RunError(f"exit status {result['exit']}: {' '.join(cmd)}\n{stderr.strip()[-2000:]}")
     try:
         output = json.loads(stdout)
         parse_ms = float(output["timing"]["parse_ms"])
+        scene_ms = output["timing"].get("scene_ms")
+        scene_ms = float(scene_ms) if scene_ms is not None else None
     except (ValueError, KeyError, TypeError) as exc:
         raise RunError(f"no timing.parse_ms in the output of {' '.join(cmd)} ({exc}): {stdout[:300]!r}") from exc
-    return {"wall_s": wall, "rss_kib": usage.ru_maxrss, "parse_ms": parse_ms, "output": output}
+    return {"wall_s": result["wall_s"], "rss_kib": result["rss_kib"], "parse_ms": parse_ms, "scene_ms": scene_ms,
+            "output": output}
 
 
 def find_inputs(directory: str) -> list[str]:
@@ -153,6 +186,7 @@ def main() -> int:
     parser.add_argument("--out", default=DEFAULT_OUT, help="where results.json goes (default: bench-out)")
     parser.add_argument("--python", default=sys.executable, help="Python with usd-core for the peer side")
     parser.add_argument("--only", choices=("ours", "usd-core"), help="measure just one reader")
+    parser.add_argument("--no-scene", action="store_true", help="do not measure ours+scene (the scene build)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds before a run is killed (default 600)")
     args = parser.parse_args()
     if args.reps < 1:
@@ -168,6 +202,8 @@ def main() -> int:
     if args.only != "usd-core":
         if os.access(binary, os.X_OK):
             readers["ours"] = [binary, "inspect", "--json", "--timing", "--no-scene"]
+            if not args.no_scene:
+                readers["ours+scene"] = [binary, "inspect", "--json", "--timing"]
         elif args.binary or args.only == "ours":
             print(f"bench: binary {binary} not found or not executable", file=sys.stderr)
             return 2
@@ -185,7 +221,7 @@ def main() -> int:
     for path in inputs:
         name = os.path.basename(path)
         entry = {"path": path, "size_bytes": os.path.getsize(path),
-                 "runs": {r: {"parse_ms": [], "wall_s": [], "rss_kib": []} for r in readers}, "errors": {}}
+                 "runs": {r: {"parse_ms": [], "wall_s": [], "rss_kib": [], "scene_ms": []} for r in readers}, "errors": {}}
         results["inputs"][name] = entry
         print(f"bench: {name} ({entry['size_bytes'] / 1e6:.1f} MB): ", end="", file=sys.stderr, flush=True)
         broken: set[str] = set()
@@ -201,13 +237,14 @@ def main() -> int:
                     failures.append(f"{name} / {reader}: {exc}")
                     continue
                 if rep == 0:
-                    entry.setdefault("warmup", {})[reader] = {k: run[k] for k in ("parse_ms", "wall_s", "rss_kib")}
+                    entry.setdefault("warmup", {})[reader] = {k: run[k] for k in ("parse_ms", "wall_s", "rss_kib", "scene_ms")}
                     if reader == "usd-core":
                         entry["usd_core_counts"] = {k: run["output"].get(k) for k in
                                                     ("meshes", "points", "faces", "indices")}
                     continue
-                for key in ("parse_ms", "wall_s", "rss_kib"):
-                    entry["runs"][reader][key].append(run[key])
+                for key in ("parse_ms", "wall_s", "rss_kib", "scene_ms"):
+                    if run[key] is not None:
+                        entry["runs"][reader][key].append(run[key])
             print("." if rep else "w", end="", file=sys.stderr, flush=True)
         print(file=sys.stderr)
         entry["medians"] = {r: {k: median(v) for k, v in runs.items()} for r, runs in entry["runs"].items()}
@@ -226,6 +263,20 @@ def main() -> int:
     print()
     print(f"Medians of {args.reps} runs after one warm-up; ratio = ours / usd-core (below 1: ours is faster or "
           f"smaller). Only ratios from one run are comparable.")
+    if any("ours+scene" in e["medians"] for e in results["inputs"].values()):
+        print()
+        print("| input | ours scene build ms | ours parse ms | ours whole-process s (parse + scene) "
+              "| ours peak RSS MB (parse + scene) |")
+        print("|---|---:|---:|---:|---:|")
+        for name, entry in results["inputs"].items():
+            row = [name]
+            for key, digits, scale in (("scene_ms", 1, 1.0), ("parse_ms", 1, 1.0), ("wall_s", 3, 1.0),
+                                       ("rss_kib", 1, 1 / 1024)):
+                row.append(cell(entry, "ours+scene", cell_value(entry, "ours+scene", key), digits, scale))
+            print("| " + " | ".join(row) + " |")
+        print()
+        print("ours+scene runs inspect with the scene: \"scene_ms\" is the stage-to-scene conversion alone "
+              "(it includes decoding the arrays the parse step leaves deferred, such as normals and UVs).")
 
     os.makedirs(args.out, exist_ok=True)
     out_path = os.path.join(args.out, "results.json")

@@ -98,6 +98,8 @@ struct InspectCommand {
                     "materials": .int(Int64(s.materials.count)),
                     "textures": .int(Int64(s.textures.count)),
                     "validation_errors": .int(Int64(SceneValidator.validate(s).filter { $0.severity == .error }.count)),
+                    // Time code of attributes authored only as time samples (null: each one's earliest sample).
+                    "time_code": opened.stage.startTimeCode.map(JSONValue.double) ?? .null,
                 ])
             }
             var warnings: [JSONValue] = opened.containerWarnings.map {
@@ -118,6 +120,7 @@ struct InspectCommand {
                     "upAxis": stage.upAxis.map(JSONValue.string) ?? .null,
                     "metersPerUnit": stage.metersPerUnit.map(JSONValue.double) ?? .null,
                     "defaultPrim": stage.defaultPrim.map(JSONValue.string) ?? .null,
+                    "startTimeCode": stage.startTimeCode.map(JSONValue.double) ?? .null,
                 ]),
                 "usd": summary.json,
                 "prims": .array(stage.prims.dropFirst().map {

@@ -2,7 +2,9 @@ import USDParse
 
 /// Counts on a composed stage, made the way Pixar's `usd-core` analysis counts them: Mesh prims
 /// (instance proxies included), summed `points` and `faceVertexCounts` lengths, Material prims,
-/// and the sorted set of texture asset paths (`inputs:file` values).
+/// and the sorted set of texture asset paths (`inputs:file` values). Values are read at the
+/// default time code, as usd-core's `Get()` does: an attribute authored only as time samples
+/// has no value there and is not counted (the scene reads it at `startTimeCode` instead).
 struct StageSummary {
     var primTypes: [String: Int] = [:]
     var meshes = 0
@@ -20,14 +22,14 @@ struct StageSummary {
             switch prim.typeName {
             case "Mesh":
                 meshes += 1
-                if let (_, st, _) = prim.attributes["points"]?.value?.typed { points += st.count / 3 }
-                if let (_, st, _) = prim.attributes["faceVertexCounts"]?.value?.typed { faces += st.count }
+                if let (_, st, _) = prim.attributes["points"]?.defaultTimeValue?.typed { points += st.count / 3 }
+                if let (_, st, _) = prim.attributes["faceVertexCounts"]?.defaultTimeValue?.typed { faces += st.count }
             case "Material": materials += 1
             case "PointInstancer": pointInstancers += 1
             default: break
             }
             if prim.metadata["instanceable"]?.bool == true { instanceable += 1 }
-            if let file = prim.attributes["inputs:file"]?.value {
+            if let file = prim.attributes["inputs:file"]?.defaultTimeValue {
                 switch file {
                 case .scalar(.asset, .string(let s)): s.forEach { if !$0.isEmpty { tex.insert($0) } }
                 default: break

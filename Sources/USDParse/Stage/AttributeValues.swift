@@ -67,6 +67,9 @@ extension UsdPrim {
     /// The value of attribute `name` as a viewer uses it (default, else earliest sample).
     func value(_ name: String) -> SdfValue? { attributes[name]?.value }
 
+    /// The value of attribute `name` at `time` (see `UsdAttribute.value(at:)`).
+    func value(_ name: String, at time: Double?) -> SdfValue? { attributes[name]?.value(at: time) }
+
     /// A token attribute's value.
     func token(_ name: String) -> String? { AttributeValues.token(value(name)) }
 

@@ -40,20 +40,39 @@ struct VertexStreams {
 enum MeshAssembler {
     static let maxChainSteps = 64
 
-    /// Rewrites `corners` (positions in `faceVertexIndices`) into vertex indices and returns the
-    /// vertex streams. Charges `ctx`'s budget before the large allocations.
-    static func assemble(
-        topology: MeshTopology, corners: inout [UInt32], attributes a: VertexAttributes, ctx: StageBuildContext,
+    /// Charges `ctx`'s budget for what `assemble` will allocate for a mesh of `topology` whose
+    /// triangulation has `cornerCount` corners (`3 × triangleCount`). Call before `assemble`, in
+    /// stage order, so a budget breach names the same mesh whatever the thread count.
+    /// - Throws: `USD_MEMORY_BUDGET_EXCEEDED`.
+    static func charge(
+        topology: MeshTopology, cornerCount: Int, attributes a: VertexAttributes, ctx: StageBuildContext,
         path: SdfPath
-    ) throws -> VertexStreams {
+    ) throws(USDParseError) {
+        var perVertex = 0
+        if a.normals != nil { perVertex += 12 }
+        if a.uv != nil { perVertex += 8 }
+        if a.emitColors { perVertex += 16 }
+        if a.isPerPoint {
+            try ctx.charge(StageBuildContext.bytes(topology.pointCount, perVertex), "vertex streams of \(path)")
+            return
+        }
+        let needFace = [a.normals, a.uv, a.color, a.opacity].contains { $0?.interpolation == .uniform }
+        let worstVertices = min(topology.cornerCount, cornerCount)
+        try ctx.charge(
+            StageBuildContext.bytes(topology.cornerCount, needFace ? 8 : 4)
+                + StageBuildContext.bytes(topology.pointCount, 4)
+                + StageBuildContext.bytes(worstVertices, perVertex + 16), "welding \(path)")
+    }
+
+    /// Rewrites `corners` (positions in `faceVertexIndices`) into vertex indices and returns the
+    /// vertex streams. Touches no shared state (safe to run for several meshes at once); the
+    /// budget is charged beforehand by `charge`.
+    static func assemble(
+        topology: MeshTopology, corners: inout [UInt32], attributes a: VertexAttributes
+    ) -> VertexStreams {
         let fvi = topology.indices
         if a.isPerPoint {
             let n = topology.pointCount
-            var perVertex = 0
-            if a.normals != nil { perVertex += 12 }
-            if a.uv != nil { perVertex += 8 }
-            if a.emitColors { perVertex += 16 }
-            try ctx.charge(StageBuildContext.bytes(n, perVertex), "vertex streams of \(path)")
             for k in 0..<corners.count { corners[k] = UInt32(fvi[Int(corners[k])]) }
             var out = VertexStreams(positions: topology.points)
             if let nv = a.normals { out.normals = expand(nv, count: n, fallback: [0, 1, 0]) }
@@ -77,7 +96,7 @@ enum MeshAssembler {
             }
             return out
         }
-        return try weld(topology: topology, corners: &corners, attributes: a, ctx: ctx, path: path)
+        return weld(topology: topology, corners: &corners, attributes: a)
     }
 
     /// Expands a per-point primvar to one element per point.
@@ -113,21 +132,13 @@ enum MeshAssembler {
     }
 
     private static func weld(
-        topology: MeshTopology, corners: inout [UInt32], attributes a: VertexAttributes, ctx: StageBuildContext,
-        path: SdfPath
-    ) throws -> VertexStreams {
+        topology: MeshTopology, corners: inout [UInt32], attributes a: VertexAttributes
+    ) -> VertexStreams {
         let fvi = topology.indices
         let points = topology.points
         let cornerCount = topology.cornerCount
         let needFace = [a.normals, a.uv, a.color, a.opacity].contains { $0?.interpolation == .uniform }
-        var perVertex = 16  // position + chain link
-        if a.normals != nil { perVertex += 12 }
-        if a.uv != nil { perVertex += 8 }
-        if a.emitColors { perVertex += 16 }
         let worstVertices = min(cornerCount, corners.count)
-        try ctx.charge(
-            StageBuildContext.bytes(cornerCount, needFace ? 8 : 4) + StageBuildContext.bytes(topology.pointCount, 4)
-                + StageBuildContext.bytes(worstVertices, perVertex), "welding \(path)")
 
         var faceOfCorner: [Int32] = []
         if needFace {

@@ -36,14 +36,14 @@ enum MeshExtractor {
         let stage = ctx.stage
         let prim = stage.prims[primIndex]
         let path = prim.path
-        guard let points = AttributeValues.floats(prim.value("points"), components: 3),
-            let counts = AttributeValues.int32s(prim.value("faceVertexCounts")),
-            let fvi = AttributeValues.int32s(prim.value("faceVertexIndices"))
+        guard let points = AttributeValues.floats(prim.value("points", at: ctx.time), components: 3),
+            let counts = AttributeValues.int32s(prim.value("faceVertexCounts", at: ctx.time)),
+            let fvi = AttributeValues.int32s(prim.value("faceVertexIndices", at: ctx.time))
         else {
             ctx.warn("MESH_INVALID_TOPOLOGY", "points, faceVertexCounts or faceVertexIndices missing or mistyped", path)
             return nil
         }
-        let holes = AttributeValues.int32s(prim.value("holeIndices"))
+        let holes = AttributeValues.int32s(prim.value("holeIndices", at: ctx.time))
         let topology: MeshTopology
         do {
             topology = try MeshTopology(points: points, counts: counts, indices: fvi, holes: holes)
@@ -91,7 +91,9 @@ enum MeshExtractor {
         var attrs = VertexAttributes()
         // Normals.
         for name in ["primvars:normals", "normals"] where attrs.normals == nil && prim.attributes[name] != nil {
-            if var n = validated(Primvar.read(prim, name: name, components: 3, fallback: .vertex, problem: &problem)) {
+            let read = Primvar.read(
+                prim, name: name, components: 3, fallback: .vertex, time: ctx.time, problem: &problem)
+            if var n = validated(read) {
                 if n.hasMissing {
                     ctx.warn("PRIMVAR_INVALID", "\(name) has unassigned (-1) indices; normals ignored", path)
                     continue
@@ -179,31 +181,24 @@ enum MeshExtractor {
             slotMaterials = [defaultMaterial]
         }
 
-        // Triangulate, then build the vertex streams.
+        // Materials of the non-empty slots (double-sided copies made here, in stage order), then
+        // triangulation and vertex streams, which `PendingMesh` runs later on all cores.
         let flip = prim.token("orientation") == "leftHanded"
         try ctx.charge(StageBuildContext.bytes(topology.triangleCount, 12), "indices of \(path)")
-        var triangulator = Triangulator()
-        var (corners, ranges) = topology.triangulate(
-            faceSlots: faceSlots, slotCount: slotMaterials.count, flip: flip, triangulator: &triangulator)
-        if triangulator.fannedConcaveCount > 0 {
-            ctx.warn(
-                "MESH_CONCAVE_FANNED", "\(triangulator.fannedConcaveCount) large concave faces were fan-triangulated",
-                path)
-        }
-        let streams = try MeshAssembler.assemble(
-            topology: topology, corners: &corners, attributes: attrs, ctx: ctx, path: path)
-
+        try MeshAssembler.charge(
+            topology: topology, cornerCount: topology.triangleCount * 3, attributes: attrs, ctx: ctx, path: path)
         let doubleSided = AttributeValues.bool(prim.value("doubleSided")) ?? false
-        var primitives: [Mesh.Primitive] = []
-        for (s, range) in ranges.enumerated() where !range.isEmpty {
+        let used = topology.slotIsUsed(faceSlots: faceSlots, slotCount: slotMaterials.count)
+        var primitiveMaterials: [MaterialIndex?] = []
+        for s in slotMaterials.indices where used[s] {
             var material = slotMaterials[s]
             if doubleSided { material = ctx.materials.doubleSided(material, ctx: ctx) }
-            primitives.append(Mesh.Primitive(indexStart: range.lowerBound, indexCount: range.count, material: material))
+            primitiveMaterials.append(material)
         }
-        let mesh = Mesh(
-            name: prim.name, positions: streams.positions, normals: streams.normals, uv0: streams.uv0,
-            colors: streams.colors, indices: corners, primitives: primitives, sourcePath: path.string)
-        return ctx.scene.addMesh(mesh)
+        return ctx.addPendingMesh(
+            PendingMesh(
+                name: prim.name, path: path, topology: topology, faceSlots: faceSlots,
+                slotCount: slotMaterials.count, flip: flip, attributes: attrs, primitiveMaterials: primitiveMaterials))
     }
 
     /// A `materialBind` face subset: its faces (validated) and its resolved material.

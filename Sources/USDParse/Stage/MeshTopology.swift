@@ -81,6 +81,17 @@ struct MeshTopology {
         return c >= 3 ? c - 2 : 0
     }
 
+    /// Which of `slotCount` slots receive at least one triangle (`faceSlots` as in `triangulate`).
+    func slotIsUsed(faceSlots: [Int32]?, slotCount: Int) -> [Bool] {
+        var used = [Bool](repeating: false, count: max(1, slotCount))
+        guard let faceSlots else {
+            used[0] = triangleCount > 0
+            return used
+        }
+        for f in 0..<faceCount where triangles(ofFace: f) > 0 { used[Int(faceSlots[f])] = true }
+        return used
+    }
+
     /// Triangulates every kept face into **corner** indices (positions in `faceVertexIndices`),
     /// three per triangle, with triangles grouped by slot: faces of slot 0 first, then slot 1, …,
     /// each group in face order. `faceSlots` (one per face, `0 ..< slotCount`) is nil for a

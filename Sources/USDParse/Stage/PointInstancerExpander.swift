@@ -76,7 +76,7 @@ enum PointInstancerExpander {
             }
             templates.append(template)
             templateTriangles.append(
-                template?.reduce(0) { $0 + ($1.mesh.map { ctx.scene.meshes[$0.rawValue].triangleCount } ?? 0) } ?? 0)
+                template?.reduce(0) { $0 + ($1.mesh.map { ctx.triangleCount(of: $0) } ?? 0) } ?? 0)
         }
 
         // Which instances survive, and what they cost.

@@ -34,12 +34,14 @@ struct Primvar {
     /// True when the element of a corner depends only on its point (or on nothing).
     var isPerPoint: Bool { interpolation == .constant || interpolation == .vertex }
 
-    /// Reads attribute `name` from `prim`. Returns nil when absent or blocked; throws nothing but
-    /// reports malformed data through `problem` (then returns nil).
+    /// Reads attribute `name` from `prim` at `time` (see `UsdAttribute.value(at:)`; nil means the
+    /// earliest sample). Returns nil when absent or blocked; throws nothing but reports malformed
+    /// data through `problem` (then returns nil).
     static func read(
-        _ prim: UsdPrim, name: String, components: Int, fallback: PrimvarInterpolation, problem: inout String?
+        _ prim: UsdPrim, name: String, components: Int, fallback: PrimvarInterpolation, time: Double? = nil,
+        problem: inout String?
     ) -> Primvar? {
-        guard let attr = prim.attributes[name], let value = attr.value else { return nil }
+        guard let attr = prim.attributes[name], let value = attr.value(at: time) else { return nil }
         guard let values = AttributeValues.floats(value, components: components) else {
             problem = "\(name) has type \(attr.typeName), expected \(components) numeric components"
             return nil
@@ -57,7 +59,7 @@ struct Primvar {
             interp = parsed
         }
         var pv = Primvar(name: name, values: values, components: components, interpolation: interp)
-        if let idxAttr = prim.attributes[name + ":indices"], let idxValue = idxAttr.value {
+        if let idxAttr = prim.attributes[name + ":indices"], let idxValue = idxAttr.value(at: time) {
             guard let idx = AttributeValues.int32s(idxValue) else {
                 problem = "\(name):indices is not an integer array"
                 return nil

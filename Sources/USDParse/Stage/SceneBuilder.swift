@@ -60,6 +60,7 @@ public enum SceneBuilder {
             let correction = stageCorrection(stage: stage, ctx: ctx)
             ctx.scene.metadata.sourceFormat = sourceFormat
             ctx.scene.metadata.defaultPrim = stage.defaultPrim
+            warnTimeSampled(stage: stage, ctx: ctx)
             guard let root = stage.prims.first else {
                 ctx.warn("STAGE_EMPTY", "the stage has no prims", nil)
                 ctx.finishWarnings()
@@ -68,10 +69,43 @@ public enum SceneBuilder {
             let traversal = StageTraversal(ctx: ctx)
             var nodes: [Node] = []
             try traversal.emit(roots: root.children, correction: correction, prototype: false, into: &nodes)
+            ctx.finishMeshes()
             ctx.scene.nodes = nodes
             ctx.finishWarnings()
             return ctx.scene
         }
+    }
+
+    /// Attributes the scene reads at a time code when they have no default (`ctx.time`).
+    static func isTimeSampledInput(_ name: String) -> Bool {
+        switch name {
+        case "points", "normals", "primvars:normals", "faceVertexCounts", "faceVertexIndices", "holeIndices",
+            "visibility", "xformOpOrder":
+            return true
+        default: return name.hasPrefix("xformOp:") || name.hasPrefix("primvars:normals:")
+        }
+    }
+
+    /// One `STAGE_TIME_SAMPLED` warning per stage when points, normals, topology, visibility or
+    /// xform ops are authored only as time samples, naming the time code used and the first such
+    /// attribute (prims in pre-order, attributes by name).
+    static func warnTimeSampled(stage: UsdStage, ctx: StageBuildContext) {
+        var count = 0
+        var first: String?
+        for prim in stage.prims {
+            for name in prim.attributes.keys.sorted()
+            where isTimeSampledInput(name) && prim.attributes[name]!.hasOnlyTimeSamples {
+                count += 1
+                if first == nil { first = prim.path.string + "." + name }
+            }
+        }
+        guard count > 0, let first else { return }
+        let when =
+            ctx.time.map { "their values at startTimeCode \($0)" }
+            ?? "each one's earliest time sample (the stage has no startTimeCode)"
+        ctx.warn(
+            "STAGE_TIME_SAMPLED", "\(count) attributes have only time samples (first \(first)); the scene uses \(when)",
+            nil)
     }
 
     /// Reads `upAxis` and `metersPerUnit`, records them in the scene metadata, and returns the

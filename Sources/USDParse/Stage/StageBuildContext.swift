@@ -7,6 +7,9 @@ final class StageBuildContext {
     let limits: ParseLimits
     let budget: MemoryBudget
     let loadAsset: (String, String) -> [UInt8]?
+    /// Time code at which attributes authored only as time samples are read (`startTimeCode`);
+    /// nil reads each such attribute at its earliest sample.
+    let time: Double?
 
     var scene = Scene()
     let materials = MaterialExtractor()
@@ -23,9 +26,18 @@ final class StageBuildContext {
     /// Shared meshes of implicit gprims keyed by their generating parameters.
     var gprimMeshes: [GprimTessellator.Key: MeshIndex] = [:]
 
-    /// Most warnings kept; later ones are counted into one summary warning.
+    /// Meshes whose triangulation and streams are still to be computed (`finishMeshes`), with
+    /// the scene mesh index and the warning slot reserved for each.
+    private var pendingMeshes: [(job: PendingMesh, mesh: MeshIndex, warningSlot: Int)] = []
+    /// Triangle counts of pending meshes by mesh index (known before triangulation).
+    private var pendingTriangles: [Int: Int] = [:]
+
+    /// Most warnings kept (distinct aggregated entries); later ones are counted into one summary warning.
     static let maxWarnings = 10_000
+    /// Distinct prims listed per (code, prim type) before further occurrences are only counted.
+    static let maxListedPrimsPerKind = 10
     private var droppedWarnings = 0
+    private var pending = WarningAggregator()
 
     init(stage: UsdStage, limits: ParseLimits, budget: MemoryBudget, loadAsset: @escaping (String, String) -> [UInt8]?)
     {
@@ -33,19 +45,57 @@ final class StageBuildContext {
         self.limits = limits
         self.budget = budget
         self.loadAsset = loadAsset
+        self.time = stage.startTimeCode
     }
 
-    /// Records a non-fatal finding with a stable code.
+    /// Records a non-fatal finding with a stable code. Repeats are aggregated (see
+    /// `WarningAggregator`): the same code on the same prim becomes one warning, and the same code
+    /// on prims of one type lists at most `maxListedPrimsPerKind` prims; the rest are counted.
     func warn(_ code: String, _ message: String, _ path: SdfPath?) {
-        if scene.warnings.count >= StageBuildContext.maxWarnings {
+        let kind = path.flatMap { stage.primIndex(at: $0) }.map { stage.prims[$0].typeName } ?? ""
+        if !pending.add(code: code, kind: kind, message: message, path: path?.string,
+                        maxListed: StageBuildContext.maxListedPrimsPerKind, maxEntries: StageBuildContext.maxWarnings) {
             droppedWarnings += 1
-            return
         }
-        scene.warnings.append(SceneWarning(code: code, message: message, primPath: path?.string))
     }
 
-    /// Appends the summary of dropped warnings, if any.
+    /// Reserves the mesh index of `job` (an empty placeholder until `finishMeshes`) and a warning
+    /// position for what its triangulation may report, so the order matches a sequential build.
+    func addPendingMesh(_ job: PendingMesh) -> MeshIndex {
+        let index = scene.addMesh(Mesh(name: job.name, sourcePath: job.path.string))
+        pendingTriangles[index.rawValue] = job.topology.triangleCount
+        pendingMeshes.append((job, index, pending.reserve()))
+        return index
+    }
+
+    /// Triangles of a scene mesh, also while it is pending.
+    func triangleCount(of mesh: MeshIndex) -> Int {
+        pendingTriangles[mesh.rawValue] ?? scene.meshes[mesh.rawValue].triangleCount
+    }
+
+    /// Triangulates and assembles every pending mesh on all cores and stores the results in their
+    /// reserved places (deterministic: queue order).
+    func finishMeshes() {
+        let queued = pendingMeshes
+        pendingMeshes = []
+        let outputs = PendingMesh.runAll(queued.map(\.job))
+        for (item, out) in zip(queued, outputs) {
+            scene.meshes[item.mesh.rawValue] = out.mesh
+            pendingTriangles[item.mesh.rawValue] = nil
+            if out.fannedConcaveCount > 0 {
+                let kind = stage.primIndex(at: item.job.path).map { stage.prims[$0].typeName } ?? ""
+                pending.fill(
+                    slot: item.warningSlot, code: "MESH_CONCAVE_FANNED",
+                    kind: kind, message: "\(out.fannedConcaveCount) large concave faces were fan-triangulated",
+                    path: item.job.path.string, maxListed: StageBuildContext.maxListedPrimsPerKind)
+            }
+        }
+    }
+
+    /// Appends the aggregated warnings (first-occurrence order) and the summary of dropped ones.
     func finishWarnings() {
+        scene.warnings.append(contentsOf: pending.warnings())
+        pending = WarningAggregator()
         if droppedWarnings > 0 {
             scene.warnings.append(
                 SceneWarning(code: "WARNINGS_TRUNCATED", message: "\(droppedWarnings) further warnings were dropped"))

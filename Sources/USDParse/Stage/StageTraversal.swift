@@ -88,7 +88,7 @@ final class StageTraversal {
             if prim.specifier == .class && !(prototype && isRoot) { continue }
             if !prim.isActive { continue }
             if let purpose = prim.token("purpose"), purpose == "guide" || purpose == "proxy" { continue }
-            if prim.token("visibility") == "invisible" { continue }
+            if AttributeValues.token(prim.value("visibility", at: ctx.time)) == "invisible" { continue }
             let role = StageTraversal.role(of: prim)
             switch role {
             case .skip: continue
@@ -103,7 +103,7 @@ final class StageTraversal {
             var resets = false
             if role.isXformable {
                 var findings: [XformOps.Finding] = []
-                let xf = XformOps.localTransform(of: prim, findings: &findings)
+                let xf = XformOps.localTransform(of: prim, time: ctx.time, findings: &findings)
                 for f in findings { ctx.warn(f.code, f.message, prim.path) }
                 local = xf.matrix
                 resets = xf.resetsXformStack && !prototype
@@ -137,7 +137,7 @@ final class StageTraversal {
                 if let mesh = try mesh(for: pi, role: role) {
                     node.mesh = mesh
                     if !prototype {
-                        try ctx.addDrawnTriangles(ctx.scene.meshes[mesh.rawValue].triangleCount, path: prim.path)
+                        try ctx.addDrawnTriangles(ctx.triangleCount(of: mesh), path: prim.path)
                     }
                 }
             default: break

@@ -22,13 +22,16 @@ enum XformOps {
 
     /// Computes the local transform of `prim`. Ops not listed in `xformOpOrder` are ignored;
     /// listed ops that are missing, malformed, non-finite or singular (when inverted) are skipped
-    /// and reported in `findings`.
-    static func localTransform(of prim: UsdPrim, findings: inout [Finding]) -> Result {
+    /// and reported in `findings`. Op values are read at `time` (see `UsdAttribute.value(at:)`;
+    /// nil means each op's earliest sample).
+    static func localTransform(
+        of prim: UsdPrim, time: Double? = nil, findings: inout [Finding]
+    ) -> Result {
         guard let attr = prim.attributes["xformOpOrder"] else {
             return Result(matrix: .identity, resetsXformStack: false)
         }
-        guard let order = AttributeValues.tokens(attr.value) else {
-            if attr.value != nil { findings.append(("XFORM_OP_INVALID", "xformOpOrder is not a token array")) }
+        guard let order = AttributeValues.tokens(attr.value(at: time)) else {
+            if attr.value(at: time) != nil { findings.append(("XFORM_OP_INVALID", "xformOpOrder is not a token array")) }
             return Result(matrix: .identity, resetsXformStack: false)
         }
         var matrix = Matrix4.identity
@@ -48,7 +51,7 @@ enum XformOps {
                 findings.append(("XFORM_OP_MISSING", "\(opName) is listed in xformOpOrder but not authored"))
                 continue
             }
-            guard let value = opAttr.value else {
+            guard let value = opAttr.value(at: time) else {
                 findings.append(("XFORM_OP_MISSING", "\(opName) has no value"))
                 continue
             }
