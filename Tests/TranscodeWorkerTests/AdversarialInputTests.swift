@@ -9,7 +9,7 @@ import Testing
 /// scripts/gen-adversarial-fixtures.py) run through the real `transcode-worker convert` as a child
 /// process: it must exit 3 (invalid input) naming the expected code on standard error, within
 /// `maxSeconds` of wall time and `maxRSSBytes` of peak resident memory, both taken from the kernel
-/// when the child is reaped (`wait4`). scripts/check-adversarial.py runs the same cases against the
+/// when the child is reaped (`wait4`, by a small reaper process: see `reaper`). scripts/check-adversarial.py runs the same cases against the
 /// release binary in scripts/test.sh.
 @Suite struct AdversarialInputTests {
     static let fixtures = JobFixture.packageRoot.appendingPathComponent("Tests/Fixtures/adversarial")
@@ -37,6 +37,25 @@ import Testing
         return try JSONDecoder().decode(Index.self, from: data).cases
     }
 
+    /// Forks and runs argv[3:], stderr to argv[1], and writes its exit status, wall time and
+    /// `ru_maxrss` as JSON to argv[2]. The measured child is forked by this small process, not by
+    /// the test process: a child started by the test process itself (posix_spawn shares its memory
+    /// until exec) reports the test process's own high-water mark as its peak RSS.
+    static let reaper = """
+        import json, os, sys, time
+        err = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        null = os.open("/dev/null", os.O_RDWR)
+        start = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            os.dup2(null, 0); os.dup2(null, 1); os.dup2(err, 2)
+            os.execv(sys.argv[3], sys.argv[3:])
+        _, status, usage = os.wait4(pid, 0)
+        seconds = time.monotonic() - start
+        with open(sys.argv[2], "w") as f:
+            json.dump({"status": status, "seconds": seconds, "maxrss_kib": usage.ru_maxrss}, f)
+        """
+
     /// Runs `binary convert …` for the case with stdout discarded and stderr in a file.
     static func run(_ binary: String, _ c: Case, out: String) throws -> Outcome {
         var args = [binary, "convert"]
@@ -47,29 +66,20 @@ import Testing
             args.append(fixtures.appendingPathComponent(json).path)
         }
         args += ["--out", out + "/out"]
-        let errPath = out + "/stderr.txt"
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-
-        var pid: pid_t = 0
-        let start = Date()
-        let spawned = posix_spawn(&pid, binary, &actions, nil, argv, environ)
-        try #require(spawned == 0, "posix_spawn failed: \(spawned)")
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
-        let seconds = Date().timeIntervalSince(start)
+        let errPath = out + "/stderr.txt", resultPath = out + "/result.json"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", reaper, errPath, resultPath] + args
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        let result = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: resultPath))) as? [String: Any])
+        let status = Int32((result["status"] as? NSNumber)?.intValue ?? -1)
         // Exited normally: low 7 bits zero, status in bits 8…15; otherwise report −signal.
         let exit = status & 0x7F == 0 ? (status >> 8) & 0xFF : -(status & 0x7F)
         let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-        return Outcome(exitStatus: exit, stderr: stderr, seconds: seconds, peakRSSBytes: Int(usage.ru_maxrss) * 1024)
+        return Outcome(exitStatus: exit, stderr: stderr, seconds: (result["seconds"] as? NSNumber)?.doubleValue ?? .infinity,
+                       peakRSSBytes: ((result["maxrss_kib"] as? NSNumber)?.intValue ?? Int.max / 2048) * 1024)
     }
 
     @Test func everyCaseEndsInItsCodeWithinTimeAndMemory() throws {

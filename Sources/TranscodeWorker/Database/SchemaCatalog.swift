@@ -20,6 +20,8 @@ public enum SchemaCatalog {
                   sql: clientAccess),
         Migration(version: 6, name: "events as the apps read them: one seq per version, failed.error as a string, public channels by default",
                   sql: appEvents),
+        Migration(version: 7, name: "lost upload-complete calls: transcode_expire_upload, UPLOAD_EXPIRED message",
+                  sql: uploadExpiry),
     ]
 
     /// `rooms`, `room_versions` and `redactions`, created only when absent; the columns the worker

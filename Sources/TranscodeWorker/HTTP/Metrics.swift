@@ -24,6 +24,7 @@ public final class Metrics: @unchecked Sendable {
     private var oldestAge: Double = 0
     private var queueSampledAt: Double = -.infinity
     private var collectedObjects = 0, collectedBytes = 0, collectFailures = 0
+    private var uploadsRequeued = 0, uploadsExpired = 0
 
     public init() {}
 
@@ -74,6 +75,15 @@ public final class Metrics: @unchecked Sendable {
         collectedObjects += objects
         collectedBytes += bytes
         collectFailures += failures
+        lock.unlock()
+    }
+
+    /// Counts `uploading` versions the upload sweep queued (sources found) and failed with
+    /// `UPLOAD_EXPIRED`.
+    public func uploadsSwept(requeued: Int, expired: Int) {
+        lock.lock()
+        uploadsRequeued += requeued
+        uploadsExpired += expired
         lock.unlock()
     }
 
@@ -137,6 +147,10 @@ public final class Metrics: @unchecked Sendable {
         out += "transcode_gc_bytes_deleted_total \(collectedBytes)\n"
         header("transcode_gc_failures_total", "counter", "Output objects whose delete or listing failed (retried by the next sweep).")
         out += "transcode_gc_failures_total \(collectFailures)\n"
+        header("transcode_uploads_requeued_total", "counter", "Uploading versions queued by the upload sweep (upload-complete never came).")
+        out += "transcode_uploads_requeued_total \(uploadsRequeued)\n"
+        header("transcode_uploads_expired_total", "counter", "Uploading versions failed with UPLOAD_EXPIRED (sources missing past the expiry).")
+        out += "transcode_uploads_expired_total \(uploadsExpired)\n"
         return out
     }
 

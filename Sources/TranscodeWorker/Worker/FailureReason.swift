@@ -18,6 +18,7 @@
 /// | `OUTPUT_UPLOAD_FAILED` | yes | an output could not be stored |
 /// | `TIMEOUT` | yes | the attempt ran past `attemptTimeoutSeconds` |
 /// | `CANCELLED` | no | an operator cancelled the version |
+/// | `UPLOAD_EXPIRED` | no | the version stayed `uploading` past `TRANSCODE_UPLOAD_EXPIRE_SECONDS` without its sources in storage (set by the upload sweep, never by an attempt) |
 /// | `COMPLETION_REJECTED` | yes | `transcode-done` refused the report with a 4xx other than 409 |
 /// | `INTERNAL` | yes | the child process died or broke its protocol, or another worker fault |
 public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible {
@@ -33,6 +34,7 @@ public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible
     public static let outputUploadFailed = "OUTPUT_UPLOAD_FAILED"
     public static let timeout = "TIMEOUT"
     public static let cancelled = "CANCELLED"
+    public static let uploadExpired = "UPLOAD_EXPIRED"
     public static let completionRejected = "COMPLETION_REJECTED"
     public static let `internal` = "INTERNAL"
 

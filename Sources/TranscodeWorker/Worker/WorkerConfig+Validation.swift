@@ -115,6 +115,7 @@ extension WorkerConfig {
             throw UsageError("TRANSCODE_HEARTBEAT_SECONDS (\(heartbeatSeconds)) must be shorter than "
                              + "TRANSCODE_LEASE_SECONDS (\(leaseSeconds)), or every lease expires between heartbeats")
         }
+        if let problem = UploadSweeper.configProblem(self) { throw UsageError(problem) }
         _ = try supabaseEndpoints()
     }
 

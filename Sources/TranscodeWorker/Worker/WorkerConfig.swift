@@ -83,6 +83,14 @@ public struct WorkerConfig: Sendable {
     public var gcIntervalSeconds: Double = 3600
     public var gcGraceSeconds: Double = 3600
     public var gcLookbackSeconds: Double = 172_800
+    /// `TRANSCODE_UPLOAD_STALE_SECONDS` / `--upload-stale-seconds`: a version still `uploading`
+    /// whose row has not changed (`updated_at`) for this long and whose source objects are in
+    /// storage is queued by `run`'s upload sweep (600; 0: never).
+    /// `TRANSCODE_UPLOAD_EXPIRE_SECONDS` / `--upload-expire-seconds`: one unchanged for this long
+    /// whose sources are missing or refused fails with `UPLOAD_EXPIRED` (86400; 0: never). The
+    /// expiry may not be shorter than the stale time when both are set.
+    public var uploadStaleSeconds: Double = 600
+    public var uploadExpireSeconds: Double = 86_400
     /// What was wrong in the environment (unparsable values, unreadable secret files), one
     /// message per variable; `validate()` refuses to start with them.
     var environmentProblems: [String] = []
@@ -141,6 +149,8 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_GC_INTERVAL_SECONDS", "gc-interval-seconds"),
         ("TRANSCODE_GC_GRACE_SECONDS", "gc-grace-seconds"),
         ("TRANSCODE_GC_LOOKBACK_SECONDS", "gc-lookback-seconds"),
+        ("TRANSCODE_UPLOAD_STALE_SECONDS", "upload-stale-seconds"),
+        ("TRANSCODE_UPLOAD_EXPIRE_SECONDS", "upload-expire-seconds"),
         ("SUPABASE_URL", "supabase-url"),
         ("SUPABASE_SERVICE_KEY", "supabase-service-key"),
     ]
@@ -208,6 +218,8 @@ public struct WorkerConfig: Sendable {
         case "gc-interval-seconds": gcIntervalSeconds = try double()
         case "gc-grace-seconds": gcGraceSeconds = try double(min: 60)
         case "gc-lookback-seconds": gcLookbackSeconds = try double(min: 60)
+        case "upload-stale-seconds": uploadStaleSeconds = try double()
+        case "upload-expire-seconds": uploadExpireSeconds = try double()
         case "done-url":
             guard value.isEmpty || SupabaseEndpoints.origin(of: value) != nil else {
                 throw UsageError("\(name) needs an absolute http(s) URL, got '\(Self.shown(value))'")

@@ -10,7 +10,8 @@ import Glibc
 /// transcode_queued` on a session connection of its own, and one thread per job. The dispatcher
 /// wakes on a notification, on a finished job, on a signal, or after `pollSeconds` (the fallback
 /// when a notification is lost or a backoff expires). Every `rescueSeconds` it sweeps expired
-/// leases. Database outages are waited out with backoff; nothing is lost, because the database
+/// leases (and `UploadSweeper`, on a thread of its own, versions whose upload-complete never
+/// came). Database outages are waited out with backoff; nothing is lost, because the database
 /// is the only state.
 ///
 /// Shutdown: `beginShutdown()` (first SIGTERM/SIGINT) stops claiming and lets running jobs finish
@@ -111,6 +112,9 @@ public final class WorkerDaemon: @unchecked Sendable {
         let sweeper = OutputSweeper(config: config, storage: storage, logger: logger, metrics: metrics)
         sweeper.start()
         defer { sweeper.stop() }
+        let uploads = UploadSweeper(config: config, storage: storage, logger: logger, metrics: metrics)
+        uploads.start()
+        defer { uploads.stop() }
 
         var lastRescue = -Double.infinity
         var dbBackoff = 0.5
