@@ -11,7 +11,7 @@ import SceneModel
 public enum ManifestBuilder {
     /// Version of the manifest's shape, written as `schema_version` and recorded by the worker as
     /// `room_versions.manifest_schema_version`. Bumped on every incompatible change.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     /// Text of `units.output`: the frame of the GLB and of every coordinate in the manifest.
     public static let outputUnits = "metres, +Y up"
@@ -166,6 +166,7 @@ public enum ManifestBuilder {
                 "replacement_name": .string(try FieldChecks.nonEmpty(r.replacementName, field: "\(field).replacement_name")),
                 "replacement_sha256": .string(
                     try FieldChecks.sha256(r.replacementSHA256, field: "\(field).replacement_sha256")),
+                "regions": try FieldChecks.count(r.regions, field: "\(field).regions"),
             ])))
         }
         return rows.sorted { $0.path != $1.path ? precedes($0.path, $1.path) : precedes($0.name, $1.name) }.map(\.value)

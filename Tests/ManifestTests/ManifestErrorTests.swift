@@ -31,6 +31,7 @@ import SceneModel
         expectError(.invalidValue(field: "glb.sha256", value: "abc", expected: "64 hex digits")) { $0.glb.sha256 = "abc" }
         expectFieldError("inputs[1].sha256") { $0.inputs[1].sha256 = String(repeating: "g", count: 64) }
         expectFieldError("redactions[0].replacement_sha256") { $0.redactions[0].replacementSHA256 = "" }
+        expectFieldError("redactions[0].regions") { $0.redactions[0].regions = -1 }
         var input = SampleRoom.input()
         input.glb.sha256 = SampleRoom.glbSHA.uppercased()
         #expect(try ManifestTestSupport.buildValidated(input).bytes == ManifestTestSupport.buildValidated(SampleRoom.input()).bytes)

@@ -200,7 +200,8 @@ enum SampleRoom {
                     camera: Camera(position: SIMD3(3.2, 1.6, 3.6), target: SIMD3(0, 1, 0), fovDegrees: 50)),
             ],
             redactions: [
-                TextureSubstitution(texturePath: "0/texture_3.png", replacementName: "redacted-0.png", replacementSHA256: redactedSHA),
+                TextureSubstitution(texturePath: "0/texture_3.png", replacementName: "redacted-0.png", replacementSHA256: redactedSHA,
+                                    regions: 2),
             ],
             stats: Stats(meshes: 2, triangles: 46, vertices: 12, materials: 2, textures: 1, glbBytes: 48_213),
             warnings: [

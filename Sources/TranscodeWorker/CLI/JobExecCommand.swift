@@ -15,7 +15,7 @@ import Glibc
 /// (`ChildMessage`): a line per phase as it starts, then a final `done` or `error` line.
 struct JobExecCommand {
     static let help = """
-        USAGE: transcode-worker job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR]
+        USAGE: transcode-worker job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR] [--redaction-regions FILE]
                                          [--version-id ID] [--room-id ID] [--memory-mb N] [--cpu-seconds N]
                                          [--parent-pid PID] [--no-thumbnails]
 
@@ -34,6 +34,8 @@ struct JobExecCommand {
           --usd FILE                The USD source (.usdz, .usdc, .usda, .usd).
           --roomplan FILE           The RoomPlan CapturedRoom JSON.
           --redacted-textures DIR   Face-blurred textures: DIR/<path> replaces the package texture <path>.
+          --redaction-regions FILE  JSON object {"<path>": count}: redacted areas recorded per texture,
+                                    written as redactions[].regions of the manifest.
           --version-id ID           room_versions.id, recorded in the manifest.
           --room-id ID              rooms.id, recorded in the manifest.
           --memory-mb N             Address-space limit in MiB (0: none; default 0).
@@ -54,6 +56,7 @@ struct JobExecCommand {
     var usd: String?
     var roomPlan: String?
     var redacted: String?
+    var regions: String?
     var versionId: String?
     var roomId: String?
     var memoryMB = 0
@@ -77,6 +80,7 @@ struct JobExecCommand {
             case "--usd": usd = try value(a)
             case "--roomplan": roomPlan = try value(a)
             case "--redacted-textures": redacted = try value(a)
+            case "--redaction-regions": regions = try value(a)
             case "--version-id": versionId = try value(a)
             case "--room-id": roomId = try value(a)
             case "--memory-mb": memoryMB = try number(a)
@@ -89,6 +93,23 @@ struct JobExecCommand {
         }
         if out.isEmpty { throw UsageError("job-exec needs --out DIR") }
         if usd == nil && roomPlan == nil { throw UsageError("job-exec needs --usd FILE, --roomplan FILE or both") }
+    }
+
+    /// Reads the `--redaction-regions` file the worker wrote: a JSON object of texture path →
+    /// count ≥ 0, at most 1 MiB. Throws `FileReader.Failure` (`IO_READ_FAILED` for another shape).
+    static func readRegions(_ path: String) throws -> [String: Int] {
+        let bytes = try FileReader.read(path, maxBytes: 1 << 20)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(path) is not a JSON object")
+        }
+        var out: [String: Int] = [:]
+        for (key, value) in object {
+            guard let n = value as? NSNumber, let count = Int(exactly: n.doubleValue), count >= 0 else {
+                throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(path): \(key) has no count ≥ 0")
+            }
+            out[key] = count
+        }
+        return out
     }
 
     func run() -> Int32 {
@@ -115,6 +136,7 @@ struct JobExecCommand {
             if let redacted {
                 input.redactedTextures = try ConvertCommand.readRedactions(redacted, maxBytes: limits.maxInputBytes)
             }
+            if let regions { input.redactionRegions = try Self.readRegions(regions) }
         } catch let f as FileReader.Failure {
             let tooLarge = f.code == "IO_TOO_LARGE"
             Self.emit(.error(code: f.code, message: f.message, phase: "reading", retryable: !tooLarge))

@@ -9,7 +9,10 @@ struct MigrateCommand {
         room_versions and redactions when absent, the queue columns, indexes and wake-up trigger,
         the transcode_finalize and transcode_cancel functions), each in its own transaction, under
         an advisory lock so that replicas starting together apply each one exactly once. Running it
-        again changes nothing. Prints the versions applied and the schema version.
+        again changes nothing. Prints the versions applied and the schema version. Then checks
+        that the rooms columns the worker writes (current_version_id uuid, thumbnail_path and
+        quality_grade text) exist with those types, and fails naming every one that does not
+        (code DB_SCHEMA_MISMATCH); --status lists the same problems.
 
         OPTIONS:
           --status                  List the known migrations and whether each is applied; apply
@@ -23,7 +26,7 @@ struct MigrateCommand {
 
         JSON (--json): {"applied": [{"version", "name"}], "current_version": N, "known": N}
           with --status: {"applied": [N…], "current_version": N, "migrations": [{"version",
-          "name", "applied"}], "pending": [N…]}
+          "name", "applied"}], "pending": [N…], "room_column_problems": ["…"]}
 
         \(DatabaseOptions.exitHelp)
         """
@@ -80,6 +83,7 @@ struct MigrateCommand {
                 let applied = Set(try Migrator.appliedVersions(connection))
                 let current = applied.max() ?? 0
                 let pending = known.map(\.version).filter { !applied.contains($0) }
+                let roomProblems = applied.contains(8) ? try Migrator.roomColumnProblems(connection) : []
                 if options.json {
                     options.emitJSON([
                         "applied": .array(applied.sorted().map { .int(Int64($0)) }),
@@ -89,6 +93,7 @@ struct MigrateCommand {
                                      "applied": .bool(applied.contains($0.version))])
                         }),
                         "pending": .array(pending.map { .int(Int64($0)) }),
+                        "room_column_problems": .array(roomProblems.map { .string($0) }),
                     ])
                 } else {
                     for m in known {
@@ -99,6 +104,7 @@ struct MigrateCommand {
                         options.emit("  the database also records versions this build does not know: "
                                      + unknown.map(String.init).joined(separator: ", "))
                     }
+                    for p in roomProblems { options.emit("  rooms table: \(p)") }
                     options.emit(pending.isEmpty
                         ? "schema version \(current): up to date"
                         : "schema version \(current): \(pending.count) pending (run transcode-worker migrate)")
@@ -106,6 +112,8 @@ struct MigrateCommand {
                 return ExitStatus.ok
             }
             let outcome = try Migrator.migrate(connection)
+            // The finalize writes these rooms columns: a backend table they do not fit fails here.
+            try Migrator.checkRoomColumns(connection)
             if options.json {
                 options.emitJSON([
                     "applied": .array(outcome.applied.map {

@@ -1,7 +1,8 @@
 /// A database failure with a stable `code`. Connection problems are retryable (the server may be
 /// restarting); a statement the server refused carries its SQLSTATE.
 public struct DatabaseError: Error, Sendable, CustomStringConvertible {
-    /// `DB_CONNECT_FAILED`, `DB_CONNECTION_LOST`, `DB_QUERY_FAILED`, `DB_TIMEOUT`, `DB_BAD_RESULT`.
+    /// `DB_CONNECT_FAILED`, `DB_CONNECTION_LOST`, `DB_QUERY_FAILED`, `DB_TIMEOUT`, `DB_BAD_RESULT`,
+    /// `DB_SCHEMA_MISMATCH` (a backend table the worker cannot write; see `Migrator.checkRoomColumns`).
     public var code: String
     /// Safe to log: the server's primary message, never the connection string.
     public var message: String

@@ -82,6 +82,44 @@ public enum Migrator {
         return out
     }
 
+    /// The `rooms` columns `transcode_finalize` writes on `ready`, with the `information_schema`
+    /// data types it can write into.
+    static let roomColumnsWritten: [(column: String, types: Set<String>)] = [
+        ("current_version_id", ["uuid"]),
+        ("thumbnail_path", ["text", "character varying"]),
+        ("quality_grade", ["text", "character varying"]),
+    ]
+    static let roomColumnsSQL = """
+        SELECT column_name, data_type FROM information_schema.columns
+         WHERE table_schema = current_schema() AND table_name = 'rooms'
+        """
+
+    /// What is wrong with the `rooms` columns the worker writes, one sentence each (empty when
+    /// nothing is): a column that is missing, or whose type the finalize cannot write (a backend
+    /// table made before migration 8, which adds only absent columns).
+    /// - Throws: `DatabaseError` when the query fails.
+    public static func roomColumnProblems(_ connection: PGConnection) throws(DatabaseError) -> [String] {
+        var types: [String: String] = [:]
+        for row in try connection.query(roomColumnsSQL) {
+            if let name = row["column_name"] { types[name] = row["data_type"] ?? "" }
+        }
+        return roomColumnsWritten.compactMap { want in
+            guard let have = types[want.column] else { return "rooms.\(want.column) is missing" }
+            if want.types.contains(have) { return nil }
+            return "rooms.\(want.column) is \(have); the worker writes \(want.types.sorted().joined(separator: " or "))"
+        }
+    }
+
+    /// Fails when `roomColumnProblems` finds any.
+    /// - Throws: `DatabaseError` with code `DB_SCHEMA_MISMATCH` (permanent: the backend's table
+    ///   must change) naming every column, or the query's error.
+    public static func checkRoomColumns(_ connection: PGConnection) throws(DatabaseError) {
+        let problems = try roomColumnProblems(connection)
+        guard !problems.isEmpty else { return }
+        throw DatabaseError(code: "DB_SCHEMA_MISMATCH",
+                            message: "the rooms table does not fit the worker: " + problems.joined(separator: "; "))
+    }
+
     /// The versions recorded in the database (empty before the first `migrate`).
     public static func appliedVersions(_ connection: PGConnection) throws(DatabaseError) -> [Int] {
         let exists = try connection.query("SELECT to_regclass('transcode_schema_migrations') IS NOT NULL AS present")

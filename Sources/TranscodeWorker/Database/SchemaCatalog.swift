@@ -22,6 +22,8 @@ public enum SchemaCatalog {
                   sql: appEvents),
         Migration(version: 7, name: "lost upload-complete calls: transcode_expire_upload, UPLOAD_EXPIRED message",
                   sql: uploadExpiry),
+        Migration(version: 8, name: "rooms as the apps read them", sql: roomsShape),
+        Migration(version: 9, name: "redactions in the app's shape", sql: appRedactions),
     ]
 
     /// `rooms`, `room_versions` and `redactions`, created only when absent; the columns the worker

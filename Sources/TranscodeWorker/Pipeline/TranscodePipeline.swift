@@ -66,7 +66,8 @@ public enum TranscodePipeline {
             for (entry, offer) in matched.sorted(by: { $0.key < $1.key }) {
                 let hash = Digest.hex(Digest.sha256(offer.bytes))
                 redactions.append(TextureSubstitution(texturePath: entry, replacementName: offer.relativePath,
-                                                      replacementSHA256: hash))
+                                                      replacementSHA256: hash,
+                                                      regions: input.redactionRegions[offer.relativePath] ?? 0))
                 redactionInputs.append(InputFile(role: "redacted_texture", name: offer.relativePath,
                                                  format: Self.imageFormat(offer.bytes), bytes: offer.bytes.count,
                                                  sha256: hash))

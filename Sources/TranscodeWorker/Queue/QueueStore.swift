@@ -321,14 +321,18 @@ public final class QueueStore: Sendable {
     }
 
     static let redactionsSQL = """
-        SELECT texture_path, redacted_path FROM redactions WHERE room_version_id = $1::uuid ORDER BY texture_path, id
+        SELECT coalesce(texture_ref, texture_path) AS texture, redacted_path FROM redactions
+         WHERE room_version_id = $1::uuid AND coalesce(texture_ref, texture_path) IS NOT NULL
+         ORDER BY 1, id
         """
 
-    /// Face-blurred replacements recorded for a version: (path inside the package, storage key).
-    public func redactions(versionId: String) throws(DatabaseError) -> [(texturePath: String, storageKey: String)] {
+    /// The redaction rows of a version, one per row, ordered by texture: the path inside the
+    /// package (`texture_ref`, else `texture_path`) and the storage key of the face-blurred
+    /// replacement, nil for a row that only records a redacted area (migration 9).
+    public func redactions(versionId: String) throws(DatabaseError) -> [(texturePath: String, storageKey: String?)] {
         try connection.query(Self.redactionsSQL, [versionId]).compactMap { row in
-            guard let t = row["texture_path"], let k = row["redacted_path"] else { return nil }
-            return (t, k)
+            guard let t = row["texture"] else { return nil }
+            return (t, row["redacted_path"])
         }
     }
 

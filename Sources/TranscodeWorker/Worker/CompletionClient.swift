@@ -40,6 +40,8 @@ final class CompletionClient: Sendable {
         var glbSHA256: String
         var manifestSchemaVersion: Int
         var layerCount: Int
+        /// The manifest's `quality.grade` (`A` best); nil when the input was not graded.
+        var qualityGrade: String? = nil
 
         /// `[{path, kind, width, height}]`.
         var thumbnailsJSON: JSONValue { CompletionClient.thumbnailsJSON(thumbnails) }
@@ -83,6 +85,7 @@ final class CompletionClient: Sendable {
             "glb_sha256": .string(outputs.glbSHA256),
             "manifest_schema_version": .int(Int64(outputs.manifestSchemaVersion)),
             "layer_count": .int(Int64(outputs.layerCount)),
+            "quality_grade": outputs.qualityGrade.map { .string($0) } ?? .null,
         ]
         if let bucket = outputs.bucket { out["bucket"] = .string(bucket) }
         return .object(envelope(job, status: "ready").merging([

@@ -12,7 +12,7 @@
 /// | `SOURCE_DOWNLOAD_FAILED` | yes, unless storage refused the credentials (403) | storage could not be read |
 /// | `USDZ_PARSE_ERROR` | no | the USD / USDZ is invalid (`USD_*` codes) |
 /// | `ROOMPLAN_JSON_INVALID` | no | the CapturedRoom JSON is invalid (`ROOMPLAN_*` codes) |
-/// | `REDACTION_INVALID` | no | a replacement texture matches no texture or several, or the redactions exceed their limits |
+/// | `REDACTION_INVALID` | no | a replacement texture matches no texture or several, one texture has two different recorded replacements, or the redactions exceed their limits |
 /// | `LAYERING_FAILED` | no | layering, the `.glb` or the manifest could not be built |
 /// | `PREVIEW_FAILED` | no | thumbnails could not be rendered (`THUMB_*` codes) |
 /// | `OUTPUT_UPLOAD_FAILED` | yes | an output could not be stored |

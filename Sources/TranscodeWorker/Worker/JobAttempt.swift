@@ -19,6 +19,8 @@ final class JobAttempt {
         var manifestSchemaVersion: Int
         var layerCount: Int
         var thumbnails: [(path: String, kind: String, width: Int, height: Int)]
+        /// The manifest's `quality.grade` (`A` best); nil when the input was not graded.
+        var qualityGrade: String?
     }
 
     private let runner: JobRunner
@@ -184,12 +186,19 @@ final class JobAttempt {
         var usd: String?
         var json: String?
         var redactions: Int
+        /// Redaction rows per texture path (with or without a replacement).
+        var regions: [String: Int] = [:]
+        /// `regions` as the JSON file handed to the child, when there are any.
+        var regionsFile: String?
     }
 
     /// Downloads the sources and the redacted textures into the workspace. Every key must lie
     /// below the version's source prefix (`StorageConfinement`: `SOURCE_KEY_REFUSED`); redacted
-    /// textures are the recorded rows, then every object under `<prefix>redacted/`, at most
-    /// `maxRedactions` of them and `maxRedactionBytes` in all (`REDACTION_INVALID`).
+    /// textures are the recorded rows that name a replacement (one per texture; two different keys
+    /// for one texture: `REDACTION_INVALID`, permanent), then every object under
+    /// `<prefix>redacted/`, at most `maxRedactions` of them and `maxRedactionBytes` in all
+    /// (`REDACTION_INVALID`). Every row, with or without a replacement, counts as one redacted area
+    /// of its texture; the counts go to the child as `in/redaction_regions.json`.
     private func download(_ ws: JobWorkspace) throws(Interruption) -> Inputs {
         enter("downloading")
         let t0 = Clock.now()
@@ -205,14 +214,14 @@ final class JobAttempt {
         }
         if let key = job.sourceUSDZPath { try confined(key, "source") }
         if let key = job.sourceJSONPath { try confined(key, "RoomPlan JSON") }
-        let rows: [(texturePath: String, storageKey: String)]
+        let rows: [(texturePath: String, storageKey: String?)]
         switch database("read redactions", { (s) throws(DatabaseError) in try s.redactions(versionId: job.versionId) }) {
         case .success(let r): rows = r
         case .failure(let e): throw .failed(FailureReason(reason: FailureReason.sourceDownloadFailed,
                                                             message: "\(e.code): cannot read the redactions: \(e.message)",
                                                             phase: "downloading", isRetryable: true))
         }
-        for row in rows { try confined(row.storageKey, "redacted texture") }
+        for row in rows { if let key = row.storageKey { try confined(key, "redacted texture") } }
         let listed: [String]
         do {
             listed = try storage.list(prefix: prefix + "redacted/")
@@ -223,7 +232,24 @@ final class JobAttempt {
         }
         var wanted: [(relative: String, key: String)] = []
         var seen: Set<String> = []
-        for row in rows where seen.insert(row.texturePath).inserted { wanted.append((row.texturePath, row.storageKey)) }
+        // One replacement per texture: rows without a key only record a redacted area (counted in
+        // `inputs.regions`); rows of one texture naming two different keys are refused.
+        var chosen: [String: String] = [:]
+        for row in rows {
+            inputs.regions[row.texturePath, default: 0] += 1
+            guard let key = row.storageKey else { continue }
+            if let other = chosen[row.texturePath] {
+                guard other == key else {
+                    throw .failed(FailureReason(reason: FailureReason.redactionInvalid,
+                                                message: "REDACTION_INVALID: texture \(row.texturePath) has two replacements, \(other) and \(key)",
+                                                phase: "downloading", isRetryable: false))
+                }
+                continue
+            }
+            chosen[row.texturePath] = key
+            seen.insert(row.texturePath)
+            wanted.append((row.texturePath, key))
+        }
         for key in listed {
             let relative = String(key.dropFirst(prefix.count + "redacted/".count))
             if !relative.isEmpty, seen.insert(relative).inserted { wanted.append((relative, key)) }
@@ -251,6 +277,14 @@ final class JobAttempt {
             _ = try written(bytes, to: relative, in: ws.redactedDirectory, ws)
         }
         inputs.redactions = wanted.count
+        // The counts go beside the sources, never into the replacement tree (where any file is
+        // taken for a texture).
+        if !inputs.regions.isEmpty {
+            var object: [String: JSONValue] = [:]
+            for (path, n) in inputs.regions { object[path] = .int(Int64(n)) }
+            inputs.regionsFile = try written(Array(JSONValue.object(object).serialized().utf8), to: "redaction_regions.json",
+                                             in: ws.inputDirectory, ws)
+        }
         return inputs
     }
 
@@ -288,6 +322,7 @@ final class JobAttempt {
         if let usd = inputs.usd { args += ["--usd", usd] }
         if let json = inputs.json { args += ["--roomplan", json] }
         if inputs.redactions > 0 { args += ["--redacted-textures", ws.redactedDirectory] }
+        if let file = inputs.regionsFile { args += ["--redaction-regions", file] }
 
         if let ids = runner.childSandbox.ids {
             do { try ws.handOver(uid: ids.uid, gid: ids.gid) } catch { throw .failed(error) }
@@ -390,8 +425,10 @@ final class JobAttempt {
             thumbnails.append((job.outputPrefix + path, kind, (t["width"] as? NSNumber)?.intValue ?? 0,
                                (t["height"] as? NSNumber)?.intValue ?? 0))
         }
+        let grade = (manifest["quality"] as? [String: Any])?["grade"] as? String
         return ChildReport(files: files, phaseMilliseconds: ChildMessage.phaseMilliseconds(summary),
-                           manifestSchemaVersion: schema, layerCount: layers, thumbnails: thumbnails)
+                           manifestSchemaVersion: schema, layerCount: layers, thumbnails: thumbnails,
+                           qualityGrade: grade)
     }
 
     private func upload(_ ws: JobWorkspace, report: ChildReport) throws(Interruption) {
@@ -461,7 +498,7 @@ final class JobAttempt {
             let outputs = CompletionClient.Outputs(
                 bucket: Self.bucket(of: storage), glbPath: glbPath, manifestPath: manifestPath, thumbnails: report.thumbnails,
                 glbBytes: glb.bytes, glbSHA256: glb.sha256, manifestSchemaVersion: report.manifestSchemaVersion,
-                layerCount: report.layerCount)
+                layerCount: report.layerCount, qualityGrade: report.qualityGrade)
             timings["total"] = Clock.ms(started, Clock.now())
             let body = client.readyBody(job, outputs: outputs, timings: timings)
             completionSent = true
@@ -513,6 +550,7 @@ final class JobAttempt {
         ]
         let hero = report.thumbnails.first { $0.kind == "hero" } ?? report.thumbnails.first { $0.kind == "card" }
         outputs["thumbnail_path"] = hero.map { .string($0.path) } ?? .null
+        outputs["quality_grade"] = report.qualityGrade.map { .string($0) } ?? .null
         completionSent = true
         switch database("finalize ready", { (s) throws(DatabaseError) in
             try s.finalize(versionId: job.versionId, leaseId: job.leaseId, status: "ready", outputs: .object(outputs))

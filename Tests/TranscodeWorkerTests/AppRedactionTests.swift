@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+@testable import TranscodeWorker
+
+/// `redactions` rows as the apps write them (migration 9): `texture_ref`, `kind`, `region`,
+/// `method`, with the replacement texture (`redacted_path`) optional. Real Postgres, real child.
+@Suite struct AppRedactionTests {
+    static let sampleRoot = JobFixture.packageRoot.appendingPathComponent("samples/textured")
+    static let insertSQL = """
+        INSERT INTO redactions (room_version_id, texture_ref, kind, region, method, redacted_path)
+        VALUES ($1::uuid, $2, $3, $4::jsonb, $5, $6)
+        """
+    static let face = #"{"x":0.25,"y":0.1,"w":0.2,"h":0.3}"#
+
+    /// A queued version of the textured sample; `blurred`: also store the face-blurred albedo at
+    /// `<prefix>blurred/albedo.png` (not under `redacted/`, so only a row can name it).
+    private func version(_ f: JobFixture, blurred: Bool) throws -> (id: String, dir: String) {
+        let version = UUID().uuidString.lowercased()
+        let dir = "rooms/\(f.roomId)/versions/\(version)/"
+        let usdz = [UInt8](try Data(contentsOf: Self.sampleRoot.appendingPathComponent("textured_box.usdz")))
+        try f.files.put(dir + "scan.usdz", bytes: usdz, contentType: "model/vnd.usdz+zip")
+        if blurred {
+            let png = [UInt8](try Data(contentsOf: Self.sampleRoot.appendingPathComponent("redacted/textures/albedo.png")))
+            try f.files.put(dir + "blurred/albedo.png", bytes: png, contentType: "image/png")
+            try f.files.put(dir + "blurred/other.png", bytes: png + [0], contentType: "image/png")
+        }
+        try f.store.submit(versionId: version, roomId: f.roomId, roomName: nil, usdzKey: dir + "scan.usdz", jsonKey: nil)
+        return (version, dir)
+    }
+
+    private func insert(_ f: JobFixture, _ version: String, texture: String = "textures/albedo.png",
+                        kind: String? = "face", region: String? = face, method: String? = "gaussian",
+                        redacted: String?) throws {
+        try f.store.connection.query(Self.insertSQL, [version, texture, kind, region, method, redacted])
+    }
+
+    private func manifest(_ f: JobFixture, _ job: ClaimedJob) throws -> [String: Any] {
+        let bytes = try f.files.get(job.outputPrefix + "layer_manifest.json", maxBytes: 1 << 24)
+        return try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+    }
+
+    @Test func appRowWithReplacementIsApplied() throws {
+        let f = try JobFixture()
+        let v = try version(f, blurred: true)
+        // Two regions on the same texture, both naming the same replacement: applied once.
+        try insert(f, v.id, redacted: v.dir + "blurred/albedo.png")
+        try insert(f, v.id, kind: "manual", region: #"{"x":0,"y":0,"w":1,"h":0.5}"#, redacted: v.dir + "blurred/albedo.png")
+        #expect(try f.store.redactions(versionId: v.id).map(\.texturePath) == ["textures/albedo.png", "textures/albedo.png"])
+        let job = try f.claim()
+        #expect(f.runner().run(job, control: JobControl()) == .ready(outputPrefix: job.outputPrefix))
+        let redactions = try manifest(f, job)["redactions"] as? [[String: Any]] ?? []
+        #expect(redactions.map { $0["texture_path"] as? String } == ["textures/albedo.png"])
+        #expect(redactions.map { ($0["regions"] as? NSNumber)?.intValue } == [2])
+        // A count only: no region, kind or method reaches the manifest.
+        #expect(Set(redactions.first?.keys.map { $0 } ?? []) == ["texture_path", "replacement_name", "replacement_sha256", "regions"])
+        #expect(redactions.first?["replacement_sha256"] as? String
+            == Digest.hex(Digest.sha256([UInt8](try Data(contentsOf: Self.sampleRoot.appendingPathComponent("redacted/textures/albedo.png"))))))
+    }
+
+    @Test func recordOnlyRowDoesNotFailTheJob() throws {
+        let f = try JobFixture()
+        let v = try version(f, blurred: false)
+        try insert(f, v.id, redacted: nil)
+        try insert(f, v.id, kind: nil, region: nil, method: nil, redacted: nil)
+        let rows = try f.store.redactions(versionId: v.id)
+        #expect(rows.count == 2)
+        #expect(rows.allSatisfy { $0.storageKey == nil })
+        let job = try f.claim()
+        #expect(f.runner().run(job, control: JobControl()) == .ready(outputPrefix: job.outputPrefix))
+        // Nothing was replaced, so the manifest lists no substitution.
+        #expect((try manifest(f, job)["redactions"] as? [[String: Any]])?.isEmpty == true)
+    }
+
+    @Test func recordOnlyRowsAreCountedBesideTheReplacement() throws {
+        let f = try JobFixture()
+        let v = try version(f, blurred: true)
+        try insert(f, v.id, redacted: nil)
+        try insert(f, v.id, redacted: v.dir + "blurred/albedo.png")
+        try insert(f, v.id, kind: "manual", redacted: nil)
+        // A record for a texture the package does not have is not a replacement: no failure.
+        try insert(f, v.id, texture: "textures/absent.png", redacted: nil)
+        let job = try f.claim()
+        #expect(f.runner().run(job, control: JobControl()) == .ready(outputPrefix: job.outputPrefix))
+        let redactions = try manifest(f, job)["redactions"] as? [[String: Any]] ?? []
+        #expect(redactions.map { $0["texture_path"] as? String } == ["textures/albedo.png"])
+        #expect(redactions.map { ($0["regions"] as? NSNumber)?.intValue } == [3])
+    }
+
+    @Test func legacyRowsStillReadThroughTexturePath() throws {
+        let f = try JobFixture()
+        let v = try version(f, blurred: true)
+        try f.store.connection.query("INSERT INTO redactions (room_version_id, texture_path, redacted_path) VALUES ($1::uuid, $2, $3)",
+                                     [v.id, "textures/albedo.png", v.dir + "blurred/albedo.png"])
+        let rows = try f.store.redactions(versionId: v.id)
+        #expect(rows.map(\.texturePath) == ["textures/albedo.png"])
+        #expect(rows.map(\.storageKey) == [v.dir + "blurred/albedo.png"])
+        let job = try f.claim()
+        #expect(f.runner().run(job, control: JobControl()) == .ready(outputPrefix: job.outputPrefix))
+        let redactions = try manifest(f, job)["redactions"] as? [[String: Any]] ?? []
+        #expect(redactions.map { ($0["regions"] as? NSNumber)?.intValue } == [1])
+    }
+
+    @Test func databaseRefusesBadKindRegionAndUnnamedTexture() throws {
+        let f = try JobFixture()
+        let v = try version(f, blurred: false)
+        func refused(_ body: () throws -> Void) -> String? {
+            do { try body(); return nil } catch let e as DatabaseError { return e.sqlState } catch { return "\(error)" }
+        }
+        // 23514: check_violation.
+        #expect(refused { try insert(f, v.id, kind: "blur", redacted: nil) } == "23514")
+        #expect(refused { try insert(f, v.id, kind: "Face", redacted: nil) } == "23514")
+        #expect(refused { try insert(f, v.id, region: #"{"x":0.5,"y":0,"w":0.6,"h":0.1}"#, redacted: nil) } == "23514")
+        #expect(refused { try insert(f, v.id, region: #"{"x":"0.5","y":0,"w":0.1,"h":0.1}"#, redacted: nil) } == "23514")
+        #expect(refused { try insert(f, v.id, region: #"{"x":0.5,"y":0,"w":0.1}"#, redacted: nil) } == "23514")
+        #expect(refused { try insert(f, v.id, region: #"[0,0,1,1]"#, redacted: nil) } == "23514")
+        #expect(refused {
+            try f.store.connection.query("INSERT INTO redactions (room_version_id, kind) VALUES ($1::uuid, 'face')", [v.id])
+        } == "23514")
+        // Allowed: both kinds, and no kind or region at all.
+        #expect(refused { try insert(f, v.id, kind: "manual", redacted: nil) } == nil)
+        #expect(refused { try insert(f, v.id, kind: nil, region: nil, redacted: nil) } == nil)
+        #expect(try f.store.redactions(versionId: v.id).count == 2)
+    }
+
+    @Test func twoReplacementsForOneTextureFailPermanently() throws {
+        let f = try JobFixture()
+        let v = try version(f, blurred: true)
+        try insert(f, v.id, redacted: v.dir + "blurred/albedo.png")
+        try insert(f, v.id, redacted: v.dir + "blurred/other.png")
+        let job = try f.claim()
+        #expect(f.runner().run(job, control: JobControl()) == .failed(reason: "REDACTION_INVALID"))
+        let row = try f.row(v.id)
+        #expect(row["status"] == "failed")
+        #expect(row["last_error_code"] == "REDACTION_INVALID")
+    }
+}
