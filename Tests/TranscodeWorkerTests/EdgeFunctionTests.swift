@@ -138,6 +138,8 @@ struct EdgeFunctionTests {
         #expect(row.status == "ready")
         #expect(row.revision == 1)
         #expect(row.lease == nil)
+        let bucket = try world.connection.query("SELECT output_bucket FROM room_versions WHERE id = $1::uuid", [world.job.versionId])
+        #expect(bucket.first?["output_bucket"] == "rooms", "the body's outputs.bucket is recorded beside the paths")
         let topic = "room:\(world.job.roomId)"
         #expect(try SupabaseStandIn.messages(world.connection, topic: topic).map(\.event) == ["ready"])
 

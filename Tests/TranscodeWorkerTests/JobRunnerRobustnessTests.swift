@@ -20,14 +20,16 @@ final class FailingGetStore: ObjectStore, @unchecked Sendable {
         onGet()
         throw StorageError(code: StorageError.unavailable, message: "storage down for the test", key: key, isRetryable: true)
     }
-    func put(_ key: String, bytes: [UInt8], contentType: String) throws(StorageError) {
-        try base.put(key, bytes: bytes, contentType: contentType)
+    func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError) {
+        try base.put(key, bytes: bytes, contentType: contentType, cacheControl: cacheControl)
     }
     func delete(_ key: String) throws(StorageError) { try base.delete(key) }
     func listObjects(prefix: String) throws(StorageError) -> [StoredObject] { try base.listObjects(prefix: prefix) }
     func list(prefix: String) throws(StorageError) -> [String] { try base.list(prefix: prefix) }
     func size(_ key: String) throws(StorageError) -> Int? { try base.size(key) }
     var location: String { base.location }
+    var bucket: String { base.bucket }
+    var keyPrefix: String { base.keyPrefix }
 }
 
 @Suite("Job runner robustness on real Postgres", .enabled(if: postgresConfigured))

@@ -148,11 +148,14 @@ final class JobRecordingStore: ObjectStore, @unchecked Sendable {
     let base: any ObjectStore
     private let lock = NSLock()
     private var writes: [(key: String, contentType: String)] = []
+    private var cacheControls: [String: String] = [:]
     private var reads: [String] = []
 
     init(_ base: any ObjectStore) { self.base = base }
 
     var puts: [(key: String, contentType: String)] { lock.withLock { writes } }
+    /// The `Cache-Control` each written key was given (absent: none).
+    var cacheControl: [String: String] { lock.withLock { cacheControls } }
     /// Every key read, in order.
     var gets: [String] { lock.withLock { reads } }
 
@@ -160,15 +163,20 @@ final class JobRecordingStore: ObjectStore, @unchecked Sendable {
         lock.withLock { reads.append(key) }
         return try base.get(key, maxBytes: maxBytes)
     }
-    func put(_ key: String, bytes: [UInt8], contentType: String) throws(StorageError) {
-        try base.put(key, bytes: bytes, contentType: contentType)
-        lock.withLock { writes.append((key, contentType)) }
+    func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError) {
+        try base.put(key, bytes: bytes, contentType: contentType, cacheControl: cacheControl)
+        lock.withLock {
+            writes.append((key, contentType))
+            cacheControls[key] = cacheControl
+        }
     }
     func delete(_ key: String) throws(StorageError) { try base.delete(key) }
     func listObjects(prefix: String) throws(StorageError) -> [StoredObject] { try base.listObjects(prefix: prefix) }
     func list(prefix: String) throws(StorageError) -> [String] { try base.list(prefix: prefix) }
     func size(_ key: String) throws(StorageError) -> Int? { try base.size(key) }
     var location: String { base.location }
+    var bucket: String { base.bucket }
+    var keyPrefix: String { base.keyPrefix }
 }
 
 /// Collects the events sent on `SchemaCatalog.eventsChannel` of one database.
@@ -501,7 +509,7 @@ struct JobRunnerTests {
         #expect(lease["worker_id"] as? String == f.config.workerId)
         #expect((lease["attempt"] as? NSNumber)?.intValue == 1)
         let outputs = try #require(body["outputs"] as? [String: Any])
-        #expect(outputs["bucket"] == nil)
+        #expect(outputs["bucket"] as? String == f.files.bucket, "the file store's directory name is its bucket")
         #expect(outputs["glb_path"] as? String == job.outputPrefix + "model.glb")
         #expect(outputs["manifest_path"] as? String == job.outputPrefix + "layer_manifest.json")
         let glb = try f.files.get(job.outputPrefix + "model.glb", maxBytes: 1 << 26)

@@ -78,6 +78,15 @@ struct S3ObjectStoreTests {
         #expect(try store.size("v1/model.glb") == nil)
         #expect(try store.list(prefix: "") == ["v1/empty.bin", "v1/with space.json", "v2/image.webp"])
         #expect(store.location.hasPrefix("s3://\(store.bucket)/rooms/r1/?endpoint="))
+        #expect(store.keyPrefix == "rooms/r1/")
+    }
+
+    @Test func aSignedCacheControlIsAccepted() throws {
+        // moto checks the signature, which covers the Cache-Control header.
+        let store = try TestS3.makeStore()
+        try store.put("cdn/model.glb", bytes: [1, 2, 3], contentType: "model/gltf-binary",
+                      cacheControl: WorkerConfig.defaultOutputCacheControl)
+        #expect(try store.get("cdn/model.glb", maxBytes: 10) == [1, 2, 3])
     }
 
     @Test func listingFollowsContinuationTokens() throws {
@@ -208,6 +217,19 @@ struct S3ObjectStoreTests {
         #expect(server.requests.count == 4)
         #expect(server.requests.first?.headers["content-type"] == "x/y")
         #expect(server.requests.first?.headers["content-length"] == "1")
+    }
+
+    @Test func cacheControlIsSentAndSignedOnlyWhenGiven() throws {
+        let server = try LoopbackHTTPServer { _ in (200, [], []) }
+        defer { server.stop() }
+        let s = try store(server)
+        try s.put("a.glb", bytes: [1], contentType: "model/gltf-binary", cacheControl: "public, max-age=60")
+        try s.put("b.glb", bytes: [1], contentType: "model/gltf-binary")
+        let first = try #require(server.requests.first), second = try #require(server.requests.last)
+        #expect(first.headers["cache-control"] == "public, max-age=60")
+        #expect(first.headers["authorization"]?.contains("cache-control;") == true)
+        #expect(second.headers["cache-control"] == nil)
+        #expect(s.bucket == "bucket" && s.keyPrefix == "p/")
     }
 
     @Test func forbiddenAndNotFoundAreNotRetried() throws {

@@ -51,6 +51,24 @@ struct SecretConfigTests {
         return (p.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
+    @Test func outputStorageAndItsCacheControlAreSettings() throws {
+        let plain = WorkerConfig(environment: [:])
+        #expect(plain.outputStorageURL == nil)
+        #expect(plain.outputCacheControl == WorkerConfig.defaultOutputCacheControl)
+        let set = WorkerConfig(environment: ["TRANSCODE_OUTPUT_STORAGE_URL": "file:///srv/public-rooms",
+                                             "TRANSCODE_OUTPUT_CACHE_CONTROL": "none"])
+        #expect(set.outputStorageURL == "file:///srv/public-rooms")
+        #expect(set.outputCacheControl == nil)
+        #expect(set.environmentProblems.isEmpty)
+        let bad = WorkerConfig(environment: ["TRANSCODE_OUTPUT_CACHE_CONTROL": "public\r\nX-Injected: 1"])
+        #expect(bad.environmentProblems.contains { $0.contains("TRANSCODE_OUTPUT_CACHE_CONTROL") })
+        #expect(bad.outputCacheControl == WorkerConfig.defaultOutputCacheControl)
+        var flags = WorkerConfig(environment: [:])
+        try flags.set("output-storage-url", "file:///srv/cdn")
+        try flags.set("output-cache-control", "public, max-age=600")
+        #expect(flags.outputStorageURL == "file:///srv/cdn" && flags.outputCacheControl == "public, max-age=600")
+    }
+
     @Test func secretFlagsAreRefusedWithWhereToPutThem() throws {
         let db = "postgresql://postgres@127.0.0.1:1/none"
         for (flag, variable) in [("--api-token", "TRANSCODE_API_TOKEN"), ("--done-secret", "TRANSCODE_DONE_SECRET"),

@@ -304,9 +304,11 @@ final class HookedStore: ObjectStore, @unchecked Sendable {
     }
 
     func get(_ key: String, maxBytes: Int) throws(StorageError) -> [UInt8] { try base.get(key, maxBytes: maxBytes) }
-    func put(_ key: String, bytes: [UInt8], contentType: String) throws(StorageError) { try base.put(key, bytes: bytes, contentType: contentType) }
+    func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError) { try base.put(key, bytes: bytes, contentType: contentType, cacheControl: cacheControl) }
     func delete(_ key: String) throws(StorageError) { try base.delete(key) }
     func list(prefix: String) throws(StorageError) -> [String] { try base.list(prefix: prefix) }
     func listObjects(prefix: String) throws(StorageError) -> [StoredObject] { try base.listObjects(prefix: prefix) }
     var location: String { base.location }
+    var bucket: String { base.bucket }
+    var keyPrefix: String { base.keyPrefix }
 }

@@ -5,7 +5,8 @@ struct GCCommand {
     static let help = """
         USAGE: transcode-worker gc [--dry-run] [--all | --version VERSION_ID] [--grace-seconds S] [options]
 
-        Deletes, from storage, the output revisions (rooms/<room>/versions/<version>/r<N>-<lease8>/)
+        Deletes, from the output storage (TRANSCODE_OUTPUT_STORAGE_URL / --output-storage-url when
+        set, else the storage), the output revisions (rooms/<room>/versions/<version>/r<N>-<lease8>/)
         that no version refers to: revisions superseded by a newer ready one, and the outputs of
         attempts that never finished (a lost transcode-done answer, a failed version, a crashed
         worker). The revision a version's glb_path names and the revision of a running attempt are
@@ -54,7 +55,7 @@ struct GCCommand {
     }
 
     func run() throws -> Int32 {
-        let storage = try options.openStorage()
+        let storage = try options.openOutputStorage()
         let config = options.config
         return try options.withConnection { connection in
             let store = QueueStore(connection: connection)

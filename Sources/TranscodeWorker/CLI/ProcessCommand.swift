@@ -105,9 +105,10 @@ struct ProcessCommand {
         let logger = JSONLogger(workerId: config.workerId, minimum: logLevel)
         // Non-dumpable before anything else; the job children's sandbox is probed and logged.
         if let status = ChildSandbox.prepareWorker(config, logger: logger) { return status }
-        let storage: any ObjectStore
+        let storage: any ObjectStore, outputs: any ObjectStore
         do {
             storage = try StorageURL.open(config.storageURL)
+            outputs = try config.outputStorageURL.map { (url) throws(StorageError) in try StorageURL.open(url) } ?? storage
         } catch {
             return fail("storage: \(error)", status: ExitStatus.internalError)
         }
@@ -145,7 +146,7 @@ struct ProcessCommand {
         }
 
         let json = self.json
-        let runner = JobRunner(config: config, storage: storage, logger: logger, observer: { event in
+        let runner = JobRunner(config: config, storage: storage, outputStorage: outputs, logger: logger, observer: { event in
             switch event {
             case .phase(let p):
                 Self.say(json: json, human: "  \(p)", object: ["event": .string("phase"), "phase": .string(p)])

@@ -26,7 +26,12 @@ struct RunCommand {
           --exit-when-idle                  Exit 0 once nothing is queued or in flight.
           --database-url URL                DATABASE_URL (required; a URL with a password only in the
                                             environment or DATABASE_URL_FILE).
-          --storage-url URL                 TRANSCODE_STORAGE_URL (default file://$PWD/transcode-storage).
+          --storage-url URL                 TRANSCODE_STORAGE_URL (default file://$PWD/transcode-storage):
+                                            file:///abs/dir or s3://bucket/prefix?endpoint=…&region=….
+          --output-storage-url URL          TRANSCODE_OUTPUT_STORAGE_URL: outputs go here instead of
+                                            beside the sources (e.g. a public, CDN-served bucket).
+          --output-cache-control VALUE      TRANSCODE_OUTPUT_CACHE_CONTROL (public, max-age=31536000,
+                                            immutable; none: no Cache-Control).
           --concurrency N                   TRANSCODE_CONCURRENCY (default: number of cores).
           --lease-seconds S                 TRANSCODE_LEASE_SECONDS (90).
           --heartbeat-seconds S             TRANSCODE_HEARTBEAT_SECONDS (15).
@@ -96,14 +101,19 @@ struct RunCommand {
         if !unknown.isEmpty {
             logger.warn("unknown TRANSCODE_ variables ignored (misspelt?)", ["names": .array(unknown.map { .string($0) })])
         }
-        let storage: any ObjectStore
+        let storage: any ObjectStore, outputs: any ObjectStore
         do {
             storage = try StorageURL.open(config.storageURL)
+            outputs = try config.outputStorageURL.map { (url) throws(StorageError) in try StorageURL.open(url) } ?? storage
         } catch {
             logger.error("cannot open storage", ["error": .string("\(error)")])
             return ExitStatus.usage
         }
-        let daemon = WorkerDaemon(config: config, storage: storage, logger: logger, exitWhenIdle: exitWhenIdle)
+        if !outputs.keyPrefix.isEmpty {
+            logger.warn("outputs are stored under a key prefix: the rows' paths are relative to it, not to the bucket",
+                        ["bucket": .string(outputs.bucket), "key_prefix": .string(outputs.keyPrefix)])
+        }
+        let daemon = WorkerDaemon(config: config, storage: storage, outputStorage: outputs, logger: logger, exitWhenIdle: exitWhenIdle)
         signal(SIGPIPE, SIG_IGN)
         var server: HTTPServer?
         var api: WorkerAPI?

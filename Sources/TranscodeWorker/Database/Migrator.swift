@@ -87,6 +87,7 @@ public enum Migrator {
     static let roomColumnsWritten: [(column: String, types: Set<String>)] = [
         ("current_version_id", ["uuid"]),
         ("thumbnail_path", ["text", "character varying"]),
+        ("thumbnail_bucket", ["text", "character varying"]),
         ("quality_grade", ["text", "character varying"]),
     ]
     static let roomColumnsSQL = """

@@ -24,8 +24,12 @@
 /// (`transcode_safe_message`), never the worker's detailed error text (kept in the row's
 /// `last_error` and `errors`, which clients cannot read).
 extension SchemaCatalog {
-    /// The `room_versions` columns a signed-in app client may read.
-    public static let clientReadableVersionColumns = [
+    /// The `room_versions` columns a signed-in app client may read: those migration 5 granted and
+    /// those later migrations added (`clientReadableColumnsOfBuckets`).
+    public static let clientReadableVersionColumns = accessReadableVersionColumns + clientReadableColumnsOfBuckets
+
+    /// The columns migration 5 grants.
+    static let accessReadableVersionColumns = [
         "id", "room_id", "status", "glb_path", "manifest_path", "thumbnail_path", "thumbnail_paths",
         "manifest_schema_version", "output_revision", "transcoded_at", "created_at", "updated_at",
     ]
@@ -59,7 +63,7 @@ extension SchemaCatalog {
         let cases = safeMessages.map { "    WHEN '\($0.reason)' THEN '\($0.message.replacingOccurrences(of: "'", with: "''"))'" }
             .joined(separator: "\n")
         let functions = workerFunctions.joined(separator: ", ")
-        let columns = clientReadableVersionColumns.joined(separator: ", ")
+        let columns = accessReadableVersionColumns.joined(separator: ", ")
         let safe = """
             CREATE OR REPLACE FUNCTION transcode_safe_message(p_reason text)
             RETURNS text LANGUAGE sql IMMUTABLE AS $$

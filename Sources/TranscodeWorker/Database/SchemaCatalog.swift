@@ -24,6 +24,8 @@ public enum SchemaCatalog {
                   sql: uploadExpiry),
         Migration(version: 8, name: "rooms as the apps read them", sql: roomsShape),
         Migration(version: 9, name: "redactions in the app's shape", sql: appRedactions),
+        Migration(version: 10, name: "buckets beside paths: output_bucket, source_bucket, rooms.thumbnail_bucket",
+                  sql: storageBuckets),
     ]
 
     /// `rooms`, `room_versions` and `redactions`, created only when absent; the columns the worker

@@ -10,6 +10,9 @@ public struct ClaimedJob: Sendable, Equatable {
     public var leaseId: String
     public var sourceUSDZPath: String?
     public var sourceJSONPath: String?
+    /// `source_bucket`: the bucket the app uploaded the sources to (nil: not recorded). It must be
+    /// the bucket of the store sources are read from.
+    public var sourceBucket: String?
     /// The revision of the outputs currently published; this attempt writes `outputRevision + 1`.
     public var outputRevision: Int
     public var isReprocess: Bool
@@ -33,6 +36,7 @@ public struct ClaimedJob: Sendable, Equatable {
         leaseId = try row.required("lease_id")
         sourceUSDZPath = row["source_usdz_path"]
         sourceJSONPath = row["source_json_path"]
+        sourceBucket = row["source_bucket"]
         outputRevision = row.int("output_revision") ?? 0
         isReprocess = row.bool("is_reprocess") ?? false
         eventSeq = row["event_seq"].flatMap { Int64($0) } ?? 0

@@ -7,6 +7,8 @@ extension QueueStore {
         public var roomId: String
         public var sourceUSDZPath: String?
         public var sourceJSONPath: String?
+        /// `source_bucket`: the bucket the sources were uploaded to, when the row says.
+        public var sourceBucket: String?
         /// Seconds since the row's `updated_at` (its last change), by the database clock.
         public var quietSeconds: Double
         /// `updated_at` as the database prints it (the keyset of the next lookup).
@@ -16,7 +18,7 @@ extension QueueStore {
     /// The oldest unleased `uploading` version unchanged for at least `$1` seconds whose
     /// `(updated_at, id)` comes after `($2, $3)`, locked; rows another session holds are skipped.
     static let nextStaleUploadSQL = """
-        SELECT id, room_id, source_usdz_path, source_json_path, updated_at::text AS updated_at_text,
+        SELECT id, room_id, source_usdz_path, source_json_path, source_bucket, updated_at::text AS updated_at_text,
                extract(epoch FROM (now() - updated_at)) AS quiet_seconds
           FROM room_versions
          WHERE status = 'uploading' AND lease_id IS NULL
@@ -36,7 +38,7 @@ extension QueueStore {
         guard let row = try connection.query(Self.nextStaleUploadSQL, params).first,
               let id = row["id"], let room = row["room_id"], let at = row["updated_at_text"] else { return nil }
         return StaleUpload(versionId: id, roomId: room, sourceUSDZPath: row["source_usdz_path"], sourceJSONPath: row["source_json_path"],
-                           quietSeconds: row["quiet_seconds"].flatMap(Double.init) ?? 0, updatedAt: at)
+                           sourceBucket: row["source_bucket"], quietSeconds: row["quiet_seconds"].flatMap(Double.init) ?? 0, updatedAt: at)
     }
 
     /// Queues an `uploading` version whose sources are in storage: the statement of `enqueue`,

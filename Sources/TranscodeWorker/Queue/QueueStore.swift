@@ -54,7 +54,7 @@ public final class QueueStore: Sendable {
                transcode_phase = 'parsing', updated_at = now()
           FROM next WHERE rv.id = next.id
         RETURNING rv.id, rv.room_id, rv.status::text AS status, rv.attempt, rv.max_attempts, rv.lease_id,
-                  rv.source_usdz_path, rv.source_json_path, rv.output_revision, rv.event_seq,
+                  rv.source_usdz_path, rv.source_json_path, rv.source_bucket, rv.output_revision, rv.event_seq,
                   (rv.reprocess_requested_at IS NOT NULL) AS is_reprocess,
                   extract(epoch FROM (now() - coalesce(rv.enqueued_at, rv.run_after))) AS wait_seconds
         """
@@ -190,7 +190,7 @@ public final class QueueStore: Sendable {
                lease_expires_at = now() + interval '2 minutes', updated_at = now()
           FROM dead WHERE rv.id = dead.id
         RETURNING rv.id, rv.room_id, rv.status::text AS status, rv.attempt, rv.max_attempts, rv.lease_id,
-                  rv.source_usdz_path, rv.source_json_path, rv.output_revision, rv.event_seq,
+                  rv.source_usdz_path, rv.source_json_path, rv.source_bucket, rv.output_revision, rv.event_seq,
                   (rv.reprocess_requested_at IS NOT NULL) AS is_reprocess
         """
 
@@ -306,8 +306,8 @@ public final class QueueStore: Sendable {
     // MARK: Reading
 
     static let showSQL = """
-        SELECT id, room_id, status::text AS status, source_usdz_path, source_json_path, glb_path, manifest_path,
-               thumbnail_path, thumbnail_paths::text AS thumbnail_paths, attempt, max_attempts, priority,
+        SELECT id, room_id, status::text AS status, source_bucket, source_usdz_path, source_json_path, output_bucket,
+               glb_path, manifest_path, thumbnail_path, thumbnail_paths::text AS thumbnail_paths, attempt, max_attempts, priority,
                run_after, enqueued_at, lease_id, locked_by, locked_at, lease_expires_at, heartbeat_at,
                transcode_phase, cancel_requested_at, reprocess_requested_at, last_error_code, last_error,
                errors::text AS errors, output_revision, manifest_schema_version, transcoded_at, created_at, updated_at

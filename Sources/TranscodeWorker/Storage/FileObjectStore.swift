@@ -55,6 +55,12 @@ public struct FileObjectStore: ObjectStore {
         }
     }
 
+    /// The root directory's last component (`/` for the root itself).
+    public var bucket: String { root == "/" ? "/" : String(root.split(separator: "/").last ?? "/") }
+
+    /// Always `""`: keys are paths below the root.
+    public var keyPrefix: String { "" }
+
     /// `file://` and the percent-encoded root, e.g. `file:///var/lib/transcode/objects`.
     public var location: String { "file://" + StorageURL.percentEncodePath(root) }
 
@@ -111,9 +117,10 @@ public struct FileObjectStore: ObjectStore {
     }
 
     /// Writes `bytes` as the file of `key` atomically (temporary file, fsync, rename, fsync of the
-    /// directory); `contentType` is ignored. Throws `STORAGE_WRITE_FAILED` (retryable),
-    /// `STORAGE_NO_SPACE`, `STORAGE_INVALID_KEY` (also when `key` clashes with a prefix).
-    public func put(_ key: String, bytes: [UInt8], contentType: String) throws(StorageError) {
+    /// directory); `contentType` and `cacheControl` are ignored. Throws `STORAGE_WRITE_FAILED`
+    /// (retryable), `STORAGE_NO_SPACE`, `STORAGE_INVALID_KEY` (also when `key` clashes with a
+    /// prefix).
+    public func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError) {
         try validate(key)
         let target = path(key)
         let directory = String(target[..<target.lastIndex(of: "/")!])

@@ -16,7 +16,9 @@ public protocol ObjectStore: Sendable {
     /// whole new one, never a part. `contentType` is the MIME type for backends that store one.
     /// Throws `STORAGE_WRITE_FAILED` (retryable), `STORAGE_NO_SPACE`, `STORAGE_INVALID_KEY` (also
     /// when the key clashes with an existing prefix on a backend that cannot hold both).
-    func put(_ key: String, bytes: [UInt8], contentType: String) throws(StorageError)
+    /// `cacheControl` is the `Cache-Control` a CDN in front of the store serves the object with
+    /// (nil: none; backends without metadata ignore it).
+    func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError)
 
     /// Deletes an object. Deleting a missing key is not an error. Throws `STORAGE_WRITE_FAILED`
     /// (retryable), `STORAGE_INVALID_KEY`.
@@ -35,8 +37,21 @@ public protocol ObjectStore: Sendable {
     /// `STORAGE_UNAVAILABLE` (retryable), `STORAGE_INVALID_KEY`.
     func size(_ key: String) throws(StorageError) -> Int?
 
+    /// The bucket the backend serves the keys from: the S3 bucket, or the file store's directory
+    /// name. Rows record it beside each path (`room_versions.output_bucket`).
+    var bucket: String { get }
+    /// What the backend puts before every key (an `s3://bucket/prefix` URL's prefix; `""` for
+    /// file stores). An object's path in its bucket is `keyPrefix + key`.
+    var keyPrefix: String { get }
     /// A human-readable description for logs, e.g. `file:///abs/dir`; never contains credentials.
     var location: String { get }
+}
+
+extension ObjectStore {
+    /// Writes an object with no `Cache-Control` (see the protocol's `put`).
+    public func put(_ key: String, bytes: [UInt8], contentType: String) throws(StorageError) {
+        try put(key, bytes: bytes, contentType: contentType, cacheControl: nil)
+    }
 }
 
 /// One object of a listing.

@@ -21,6 +21,8 @@ public struct S3ObjectStore: ObjectStore {
     public let bucket: String
     /// Prepended to every key: empty, or ending with `/`.
     public let prefix: String
+    /// The same as `prefix`.
+    public var keyPrefix: String { prefix }
     /// The signing region, e.g. `us-east-1`.
     public let region: String
     let credentials: SigV4Credentials
@@ -109,12 +111,15 @@ public struct S3ObjectStore: ObjectStore {
     }
 
     /// PUTs the object with an explicit Content-Type (`application/octet-stream` when
-    /// `contentType` is empty) and Content-Length. Throws `STORAGE_WRITE_FAILED` (retryable),
+    /// `contentType` is empty), Content-Length and, when given, a signed `Cache-Control` (S3 and
+    /// Supabase Storage serve it back). Throws `STORAGE_WRITE_FAILED` (retryable),
     /// `STORAGE_FORBIDDEN`, `STORAGE_INVALID_KEY`.
-    public func put(_ key: String, bytes: [UInt8], contentType: String) throws(StorageError) {
+    public func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError) {
         try ObjectKey.validate(key)
         let type = contentType.isEmpty ? "application/octet-stream" : contentType
-        let response = try send("PUT", path: objectPath(key), headers: [("Content-Type", type)], body: bytes,
+        var headers = [("Content-Type", type)]
+        if let cacheControl, !cacheControl.isEmpty { headers.append(("Cache-Control", cacheControl)) }
+        let response = try send("PUT", path: objectPath(key), headers: headers, body: bytes,
                                 key: key, writing: true)
         guard response.isSuccess else { throw failure(response, key: key, what: "write", writing: true) }
     }

@@ -40,7 +40,7 @@ public struct SigV4Credentials: Sendable, Equatable, CustomStringConvertible {
 ///   is `/`.
 /// * Canonical query: names and values encoded the same way (`=` added to a bare name), sorted by
 ///   name, then value.
-/// * Signed headers: `host` (from the URL, with a non-default port, unless given), `content-type`,
+/// * Signed headers: `host` (from the URL, with a non-default port, unless given), `content-type`, `cache-control`,
 ///   `content-md5`, `range` and every `x-amz-*` header, names lower-cased and sorted, values
 ///   trimmed with inner runs of spaces collapsed. Other headers (`accept-encoding`, which proxies
 ///   rewrite, `user-agent`, …) are never signed.
@@ -139,8 +139,8 @@ public enum SigV4Signer {
     // MARK: - Internals
 
     private static func isSigned(_ lowerName: String) -> Bool {
-        lowerName == "host" || lowerName == "content-type" || lowerName == "content-md5" || lowerName == "range"
-            || lowerName.hasPrefix("x-amz-")
+        lowerName == "host" || lowerName == "content-type" || lowerName == "cache-control" || lowerName == "content-md5"
+            || lowerName == "range" || lowerName.hasPrefix("x-amz-")
     }
 
     /// Trims spaces and tabs and collapses inner runs of them to one space.

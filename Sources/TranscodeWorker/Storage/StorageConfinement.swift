@@ -49,4 +49,15 @@ public enum StorageConfinement {
                                 phase: "downloading", isRetryable: false)
         }
     }
+
+    /// Checks that a row's `source_bucket` (nil: not recorded) is the bucket of the store sources
+    /// are read from, so that a row cannot point the worker at another bucket's objects. Throws
+    /// `FailureReason` `SOURCE_KEY_REFUSED` (permanent) naming both buckets (first 100 characters).
+    static func check(bucket: String?, store: any ObjectStore) throws(FailureReason) {
+        guard let bucket, bucket != store.bucket else { return }
+        throw FailureReason(reason: FailureReason.sourceKeyRefused,
+                            message: "SOURCE_KEY_REFUSED: the version's source bucket '\(String(bucket.prefix(100)))' is not "
+                                + "'\(String(store.bucket.prefix(100)))', the bucket this worker reads sources from",
+                            phase: "downloading", isRetryable: false)
+    }
 }

@@ -31,7 +31,7 @@ final class CompletionClient: Sendable {
 
     /// The outputs of a successful attempt, as the contract names them.
     struct Outputs: Sendable {
-        /// The bucket for object stores that have one; nil for file storage.
+        /// The output store's bucket (`ObjectStore.bucket`); recorded as `room_versions.output_bucket`.
         var bucket: String?
         var glbPath: String
         var manifestPath: String

@@ -7,7 +7,7 @@ extension JobAttempt {
                                             glbPath: job.outputPrefix + "model.glb", leaseId: nil)
         let ids: [String: JSONValue] = ["version_id": .string(job.versionId), "room_id": .string(job.roomId)]
         do {
-            let outcome = try OutputCollector(storage: runner.storage).collect(target, mode: .superseded)
+            let outcome = try OutputCollector(storage: runner.outputStorage).collect(target, mode: .superseded)
             guard outcome.objects > 0 || outcome.failures > 0 else { return }
             runner.logger.info("superseded outputs deleted", ids.merging([
                 "objects": .int(Int64(outcome.objects)), "bytes": .int(Int64(outcome.bytes)),

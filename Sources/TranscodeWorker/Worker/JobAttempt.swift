@@ -28,7 +28,10 @@ final class JobAttempt {
     private let control: JobControl
     private var config: WorkerConfig { runner.config }
     private var logger: JSONLogger { runner.logger }
+    /// Sources and redacted textures are read here.
     private var storage: any ObjectStore { runner.storage }
+    /// Outputs are written here.
+    private var outputStore: any ObjectStore { runner.outputStorage }
 
     private var heartbeat: HeartbeatLoop!
     private var store: QueueStore!
@@ -193,7 +196,8 @@ final class JobAttempt {
     }
 
     /// Downloads the sources and the redacted textures into the workspace. Every key must lie
-    /// below the version's source prefix (`StorageConfinement`: `SOURCE_KEY_REFUSED`); redacted
+    /// below the version's source prefix, and a recorded `source_bucket` must be the source
+    /// store's (`StorageConfinement`: `SOURCE_KEY_REFUSED`); redacted
     /// textures are the recorded rows that name a replacement (one per texture; two different keys
     /// for one texture: `REDACTION_INVALID`, permanent), then every object under
     /// `<prefix>redacted/`, at most `maxRedactions` of them and `maxRedactionBytes` in all
@@ -214,6 +218,7 @@ final class JobAttempt {
         }
         if let key = job.sourceUSDZPath { try confined(key, "source") }
         if let key = job.sourceJSONPath { try confined(key, "RoomPlan JSON") }
+        do { try StorageConfinement.check(bucket: job.sourceBucket, store: storage) } catch { throw .failed(error) }
         let rows: [(texturePath: String, storageKey: String?)]
         switch database("read redactions", { (s) throws(DatabaseError) in try s.redactions(versionId: job.versionId) }) {
         case .success(let r): rows = r
@@ -475,7 +480,8 @@ final class JobAttempt {
             }
             let key = job.outputPrefix + file.path
             do {
-                try storage.put(key, bytes: bytes, contentType: Self.contentType(file.path))
+                try outputStore.put(key, bytes: bytes, contentType: Self.contentType(file.path),
+                                    cacheControl: config.outputCacheControl)
             } catch {
                 throw .failed(.upload(error))
             }
@@ -496,7 +502,7 @@ final class JobAttempt {
         if let url = config.completionURL {
             let client = completionClient(url)
             let outputs = CompletionClient.Outputs(
-                bucket: Self.bucket(of: storage), glbPath: glbPath, manifestPath: manifestPath, thumbnails: report.thumbnails,
+                bucket: outputStore.bucket, glbPath: glbPath, manifestPath: manifestPath, thumbnails: report.thumbnails,
                 glbBytes: glb.bytes, glbSHA256: glb.sha256, manifestSchemaVersion: report.manifestSchemaVersion,
                 layerCount: report.layerCount, qualityGrade: report.qualityGrade)
             timings["total"] = Clock.ms(started, Clock.now())
@@ -544,7 +550,7 @@ final class JobAttempt {
             }
         }
         var outputs: [String: JSONValue] = [
-            "glb_path": .string(glbPath), "manifest_path": .string(manifestPath),
+            "bucket": .string(outputStore.bucket), "glb_path": .string(glbPath), "manifest_path": .string(manifestPath),
             "thumbnails": CompletionClient.thumbnailsJSON(report.thumbnails),
             "manifest_schema_version": .int(Int64(report.manifestSchemaVersion)),
         ]
@@ -765,7 +771,7 @@ final class JobAttempt {
             return
         }
         for key in uploaded.reversed() {
-            do { try storage.delete(key) } catch {
+            do { try outputStore.delete(key) } catch {
                 logger.warn("cannot delete an output", ids.merging(["key": .string(key), "error": .string(error.description)]) { a, _ in a })
             }
         }
@@ -863,14 +869,6 @@ final class JobAttempt {
     static func directory(of key: String) -> String {
         guard let slash = key.lastIndex(of: "/") else { return "" }
         return String(key[...slash])
-    }
-
-    /// The bucket of an object store that has one (`s3://bucket/…`); nil for file storage.
-    static func bucket(of store: any ObjectStore) -> String? {
-        let location = store.location
-        guard location.lowercased().hasPrefix("s3://") else { return nil }
-        let bucket = location.dropFirst(5).split(separator: "/").first.map(String.init)
-        return bucket?.isEmpty == false ? bucket : nil
     }
 
     static func seconds(_ v: Double) -> String {

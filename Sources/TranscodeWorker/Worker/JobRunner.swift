@@ -35,7 +35,10 @@ public final class JobRunner: Sendable {
     }
 
     public let config: WorkerConfig
+    /// Where sources and redacted textures are read.
     public let storage: any ObjectStore
+    /// Where outputs are written, and superseded ones deleted (`storage` unless configured apart).
+    public let outputStorage: any ObjectStore
     public let logger: JSONLogger
     let observer: (@Sendable (Event) -> Void)?
     let http: HTTPClient
@@ -68,21 +71,24 @@ public final class JobRunner: Sendable {
 
     /// - Parameters:
     ///   - config: limits, timings, database URL (required), completion mode.
-    ///   - storage: where sources are read and outputs written; shared, thread-safe.
+    ///   - storage: where sources are read (and outputs written unless `outputStorage` is given);
+    ///     shared, thread-safe.
+    ///   - outputStorage: where outputs are written; nil: `storage`.
     ///   - logger: JSON lines for claim, phases, finish and child stderr.
     ///   - observer: called on the job's thread for each `Event` (keep it quick).
-    public convenience init(config: WorkerConfig, storage: any ObjectStore, logger: JSONLogger,
-                            observer: (@Sendable (Event) -> Void)? = nil) {
-        self.init(config: config, storage: storage, logger: logger, observer: observer,
+    public convenience init(config: WorkerConfig, storage: any ObjectStore, outputStorage: (any ObjectStore)? = nil,
+                            logger: JSONLogger, observer: (@Sendable (Event) -> Void)? = nil) {
+        self.init(config: config, storage: storage, outputStorage: outputStorage, logger: logger, observer: observer,
                   reportDeadlineSeconds: Self.defaultReportDeadlineSeconds(leaseSeconds: config.leaseSeconds))
     }
 
     /// As the public initializer, with the report deadline given (tests shorten it).
-    init(config: WorkerConfig, storage: any ObjectStore, logger: JSONLogger,
+    init(config: WorkerConfig, storage: any ObjectStore, outputStorage: (any ObjectStore)? = nil, logger: JSONLogger,
          observer: (@Sendable (Event) -> Void)?, reportDeadlineSeconds: Double) {
         self.reportDeadlineSeconds = max(0, reportDeadlineSeconds)
         self.config = config
         self.storage = storage
+        self.outputStorage = outputStorage ?? storage
         self.logger = logger
         self.observer = observer
         self.http = HTTPClient()

@@ -164,14 +164,18 @@ final class UploadSweeper: @unchecked Sendable {
         return outcome
     }
 
-    /// Checks the version's source keys: each must lie below its source prefix
-    /// (`StorageConfinement.check`) before storage is asked whether the object exists.
+    /// Checks the version's source keys: each must lie below its source prefix, and the row's
+    /// `source_bucket` (when set) must be the store's (`StorageConfinement.check`), before storage
+    /// is asked whether the object exists.
     static func sourceState(_ version: QueueStore.StaleUpload, storage: any ObjectStore, template: String) -> SourceState {
         let keys = [("source", version.sourceUSDZPath), ("JSON", version.sourceJSONPath)].compactMap { what, key in key.map { (what, $0) } }
         guard !keys.isEmpty else { return .absent(why: "no source key recorded") }
         let prefix = StorageConfinement.prefix(template, roomId: version.roomId, versionId: version.versionId)
         for (what, key) in keys {
             do { try StorageConfinement.check(key, under: prefix, what: what) } catch { return .absent(why: "the \(what) key is refused") }
+        }
+        do { try StorageConfinement.check(bucket: version.sourceBucket, store: storage) } catch {
+            return .absent(why: "the source bucket is refused")
         }
         for (what, key) in keys {
             do {

@@ -9,6 +9,15 @@ public struct WorkerConfig: Sendable {
     public var databaseURL: String?
     /// `TRANSCODE_STORAGE_URL` / `--storage-url`: `file:///abs/dir` (default `file://$PWD/transcode-storage`).
     public var storageURL: String
+    /// `TRANSCODE_OUTPUT_STORAGE_URL` / `--output-storage-url`: where outputs are written, when
+    /// not beside the sources (for example a public, CDN-served bucket beside a private upload
+    /// bucket). Same forms as `storageURL`; nil: `storageURL`.
+    public var outputStorageURL: String?
+    /// `TRANSCODE_OUTPUT_CACHE_CONTROL` / `--output-cache-control`: the `Cache-Control` outputs are
+    /// stored with, for the CDN in front of the output bucket. Every attempt writes under paths
+    /// of its own and never rewrites an object, so the default is
+    /// `public, max-age=31536000, immutable`; `none` stores none.
+    public var outputCacheControl: String? = WorkerConfig.defaultOutputCacheControl
     /// `TRANSCODE_CONCURRENCY` / `--concurrency`: jobs run at once (default: the number of cores).
     public var concurrency: Int
     /// `TRANSCODE_LEASE_SECONDS`: how long a claim lives without a heartbeat (90).
@@ -151,6 +160,8 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_GC_LOOKBACK_SECONDS", "gc-lookback-seconds"),
         ("TRANSCODE_UPLOAD_STALE_SECONDS", "upload-stale-seconds"),
         ("TRANSCODE_UPLOAD_EXPIRE_SECONDS", "upload-expire-seconds"),
+        ("TRANSCODE_OUTPUT_STORAGE_URL", "output-storage-url"),
+        ("TRANSCODE_OUTPUT_CACHE_CONTROL", "output-cache-control"),
         ("SUPABASE_URL", "supabase-url"),
         ("SUPABASE_SERVICE_KEY", "supabase-service-key"),
     ]
@@ -158,8 +169,13 @@ public struct WorkerConfig: Sendable {
     /// Flags every database command accepts, with their value's meaning (for `--help` texts).
     public static let commonFlagsHelp = """
           --database-url URL        Postgres URL (env DATABASE_URL).
-          --storage-url URL         file:///abs/dir (env TRANSCODE_STORAGE_URL).
+          --storage-url URL         file:///abs/dir or s3://bucket/prefix (env TRANSCODE_STORAGE_URL).
+          --output-storage-url URL  where outputs go when not beside the sources
+                                    (env TRANSCODE_OUTPUT_STORAGE_URL).
         """
+
+    /// Outputs never change once written (each attempt has its own paths).
+    public static let defaultOutputCacheControl = "public, max-age=31536000, immutable"
 
     /// The longest accepted duration setting: 30 days.
     static let maxSeconds: Double = 30 * 24 * 3600
@@ -192,6 +208,12 @@ public struct WorkerConfig: Sendable {
         switch key {
         case "database-url": databaseURL = value
         case "storage-url": storageURL = value
+        case "output-storage-url": outputStorageURL = value.isEmpty ? nil : value
+        case "output-cache-control":
+            guard value.count <= 200, value.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value < 0x7f }) else {
+                throw UsageError("\(name) needs at most 200 printable ASCII characters, or none")
+            }
+            outputCacheControl = value.isEmpty || value == "none" ? nil : value
         case "concurrency": concurrency = try int(max: 1024)
         case "lease-seconds": leaseSeconds = try double(min: 1)
         case "heartbeat-seconds": heartbeatSeconds = try double(min: 0.1)

@@ -19,7 +19,10 @@ import Glibc
 /// burning an attempt; `stopNow()` (second signal) does that at once.
 public final class WorkerDaemon: @unchecked Sendable {
     public let config: WorkerConfig
+    /// Where sources are read.
     let storage: any ObjectStore
+    /// Where outputs are written and swept (the same store unless configured apart).
+    let outputStorage: any ObjectStore
     let logger: JSONLogger
     let exitWhenIdle: Bool
     /// Job counters, phase durations and the in-flight gauge (rendered by `/metrics`).
@@ -38,13 +41,16 @@ public final class WorkerDaemon: @unchecked Sendable {
     private var outcomes: [String: Int] = [:]
 
     /// - Parameters:
+    ///   - storage: where sources are read (and outputs written unless `outputStorage` is given).
+    ///   - outputStorage: where outputs are written and swept; nil: `storage`.
     ///   - exitWhenIdle: return once nothing is queued (now or after a backoff) and nothing runs.
     ///   - metrics: where job outcomes, retries, lost leases and phase durations are counted.
-    public init(config: WorkerConfig, storage: any ObjectStore, logger: JSONLogger, exitWhenIdle: Bool = false,
-                metrics: Metrics = Metrics()) {
+    public init(config: WorkerConfig, storage: any ObjectStore, outputStorage: (any ObjectStore)? = nil, logger: JSONLogger,
+                exitWhenIdle: Bool = false, metrics: Metrics = Metrics()) {
         self.metrics = metrics
         self.config = config
         self.storage = storage
+        self.outputStorage = outputStorage ?? storage
         self.logger = logger
         self.exitWhenIdle = exitWhenIdle
     }
@@ -102,6 +108,7 @@ public final class WorkerDaemon: @unchecked Sendable {
         }
         logger.info("worker started", [
             "concurrency": .int(Int64(config.concurrency)), "storage": .string(storage.location),
+            "output_storage": .string(outputStorage.location), "output_bucket": .string(outputStorage.bucket),
             "completion": .string(config.completionURL == nil ? "direct" : "callback"),
             "lease_seconds": .double(config.leaseSeconds), "heartbeat_seconds": .double(config.heartbeatSeconds),
             "poll_seconds": .double(config.pollSeconds), "exit_when_idle": .bool(exitWhenIdle),
@@ -109,7 +116,7 @@ public final class WorkerDaemon: @unchecked Sendable {
         let listener = Thread { [self] in listen(url: url) }
         listener.name = "listener"
         listener.start()
-        let sweeper = OutputSweeper(config: config, storage: storage, logger: logger, metrics: metrics)
+        let sweeper = OutputSweeper(config: config, storage: outputStorage, logger: logger, metrics: metrics)
         sweeper.start()
         defer { sweeper.stop() }
         let uploads = UploadSweeper(config: config, storage: storage, logger: logger, metrics: metrics)
@@ -193,7 +200,7 @@ public final class WorkerDaemon: @unchecked Sendable {
                                 "attempt": .int(Int64(job.attempt)), "reprocess": .bool(job.isReprocess)])
         let thread = Thread { [self] in
             let timer = PhaseTimer(metrics: metrics)
-            let runner = JobRunner(config: config, storage: storage, logger: logger) { event in
+            let runner = JobRunner(config: config, storage: storage, outputStorage: outputStorage, logger: logger) { event in
                 switch event {
                 case .phase(let p): timer.begin(p)
                 case .outputsCollected(let o): self.metrics.outputsCollected(objects: o.objects, bytes: o.bytes, failures: o.failures)
@@ -253,7 +260,7 @@ public final class WorkerDaemon: @unchecked Sendable {
         takeoverRunning = true
         cond.unlock()
         let thread = Thread { [self] in
-            let runner = JobRunner(config: config, storage: storage, logger: logger)
+            let runner = JobRunner(config: config, storage: storage, outputStorage: outputStorage, logger: logger)
             for job in taken {
                 logger.warn("lease expired with no attempts left: failing", ["version_id": .string(job.versionId)])
                 runner.failTakenOver(job, reason: "LEASE_EXPIRED",
