@@ -1,5 +1,6 @@
 import GLBWriter
 import Layering
+import Manifest
 import USDParse
 
 /// A pipeline failure with a stable `code`, the phase it happened in, and whether retrying the
@@ -26,7 +27,9 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
         return "\(code): \(message)" + (ctx.isEmpty ? "" : " (\(ctx))")
     }
 
-    /// Converts any error thrown by a pipeline phase. Input errors are permanent; anything
+    /// Converts any error thrown by a pipeline phase: the one place where each module's error type
+    /// becomes a code (`USD_*`, `ROOMPLAN_*`, `GLB_*`, `MANIFEST_*`; `THUMB_*` arrive as
+    /// `PipelineError` already). Input errors are permanent; anything
     /// unexpected is an internal error (`INTERNAL_ERROR`, not retryable: the same input would fail
     /// the same way).
     static func wrap(_ error: any Error, phase: String) -> PipelineError {
@@ -49,6 +52,8 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
             return PipelineError(code: e.code, message: e.message, phase: phase, isRetryable: e.isRetryable, context: ctx)
         case let e as GLBWriterError:
             return PipelineError(code: e.code, message: e.message, phase: phase)
+        case let e as ManifestError:
+            return PipelineError(code: e.code, message: e.description, phase: phase)
         default:
             return PipelineError(code: "INTERNAL_ERROR", message: "\(error)", phase: phase)
         }

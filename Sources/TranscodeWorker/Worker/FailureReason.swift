@@ -86,6 +86,8 @@ public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible
             return FailureReason(reason: usdzParseError, message: detail, phase: step, isRetryable: retryable)
         case _ where code.hasPrefix("ROOMPLAN_"):
             return FailureReason(reason: roomPlanJSONInvalid, message: detail, phase: step, isRetryable: retryable)
+        case _ where code.hasPrefix("MANIFEST_") || code.hasPrefix("GLB_"):
+            return FailureReason(reason: layeringFailed, message: detail, phase: step, isRetryable: retryable)
         case _ where code.hasPrefix("THUMB_"):
             return FailureReason(reason: previewFailed, message: detail, phase: step, isRetryable: retryable)
         case "REDACTION_INVALID":
