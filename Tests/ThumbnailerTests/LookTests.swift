@@ -28,6 +28,17 @@ struct LookTests {
             scene: context.scene, camera: cam, hiddenInstance: context.hiddenInstances(eye: hero.position),
             settings: s, sceneRadius: context.analysis.radius)
         TestScenes.saveDebugImage("fixture-ao", rgba: ao.rgba, width: 640, height: 480)
+        // The occlusion view is one grey factor per pixel: 1 (white) where nothing occludes, darker
+        // in the corners where walls meet the floor and furniture stands on it.
+        #expect(ao.rgba.count == 640 * 480 * 4)
+        let greys: [UInt8] = stride(from: 0, to: ao.rgba.count, by: 4).map { ao.rgba[$0] }
+        let rgba: [UInt8] = ao.rgba
+        var grey = true
+        for i in stride(from: 0, to: rgba.count, by: 4) where rgba[i] != rgba[i + 1] || rgba[i] != rgba[i + 2] { grey = false }
+        #expect(grey)
+        let darkened = greys.filter { $0 < 230 }.count, open = greys.filter { $0 >= 250 }.count
+        #expect(darkened > greys.count / 200, "occluded pixels: \(darkened) of \(greys.count)")
+        #expect(open > greys.count / 4, "unoccluded pixels: \(open) of \(greys.count)")
         let plan = context.planner.planCamera(width: 512, height: 512)
         let p = context.renderPlan(camera: plan, width: 512, height: 512).output
         TestScenes.saveDebugImage("fixture-plan", rgba: p.rgba, width: 512, height: 512)

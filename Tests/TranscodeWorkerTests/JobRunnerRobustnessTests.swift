@@ -89,7 +89,7 @@ struct JobRunnerRobustnessTests {
         #expect(server.requestCount >= 1)
         control.requestStop(.cancelled)
         control.requestStop(.shutdown)
-        let outcome = try #require(running.wait(15), "the job ignored the shutdown request")
+        let outcome = try #require(running.wait(300), "the job ignored the shutdown request")
         #expect(outcome == .failed(reason: "USDZ_PARSE_ERROR"))
         #expect(try f.row(version)["status"] == "failed")
     }

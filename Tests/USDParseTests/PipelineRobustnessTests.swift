@@ -56,15 +56,28 @@ import Testing
         let original = try Self.fixture(path)
         let name = (path as NSString).lastPathComponent
         var rng = SplitMix64(seed: 0xC0FFEE)
-        var typed = 0, parsed = 0
+        // Every refusal is one of the parser's documented codes with a message; a flip that
+        // parses yields a scene that validates (checked in `parse`). Both happen.
+        let known: Set<String> = ["USD_TRUNCATED", "USD_UNRECOGNIZED_FORMAT", "USD_UNSUPPORTED_VERSION", "USD_CORRUPT",
+                                  "USD_DECOMPRESSION_FAILED", "USD_LIMIT_EXCEEDED", "USD_MEMORY_BUDGET_EXCEEDED", "USD_SYNTAX",
+                                  "USD_ZIP_INVALID", "USD_ZIP_UNSAFE_NAME", "USD_ZIP_UNSUPPORTED", "USD_NO_ROOT_LAYER",
+                                  "USD_COMPOSITION_CYCLE", "USD_TYPE_MISMATCH", "USD_INVALID_GEOMETRY"]
+        var refused: [String: Int] = [:], parsed = 0
         for _ in 0..<400 {
             var bytes = original
             for _ in 0..<(1 + Int(rng.next() % 3)) {
                 let at = Int(rng.next() % UInt64(bytes.count))
                 bytes[at] ^= UInt8(truncatingIfNeeded: rng.next() | 1)
             }
-            if parse(bytes, name: name) == nil { parsed += 1 } else { typed += 1 }
+            if let error = parse(bytes, name: name) {
+                refused[error.code.rawValue, default: 0] += 1
+                #expect(!error.message.isEmpty)
+            } else {
+                parsed += 1
+            }
         }
-        #expect(typed + parsed == 400)
+        #expect(Set(refused.keys).isSubset(of: known), "undocumented codes: \(Set(refused.keys).subtracting(known))")
+        #expect(!refused.isEmpty, "no flip of \(name) was refused")
+        #expect(parsed > 0, "every flip of \(name) was refused (\(refused)); the test would not see a bad scene slip through")
     }
 }

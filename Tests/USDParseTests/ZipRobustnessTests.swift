@@ -81,13 +81,31 @@ import Testing
         // Overwrite each 32-bit size/offset field of the central record with extreme values.
         let original = try ZipTestFiles.fixture("stored_deflated.usdz")
         let cd = try #require(Self.lastIndex(of: [0x50, 0x4B, 0x01, 0x02], in: original))
+        let nameLength = Int(original[cd + 28]) | Int(original[cd + 29]) << 8
+        let name = String(decoding: original[(cd + 46)..<(cd + 46 + nameLength)], as: UTF8.self)
+        func field32(_ bytes: [UInt8], _ at: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(bytes[at + $1]) << (8 * UInt32($1)) } }
+        // The entry's data can never be read with a compressed size, size or local header offset
+        // other than its own: the archive is refused, or reading the entry throws a typed error.
+        var refusals: [String: Int] = [:], tried = 0
         for field in [20, 24, 42] {
-            for value: UInt32 in [0, 1, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFE, 0xFFFF_FFFF] {
+            for value: UInt32 in [0, 1, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFE, 0xFFFF_FFFF] where value != field32(original, cd + field) {
                 var bytes = original
                 for i in 0..<4 { bytes[cd + field + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(i))) }
                 Self.exercise(bytes)
+                tried += 1
+                let view = ByteView(bytes)
+                do {
+                    let package = try USDZPackage.open(view, limits: Self.limits, budget: MemoryBudget(limits: Self.limits))
+                    let data = try package.data(at: name)
+                    Issue.record("field \(field) = \(value): \(name) read as \(data.count) bytes")
+                } catch {
+                    refusals[error.code.rawValue, default: 0] += 1
+                }
             }
         }
+        #expect(tried >= 15 && refusals.values.reduce(0, +) == tried, "\(refusals) of \(tried)")
+        #expect(Set(refusals.keys).isSubset(of: ["USD_ZIP_INVALID", "USD_TRUNCATED", "USD_DECOMPRESSION_FAILED",
+                                                "USD_LIMIT_EXCEEDED", "USD_MEMORY_BUDGET_EXCEEDED"]), "\(refusals)")
         // And the end record's count, size and offset.
         let end = original.count - 22
         for field in [8, 10, 12, 16] {
