@@ -1,7 +1,7 @@
 import Foundation
 
 /// The worker's HTTP routes: probes (`/livez`, `/readyz`), `/metrics`, and the bearer-protected
-/// `/v1` queue API (see the README's "HTTP API"). Database work runs on a connection of its own,
+/// `/v1` queue API (see docs/integration.md, "HTTP API"). Database work runs on a connection of its own,
 /// opened on first use, reopened after a failure, and used by one request at a time.
 public final class WorkerAPI: @unchecked Sendable {
     /// How often scrapes may refresh the queue gauges from the database, seconds.

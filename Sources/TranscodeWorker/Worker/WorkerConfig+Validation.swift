@@ -13,7 +13,7 @@ extension WorkerConfig {
     /// Shared secrets this short or shorter are refused, bytes.
     static let minimumSecretBytes = 32
 
-    /// Values used as placeholders in the shipped examples (README, deploy/, supabase/), compared
+    /// Values used as placeholders in the shipped examples (docs/operations.md, deploy/, supabase/), compared
     /// case-insensitively; a secret equal to one, or containing a "change me" marker, is refused.
     static let placeholderSecrets: Set<String> = [
         "change-me", "changeme", "change_me", "changeit", "replace-me", "replaceme", "secret", "password",

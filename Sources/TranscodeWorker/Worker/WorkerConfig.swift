@@ -1,8 +1,9 @@
 import Foundation
 
 /// The worker's configuration: defaults, overridden by environment variables, overridden by
-/// command-line flags. Every setting has one environment name (documented in the README) and one
-/// flag (`--kebab-case`). Times are in seconds, sizes in bytes unless the name says otherwise.
+/// command-line flags. Every setting has one environment name (documented in
+/// docs/configuration.md) and one flag (`--kebab-case`). Times are in seconds, sizes in bytes
+/// unless the name says otherwise.
 public struct WorkerConfig: Sendable {
     /// `DATABASE_URL` / `--database-url`: libpq URL of the Postgres holding `room_versions`. LISTEN
     /// needs a direct or session-mode connection.
