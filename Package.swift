@@ -3,9 +3,16 @@
 //
 // Module rules (enforced by the dependency lists below, so a violation does not compile):
 //  1. Feature modules (USDParse, Layering, GLBWriter, Thumbnailer, Manifest) depend on SceneModel and
-//     their own C wrappers only; they never import each other.
-//  2. Only TranscodeWorker does IO and logging; it is the one composer of the pipeline.
-//  3. Each C library is wrapped by one system-library target and called from exactly one Swift file.
+//     their own C wrappers only; they never import each other. They parse, build and render bytes
+//     in memory: no IO, no logging.
+//  2. The runtime targets never import a feature module, so the daemon cannot parse untrusted bytes:
+//     JSONCore (leaf), ObjectStorage (storage backends, the HTTP client, SigV4; libcrypto), PGQueue
+//     (Postgres, schema, queue statements; libpq), WorkerHTTP (the HTTP server; libmicrohttpd) and
+//     WorkerRuntime (the daemon: claim loop, job attempts in the sandboxed child, heartbeat,
+//     completion, rescue, sweeps, metrics, API routes, configuration, JSON-lines logs).
+//  3. TranscodeWorker is the one composer: the pipeline over the feature modules (run by the job
+//     child, `job-exec`, and by `convert`), the report and the CLI.
+//  4. Each C library is wrapped by one system-library target and called from exactly one Swift file.
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -53,12 +60,21 @@ let package = Package(
             swiftSettings: strict + [.unsafeFlags(["-O"])]),
         .target(name: "Manifest", dependencies: ["SceneModel"], swiftSettings: strict),
 
-        // The composer: pipeline, CLI, queue, storage, HTTP.
+        // The runtime: no feature module below this line imports any of them.
+        .target(name: "JSONCore", swiftSettings: strict),
+        .target(name: "ObjectStorage", dependencies: ["CLibCrypto"], swiftSettings: strict),
+        .target(name: "PGQueue", dependencies: ["JSONCore", "CLibPQ"], swiftSettings: strict),
+        .target(name: "WorkerHTTP", dependencies: ["JSONCore", "CMicroHTTPD"], swiftSettings: strict),
+        .target(
+            name: "WorkerRuntime", dependencies: ["JSONCore", "ObjectStorage", "PGQueue", "WorkerHTTP", "CSandbox"],
+            swiftSettings: strict),
+
+        // The composer: pipeline, report, CLI.
         .target(
             name: "TranscodeWorker",
             dependencies: [
                 "SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "Manifest",
-                "CLibPQ", "CLibCrypto", "CMicroHTTPD", "CSandbox",
+                "JSONCore", "ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime",
             ],
             swiftSettings: strict),
         .executableTarget(name: "transcode-worker", dependencies: ["TranscodeWorker"], swiftSettings: strict),
@@ -81,7 +97,9 @@ let package = Package(
         .testTarget(name: "GLBWriterTests", dependencies: ["GLBWriter", "SceneModel"], swiftSettings: strict),
         .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer", "SceneModel", "USDParse"], swiftSettings: strict),
         .testTarget(
-            name: "TranscodeWorkerTests", dependencies: ["TranscodeWorker", "USDParse", "SceneModel", "Thumbnailer"],
+            name: "TranscodeWorkerTests",
+            dependencies: ["TranscodeWorker", "WorkerRuntime", "PGQueue", "ObjectStorage", "WorkerHTTP", "JSONCore",
+                           "USDParse", "SceneModel", "Thumbnailer"],
             swiftSettings: strict),
         .testTarget(name: "ManifestTests", dependencies: ["Manifest", "SceneModel"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "FuzzHarnessTests", dependencies: ["FuzzHarness"], swiftSettings: strict),

@@ -42,6 +42,9 @@ echo "== generating differential cases with usd-core"
 python3 scripts/gen-differential.py "$WORK/diff" --count 200 --seed 1
 export TRANSCODE_DIFF_DIR="$WORK/diff"
 
+echo "== module graph in README.md drawn from Package.swift (scripts/architecture-graph.py)"
+python3 scripts/architecture-graph.py --check
+
 echo "== swift build"
 swift build --build-tests > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; echo "build failed"; exit 1; }
 grep -E "warning:" "$WORK/build.log" | sort -u | head -n 20 || true

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// The app's handlers, as its plan writes them: a subscriber of the public channel
 /// `room:<room_id>` reads `payload["status"] as? String` on `transcode_progress`,

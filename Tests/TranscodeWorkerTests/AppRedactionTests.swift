@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// `redactions` rows as the apps write them (migration 9): `texture_ref`, `kind`, `region`,
 /// `method`, with the replacement texture (`redacted_path`) optional. Real Postgres, real child.

@@ -4,6 +4,11 @@ import Testing
 import Glibc
 #endif
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// What the worker accepts from a job child's `done` report: a hostile child's tricks are refused
 /// with `CHILD_PROTOCOL` (permanent) before anything is read for upload.

@@ -4,6 +4,11 @@ import Testing
 import Glibc
 #endif
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// The job child launcher (`ChildSandbox` through `ChildProcess`, exactly as `JobAttempt` starts
 /// `job-exec`), driven with `/bin/sh` and `bash`: what a compromised decoder could try.

@@ -2,6 +2,11 @@ import Foundation
 import Testing
 
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// The `transcode-worker` executable, run as a child process the way scripts run it.
 @Suite struct CommandLineToolTests {

@@ -4,6 +4,11 @@ import Thumbnailer
 import USDParse
 
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// The conversion pipeline on the project's samples: every sample converts, outputs are
 /// deterministic, RoomPlan identity reaches the `.glb` and the manifest, redacted textures replace

@@ -4,6 +4,11 @@ import SceneModel
 import USDParse
 
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// Every file of the shared corpus against usd-core's recorded answers
 /// (`USD_CORE_ANALYSIS.json`): files usd-core opens must open here with the same prim-type,

@@ -5,6 +5,11 @@ import Testing
 import USDParse
 
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// Each module's error type becomes its own stable code in one place (`PipelineError.wrap`), and
 /// each code becomes the failure reason the apps see (`FailureReason.pipeline`).

@@ -2,6 +2,11 @@ import Foundation
 import Testing
 
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// Paths the backend can serve: every row records the bucket beside its paths, outputs can go to
 /// a bucket of their own (public, CDN-served) apart from the private uploads, and a row cannot

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// One version's storage as attempts leave it: an old revision, the current one, a same-numbered
 /// attempt that lost its lease, a newer attempt in flight, and the sources and redactions.

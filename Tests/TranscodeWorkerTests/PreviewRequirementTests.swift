@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// A version becomes `ready` only with the images the app shows (card and hero).
 @Suite("Ready means the app can show it", .enabled(if: postgresConfigured), .serialized)

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// After a newer revision of a version is ready, nothing of the older one stays in storage.
 @Suite("Superseded revisions are deleted after a reprocess", .enabled(if: postgresConfigured), .serialized)

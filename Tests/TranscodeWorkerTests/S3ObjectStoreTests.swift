@@ -2,6 +2,11 @@ import Foundation
 import Testing
 
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// The S3 server the tests use: `TRANSCODE_TEST_S3_ENDPOINT` (scripts/s3-temp.sh starts moto with
 /// signature checks and sets it, with `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`). Without it

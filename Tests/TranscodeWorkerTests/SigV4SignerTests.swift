@@ -2,6 +2,11 @@ import Foundation
 import Testing
 
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// The examples of AWS's "Signature Calculations for the Authorization Header: Transferring
 /// Payload in a Single Chunk" (Amazon S3 API reference): bucket `examplebucket`, key id

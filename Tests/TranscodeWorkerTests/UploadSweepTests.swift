@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// The upload sweep on real Postgres and file storage: versions whose upload-complete call was
 /// lost are queued once their sources are in storage, and fail with `UPLOAD_EXPIRED` when they

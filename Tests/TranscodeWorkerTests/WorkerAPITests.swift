@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// The worker's HTTP API over real loopback (libmicrohttpd on 127.0.0.1, an ephemeral port)
 /// against a real database.

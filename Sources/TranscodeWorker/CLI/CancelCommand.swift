@@ -1,3 +1,6 @@
+import PGQueue
+import WorkerRuntime
+
 /// `transcode-worker cancel VERSION_ID`: stops a queued or running transcode.
 struct CancelCommand {
     static let help = """

@@ -1,28 +1,12 @@
+import WorkerRuntime
+
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Exit statuses shared by every command.
-enum ExitStatus {
-    static let ok: Int32 = 0
-    /// Bad arguments.
-    static let usage: Int32 = 2
-    /// The input is invalid or cannot be read (a typed error with a stable code was printed).
-    static let invalidInput: Int32 = 3
-    /// A failure that is not the input's fault.
-    static let internalError: Int32 = 4
-}
-
-/// A command-line usage problem (exit status 2).
-struct UsageError: Error, CustomStringConvertible {
-    var description: String
-    init(_ d: String) { description = d }
-    static let helpRequested = UsageError("")
-}
-
 /// Entry point of the `transcode-worker` command: dispatches sub-commands and returns an exit status.
 public enum CommandLineTool {
-    public static let version = "0.1.0"
+    public static let version = WorkerVersion.string
 
     static let help = """
         transcode-worker \(version): RoomPlan USDZ / USD → layered glTF, manifest and thumbnails,

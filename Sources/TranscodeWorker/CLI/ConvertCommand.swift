@@ -1,6 +1,8 @@
 import Foundation
 import Thumbnailer
 import USDParse
+import JSONCore
+import WorkerRuntime
 
 /// `transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR] [--report] [--json]`
 struct ConvertCommand {

@@ -1,3 +1,6 @@
+import ObjectStorage
+import WorkerRuntime
+
 extension DatabaseOptions {
     /// Opens `config.storageURL`. Throws `UsageError` for a malformed URL, `StorageError` when
     /// the store cannot be opened.

@@ -1,4 +1,8 @@
 import Foundation
+import JSONCore
+import ObjectStorage
+import PGQueue
+import WorkerRuntime
 
 #if canImport(Glibc)
 import Glibc

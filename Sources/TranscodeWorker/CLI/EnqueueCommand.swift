@@ -1,3 +1,6 @@
+import PGQueue
+import WorkerRuntime
+
 /// `transcode-worker enqueue VERSION_ID`: queues an uploaded version (what the upload-complete
 /// hook does), idempotently.
 struct EnqueueCommand {

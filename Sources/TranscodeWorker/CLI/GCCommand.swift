@@ -1,4 +1,6 @@
 import Foundation
+import PGQueue
+import WorkerRuntime
 
 /// `transcode-worker gc`: deletes output revisions that no version refers to.
 struct GCCommand {

@@ -1,5 +1,7 @@
 import SceneModel
 import USDParse
+import JSONCore
+import WorkerRuntime
 
 #if canImport(Glibc)
 import Glibc
@@ -209,15 +211,3 @@ struct InspectCommand {
         if let (p, s) = timing { print("timing:        parse \(p) ms, scene \(s) ms") }
     }
 }
-
-/// Monotonic clock in nanoseconds.
-enum Clock {
-    static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-
-    static func ms(_ a: UInt64, _ b: UInt64) -> Double { (Double(b &- a) / 1e6 * 1000).rounded() / 1000 }
-}
-

@@ -1,6 +1,9 @@
 import Foundation
 import Thumbnailer
 import USDParse
+import JSONCore
+import ObjectStorage
+import WorkerRuntime
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,3 +1,6 @@
+import PGQueue
+import WorkerRuntime
+
 /// `transcode-worker migrate [--status]`: brings the database schema up to date, or shows which
 /// migrations are applied.
 struct MigrateCommand {

@@ -1,5 +1,9 @@
 import Dispatch
 import Foundation
+import JSONCore
+import ObjectStorage
+import PGQueue
+import WorkerRuntime
 #if canImport(Glibc)
 import Glibc
 #endif

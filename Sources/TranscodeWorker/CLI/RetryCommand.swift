@@ -1,4 +1,7 @@
 import Foundation
+import JSONCore
+import PGQueue
+import WorkerRuntime
 
 /// `transcode-worker retry VERSION_ID | --failed [--since T] [--room ID] [--dry-run]`: queues
 /// failed versions again with a fresh set of attempts.

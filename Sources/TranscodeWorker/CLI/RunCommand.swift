@@ -1,5 +1,8 @@
 import Dispatch
 import Foundation
+import ObjectStorage
+import WorkerHTTP
+import WorkerRuntime
 #if canImport(Glibc)
 import Glibc
 #endif

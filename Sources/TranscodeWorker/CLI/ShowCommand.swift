@@ -1,3 +1,7 @@
+import JSONCore
+import PGQueue
+import WorkerRuntime
+
 /// `transcode-worker show VERSION_ID`: one version's row and its error history.
 struct ShowCommand {
     /// Columns shown as numbers in JSON.

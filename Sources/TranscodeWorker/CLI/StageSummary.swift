@@ -1,4 +1,5 @@
 import USDParse
+import JSONCore
 
 /// Counts on a composed stage, made the way Pixar's `usd-core` analysis counts them: Mesh prims
 /// (instance proxies included), summed `points` and `faceVertexCounts` lengths, Material prims,

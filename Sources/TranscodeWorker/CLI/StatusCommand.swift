@@ -1,3 +1,7 @@
+import JSONCore
+import PGQueue
+import WorkerRuntime
+
 /// `transcode-worker status [--failure-window-hours H]`: a snapshot of the queue for operators.
 struct StatusCommand {
     static let statuses = ["uploading", "queued", "transcoding", "ready", "failed"]

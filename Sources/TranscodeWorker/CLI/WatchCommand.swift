@@ -1,4 +1,7 @@
 import Foundation
+import JSONCore
+import PGQueue
+import WorkerRuntime
 
 #if canImport(Glibc)
 import Glibc

@@ -4,6 +4,8 @@ import Manifest
 import SceneModel
 import Thumbnailer
 import USDParse
+import ObjectStorage
+import WorkerRuntime
 
 /// The one composer of the conversion: parse → layer → write the `.glb` → build the manifest.
 /// `convert` and the queue worker both run exactly this. Pure apart from the progress callback:

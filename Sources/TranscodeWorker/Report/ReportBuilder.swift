@@ -1,4 +1,5 @@
 import Foundation
+import WorkerRuntime
 
 /// Writes `report.html`: one self-contained page that shows a converted room to people — inputs,
 /// quality grade, metrics, the rendered views, layers, elements, warnings and files. Everything on

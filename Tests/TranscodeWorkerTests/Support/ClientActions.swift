@@ -1,5 +1,10 @@
 import Foundation
 @testable import TranscodeWorker
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerHTTP
+@testable import WorkerRuntime
 
 /// What an app client can try through Supabase's REST API, as SQL run under the role and JWT
 /// claims PostgREST would use (`SET LOCAL ROLE`, `request.jwt.claim.sub`), each in a transaction

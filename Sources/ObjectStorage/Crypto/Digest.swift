@@ -1,0 +1,46 @@
+import CLibCrypto
+
+/// SHA-256 and HMAC-SHA-256 through libcrypto. The only file that calls libcrypto.
+public enum Digest {
+    /// SHA-256 of `bytes` as 32 raw bytes.
+    public static func sha256(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        var len: UInt32 = 32
+        out.withUnsafeMutableBufferPointer { o in
+            _ = EVP_Digest(bytes.baseAddress, bytes.count, o.baseAddress, &len, EVP_sha256(), nil)
+        }
+        return out
+    }
+
+    /// SHA-256 of `bytes` as 32 raw bytes.
+    public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.withUnsafeBytes { sha256($0) }
+    }
+
+    /// HMAC-SHA-256 of `message` with `key`, as 32 raw bytes.
+    public static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        var len: UInt32 = 32
+        key.withUnsafeBytes { k in
+            message.withUnsafeBytes { m in
+                out.withUnsafeMutableBufferPointer { o in
+                    _ = HMAC(EVP_sha256(), k.baseAddress, Int32(k.count), m.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                             m.count, o.baseAddress, &len)
+                }
+            }
+        }
+        return out
+    }
+
+    /// Lowercase hexadecimal.
+    public static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var s = [UInt8]()
+        s.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            s.append(digits[Int(b >> 4)])
+            s.append(digits[Int(b & 15)])
+        }
+        return String(decoding: s, as: UTF8.self)
+    }
+}

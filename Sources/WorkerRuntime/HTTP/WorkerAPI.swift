@@ -1,0 +1,291 @@
+import Foundation
+import JSONCore
+import PGQueue
+import WorkerHTTP
+
+/// The worker's HTTP routes: probes (`/livez`, `/readyz`), `/metrics`, and the bearer-protected
+/// `/v1` queue API (see docs/integration.md, "HTTP API"). Database work runs on a connection of its own,
+/// opened on first use, reopened after a failure, and used by one request at a time.
+public final class WorkerAPI: @unchecked Sendable {
+    /// How often scrapes may refresh the queue gauges from the database, seconds.
+    public static let queueSampleSeconds = 5.0
+
+    let databaseURL: String?
+    let apiToken: String?
+    public let metrics: Metrics
+    let isDraining: @Sendable () -> Bool
+    let logger: JSONLogger
+    /// The cached database check of `/readyz`.
+    let readinessProbe: ReadinessProbe
+    private let readinessCheck: DatabaseReadinessCheck?
+
+    private let dbLock = NSLock()
+    private var connection: PGConnection?
+
+    /// - Parameters:
+    ///   - databaseURL: the queue's database (nil: `/readyz` answers `db_unavailable`).
+    ///   - apiToken: the bearer token of `/v1` (nil or empty: `/v1` answers 503 `API_DISABLED`).
+    ///   - isDraining: true once the worker stopped claiming (shutdown); asked by `/readyz` only.
+    ///   - readinessCheck: the database check of `/readyz` (default: `SELECT 1` on a connection
+    ///     of its own); run at most about once per second however many probes arrive.
+    public init(databaseURL: String?, apiToken: String?, metrics: Metrics, logger: JSONLogger,
+                readinessCheck: (@Sendable () -> Bool)? = nil,
+                isDraining: @escaping @Sendable () -> Bool) {
+        if let readinessCheck {
+            self.readinessCheck = nil
+            readinessProbe = ReadinessProbe(check: readinessCheck)
+        } else {
+            let check = DatabaseReadinessCheck(databaseURL: databaseURL)
+            self.readinessCheck = check
+            readinessProbe = ReadinessProbe { check() }
+        }
+        self.databaseURL = databaseURL
+        self.apiToken = apiToken.flatMap { $0.isEmpty ? nil : $0 }
+        self.metrics = metrics
+        self.logger = logger
+        self.isDraining = isDraining
+    }
+
+    /// Closes the database connection.
+    public func close() {
+        readinessCheck?.close()
+        dbLock.lock()
+        connection?.close()
+        connection = nil
+        dbLock.unlock()
+    }
+
+    // MARK: - Routing
+
+    /// Answers one request (called on the server's threads).
+    public func handle(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        let path = request.path
+        if path.hasPrefix("/v1/") { return v1(request) }
+        switch path {
+        case "/livez":
+            // The process answers: no database, no lock shared with the job threads.
+            guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
+            return .json(200, .object(["status": .string("ok")]))
+        case "/readyz":
+            guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
+            return readiness()
+        case "/metrics":
+            guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
+            refreshQueueGauges()
+            return HTTPServerResponse(status: 200, headers: [("Content-Type", Metrics.contentType)],
+                                      body: Array(metrics.render().utf8))
+        default:
+            return Self.error(404, "NOT_FOUND")
+        }
+    }
+
+    private func readiness() -> HTTPServerResponse {
+        if isDraining() { return .json(503, .object(["status": .string("draining")])) }
+        guard readinessProbe.isReady() else { return .json(503, .object(["status": .string("db_unavailable")])) }
+        return .json(200, .object(["status": .string("ready")]))
+    }
+
+    private func refreshQueueGauges() {
+        let now = WorkerDaemon.now()
+        guard metrics.queueSampleIsStale(now: now, maxAge: Self.queueSampleSeconds) else { return }
+        do {
+            let status = try withDatabase { (c) throws(DatabaseError) in try QueueStore(connection: c).status() }
+            metrics.recordQueue(status, now: now)
+        } catch {
+            logger.warn("metrics: queue sample failed", ["error": .string("\(error)")])
+        }
+    }
+
+    /// `/v1/*`: bearer check, then the route.
+    private func v1(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        guard let token = apiToken else { return Self.error(503, "API_DISABLED") }
+        guard let auth = request.headers["authorization"], auth.hasPrefix("Bearer "),
+              Self.constantTimeEqual(Array(auth.dropFirst(7).utf8), Array(token.utf8))
+        else { return Self.error(401, "UNAUTHORIZED") }
+
+        let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        switch parts.count {
+        case 2 where parts[1] == "enqueue":
+            guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
+            return enqueue(request)
+        case 2 where parts[1] == "reprocess":
+            guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
+            return reprocessBatch(request)
+        case 3 where parts[1] == "versions":
+            guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
+            return show(parts[2])
+        case 4 where parts[1] == "versions" && ["retry", "cancel", "reprocess"].contains(parts[3]):
+            guard request.method == "POST" else { return Self.methodNotAllowed("POST") }
+            return versionAction(parts[3], id: parts[2])
+        default:
+            return Self.error(404, "NOT_FOUND")
+        }
+    }
+
+    // MARK: - /v1 handlers
+
+    private func enqueue(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        guard let body = Self.jsonObject(request.body) else { return Self.error(400, "MALFORMED_JSON") }
+        guard let id = body["version_id"] as? String, !id.isEmpty else { return Self.error(400, "VERSION_ID_REQUIRED") }
+        if isDraining() { return Self.error(503, "DRAINING", headers: [("Retry-After", "5")]) }
+        return database { (store) throws(DatabaseError) in
+            switch try store.enqueue(versionId: id) {
+            case .queued(let attempt):
+                logger.info("enqueued over HTTP", ["version_id": .string(id)])
+                return .json(202, .object(["version_id": .string(id), "status": .string("queued"),
+                                           "attempt": .int(Int64(attempt)), "deduplicated": .bool(false)]))
+            case .deduplicated(let status):
+                return .json(200, .object(["version_id": .string(id), "status": .string(status), "deduplicated": .bool(true)]))
+            case .notFound:
+                return Self.error(404, "VERSION_NOT_FOUND")
+            case .invalidState(let status):
+                // The app re-sends upload-complete (after WORKER_UNAVAILABLE): a version that is
+                // already ready or failed has been handled; say so instead of refusing.
+                return .json(200, .object(["version_id": .string(id), "status": .string(status), "deduplicated": .bool(true)]))
+            }
+        }
+    }
+
+    private func versionAction(_ action: String, id: String) -> HTTPServerResponse {
+        database { (store) throws(DatabaseError) in
+            switch action {
+            case "cancel":
+                let outcome = try store.cancel(versionId: id)
+                if outcome.ok {
+                    logger.info("cancel requested over HTTP", ["version_id": .string(id)])
+                    var obj: [String: JSONValue] = ["version_id": .string(id), "running": .bool(outcome.running)]
+                    if let s = outcome.status { obj["status"] = .string(s) }
+                    return .json(202, .object(obj))
+                }
+                return try refusal(store, id: id)
+            case "retry":
+                guard try store.retryFailed(versionId: id) else { return try refusal(store, id: id) }
+                logger.info("retry requested over HTTP", ["version_id": .string(id)])
+                return .json(202, .object(["version_id": .string(id), "status": .string("queued")]))
+            default:
+                guard try store.markReprocess(versionId: id) else { return try refusal(store, id: id) }
+                logger.info("reprocess requested over HTTP", ["version_id": .string(id)])
+                return .json(202, .object(["version_id": .string(id), "reprocess": .bool(true)]))
+            }
+        }
+    }
+
+    /// 404 when the version is unknown, else 409 with its status.
+    private func refusal(_ store: QueueStore, id: String) throws(DatabaseError) -> HTTPServerResponse {
+        guard let row = try store.show(versionId: id) else { return Self.error(404, "VERSION_NOT_FOUND") }
+        return .json(409, .object(["error": .string("INVALID_STATE"), "status": .string(row["status"] ?? "unknown")]))
+    }
+
+    private func reprocessBatch(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        guard let body = Self.jsonObject(request.body) else { return Self.error(400, "MALFORMED_JSON") }
+        guard let below = Self.integer(body["below_manifest_schema_version"]), below >= 1, below <= 32767,
+              let limit = Self.integer(body["limit"]), limit >= 1, limit <= 10_000
+        else { return Self.error(400, "INVALID_ARGUMENTS") }
+        return database { (store) throws(DatabaseError) in
+            let marked = try store.markReprocess(belowSchema: below, limit: limit)
+            logger.info("reprocess batch marked over HTTP", ["marked": .int(Int64(marked.count))])
+            return .json(202, .object(["marked": .int(Int64(marked.count))]))
+        }
+    }
+
+    /// Columns shown as numbers, and as embedded JSON.
+    static let integerColumns: Set<String> = ["attempt", "max_attempts", "priority", "output_revision", "manifest_schema_version"]
+    static let jsonColumns: Set<String> = ["errors", "thumbnail_paths"]
+
+    private func show(_ id: String) -> HTTPServerResponse {
+        database { (store) throws(DatabaseError) in
+            guard let row = try store.show(versionId: id) else { return Self.error(404, "VERSION_NOT_FOUND") }
+            var obj: [String: JSONValue] = [:]
+            for (name, value) in zip(row.columns, row.values) {
+                guard let value else { obj[name] = .null; continue }
+                if Self.integerColumns.contains(name), let i = Int64(value) {
+                    obj[name] = .int(i)
+                } else if Self.jsonColumns.contains(name), let data = value.data(using: .utf8),
+                          let any = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
+                    obj[name] = Self.jsonValue(any)
+                } else {
+                    obj[name] = .string(value)
+                }
+            }
+            return .json(200, .object(obj))
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Runs `body` on the API's connection (opened on demand); a database failure becomes 503.
+    private func database(_ body: (QueueStore) throws(DatabaseError) -> HTTPServerResponse) -> HTTPServerResponse {
+        do {
+            return try withDatabase { (c) throws(DatabaseError) in try body(QueueStore(connection: c)) }
+        } catch {
+            logger.warn("API database call failed", ["error": .string("\(error)"), "error_code": .string(error.code)])
+            return Self.error(503, "DB_UNAVAILABLE")
+        }
+    }
+
+    private func withDatabase<T>(_ body: (PGConnection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+        dbLock.lock()
+        defer { dbLock.unlock() }
+        guard let url = databaseURL else { throw DatabaseError(code: "DB_CONNECT_FAILED", message: "no database configured") }
+        if connection == nil {
+            connection = try PGConnection(url: url, applicationName: "transcode-worker-http", statementTimeoutSeconds: 5,
+                                          connectTimeoutSeconds: 2)
+        }
+        do {
+            return try body(connection!)
+        } catch {
+            if error.isRetryable {
+                connection?.close()
+                connection = nil
+            }
+            throw error
+        }
+    }
+
+    /// Compares without an early exit, so the time does not reveal a matching prefix.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var diff = UInt8(a.count == b.count ? 0 : 1)
+        for i in 0..<max(a.count, b.count) {
+            diff |= (i < a.count ? a[i] : 0) ^ (i < b.count ? b[i] : 0)
+        }
+        return diff == 0
+    }
+
+    static func jsonObject(_ body: [UInt8]) -> [String: Any]? {
+        try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+    }
+
+    /// A JSON number that is an integer.
+    static func integer(_ any: Any?) -> Int? {
+        guard let n = any as? NSNumber, !isBool(n) else { return nil }
+        let d = n.doubleValue
+        guard d == d.rounded(), abs(d) < 1e9 else { return nil }
+        return Int(d)
+    }
+
+    /// JSON booleans arrive as `NSNumber`s of type `c` (Objective-C `BOOL`).
+    static func isBool(_ n: NSNumber) -> Bool {
+        String(cString: n.objCType) == "c"
+    }
+
+    static func jsonValue(_ any: Any) -> JSONValue {
+        switch any {
+        case let s as String: return .string(s)
+        case let n as NSNumber:
+            if isBool(n) { return .bool(n.boolValue) }
+            let d = n.doubleValue
+            return d == d.rounded() && abs(d) < 1e15 ? .int(Int64(d)) : .double(d)
+        case let a as [Any]: return .array(a.map(jsonValue))
+        case let o as [String: Any]: return .object(o.mapValues(jsonValue))
+        default: return .null
+        }
+    }
+
+    static func error(_ status: Int, _ code: String, headers: [(String, String)] = []) -> HTTPServerResponse {
+        .json(status, .object(["error": .string(code)]), headers: headers)
+    }
+
+    static func methodNotAllowed(_ allow: String) -> HTTPServerResponse {
+        error(405, "METHOD_NOT_ALLOWED", headers: [("Allow", allow)])
+    }
+}

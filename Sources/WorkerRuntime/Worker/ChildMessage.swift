@@ -1,0 +1,111 @@
+import Foundation
+import JSONCore
+
+/// One line of the `job-exec` protocol: the child process writes one JSON object per line on its
+/// standard output, and the parent (`JobRunner`) reads them as they come.
+///
+/// ```
+/// {"event":"phase","phase":"parsing"}
+/// {"event":"done","files":[{"path":"model.glb","bytes":41288,"sha256":"…"},…],"summary":{…}}
+/// {"event":"error","code":"USD_TRUNCATED","message":"…","phase":"parsing","retryable":false}
+/// ```
+///
+/// `done` or `error` is the last line. The summary holds `phase_ms` (milliseconds per pipeline
+/// phase), `layers`, `elements`, `triangles`, `vertices`, `warnings` and `quality_grade`.
+public enum ChildMessage: Sendable, Equatable {
+    /// An output file as written into the output directory.
+    public struct File: Sendable, Equatable {
+        /// Relative to the output directory, `/`-separated.
+        public var path: String
+        /// Size in bytes.
+        public var bytes: Int
+        /// Lowercase hexadecimal SHA-256 of the bytes.
+        public var sha256: String
+
+        public init(path: String, bytes: Int, sha256: String) {
+            self.path = path
+            self.bytes = bytes
+            self.sha256 = sha256
+        }
+    }
+
+    /// A pipeline phase started (`parsing`, `layering`, `writing`, `preview`, `manifest`).
+    case phase(String)
+    /// Every output is written; `files` in write order (the manifest last).
+    case done(files: [File], summary: JSONValue)
+    /// The conversion failed with a pipeline error code.
+    case error(code: String, message: String, phase: String, retryable: Bool)
+
+    /// The message as one line of JSON (no newline).
+    public var line: String {
+        switch self {
+        case .phase(let p):
+            return JSONValue.object(["event": .string("phase"), "phase": .string(p)]).serialized()
+        case .done(let files, let summary):
+            let list = files.map { f in
+                JSONValue.object(["path": .string(f.path), "bytes": .int(Int64(f.bytes)), "sha256": .string(f.sha256)])
+            }
+            return JSONValue.object(["event": .string("done"), "files": .array(list), "summary": summary]).serialized()
+        case .error(let code, let message, let phase, let retryable):
+            return JSONValue.object(["event": .string("error"), "code": .string(code), "message": .string(message),
+                                     "phase": .string(phase), "retryable": .bool(retryable)]).serialized()
+        }
+    }
+
+    /// Parses one line; nil when it is not a message of this protocol.
+    public init?(line: String) {
+        guard let data = line.data(using: .utf8),
+              let obj = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+              let event = obj["event"] as? String else { return nil }
+        switch event {
+        case "phase":
+            guard let p = obj["phase"] as? String else { return nil }
+            self = .phase(p)
+        case "done":
+            guard let list = obj["files"] as? [[String: Any]] else { return nil }
+            var files: [File] = []
+            for f in list {
+                guard let path = f["path"] as? String, let bytes = (f["bytes"] as? NSNumber)?.intValue,
+                      let sha = f["sha256"] as? String else { return nil }
+                files.append(File(path: path, bytes: bytes, sha256: sha))
+            }
+            self = .done(files: files, summary: Self.value(obj["summary"] ?? NSNull()))
+        case "error":
+            guard let code = obj["code"] as? String else { return nil }
+            self = .error(code: code, message: obj["message"] as? String ?? "", phase: obj["phase"] as? String ?? "",
+                          retryable: (obj["retryable"] as? Bool) ?? false)
+        default:
+            return nil
+        }
+    }
+
+    /// Milliseconds per pipeline phase from a `done` summary.
+    static func phaseMilliseconds(_ summary: JSONValue) -> [String: Double] {
+        guard case .object(let o) = summary, case .object(let phases)? = o["phase_ms"] else { return [:] }
+        var out: [String: Double] = [:]
+        for (k, v) in phases {
+            switch v {
+            case .int(let i): out[k] = Double(i)
+            case .double(let d): out[k] = d
+            default: break
+            }
+        }
+        return out
+    }
+
+    /// A decoded JSON value (from `JSONSerialization`) as a `JSONValue`.
+    static func value(_ any: Any) -> JSONValue {
+        switch any {
+        case is NSNull: return .null
+        case let s as String: return .string(s)
+        case let a as [Any]: return .array(a.map(value))
+        case let o as [String: Any]: return .object(o.mapValues(value))
+        case let b as Bool where type(of: any) == Bool.self: return .bool(b)
+        case let n as NSNumber:
+            let d = n.doubleValue
+            if d == d.rounded(), abs(d) < 9e15 { return .int(n.int64Value) }
+            return .double(d)
+        default: return .null
+        }
+    }
+}

@@ -1,0 +1,205 @@
+import CSandbox
+import Foundation
+import JSONCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How a job's child process is confined (applied by the launcher between fork and exec, so it
+/// holds for any program): resource limits, `PR_SET_NO_NEW_PRIVS`, and — where the kernel allows
+/// unprivileged user namespaces — a new user namespace and a new network namespace (no network
+/// at all, only a loopback that is down; no capability over the worker, so it can neither
+/// ptrace the worker nor read its `/proc/<pid>/environ`). As root the child can also run as
+/// another uid/gid (`TRANSCODE_CHILD_UID` / `TRANSCODE_CHILD_GID`).
+///
+/// The worker itself is marked non-dumpable at start (`markNonDumpable`), so no other process of
+/// its uid can read its environment (database URL, storage keys, service key, API token).
+public struct ChildSandbox: Sendable, Equatable {
+    /// `TRANSCODE_CHILD_SANDBOX`: whether namespaces are used.
+    public enum Mode: String, Sendable {
+        /// Namespaces when the kernel allows them; without them, a warning at start.
+        case auto
+        /// Namespaces or the worker refuses to start.
+        case require
+        /// No namespaces (limits and no-new-privileges still apply).
+        case off
+    }
+
+    /// The open-descriptor limit of a job's child (RLIMIT_NOFILE).
+    static let openFilesLimit = 256
+
+    /// Address-space limit, bytes (nil: inherited).
+    var memoryBytes: Int?
+    /// CPU-time limit, seconds (SIGXCPU, SIGKILL 5 s later; nil: inherited).
+    var cpuSeconds: Int?
+    /// Largest file the child may write, bytes (RLIMIT_FSIZE; nil: inherited). Writing past it
+    /// raises SIGXFSZ.
+    var fileBytes: Int?
+    /// RLIMIT_NOFILE (nil: inherited).
+    var openFiles: Int?
+    /// RLIMIT_CORE 0 (no core files).
+    var noCoreFiles = true
+    /// PR_SET_NO_NEW_PRIVS (setuid binaries and file capabilities gain nothing).
+    var noNewPrivileges = true
+    /// A new user and network namespace.
+    var namespaces = false
+    /// The uid and gid the child runs as (root only; nil: the worker's).
+    var ids: (uid: uid_t, gid: gid_t)?
+
+    public static func == (a: ChildSandbox, b: ChildSandbox) -> Bool {
+        a.memoryBytes == b.memoryBytes && a.cpuSeconds == b.cpuSeconds && a.fileBytes == b.fileBytes
+            && a.openFiles == b.openFiles && a.noCoreFiles == b.noCoreFiles && a.noNewPrivileges == b.noNewPrivileges
+            && a.namespaces == b.namespaces && a.ids?.uid == b.ids?.uid && a.ids?.gid == b.ids?.gid
+    }
+
+    /// Nothing applied beyond what `ChildProcess` always does (process group, signals, stdio).
+    static let none = ChildSandbox(noCoreFiles: false, noNewPrivileges: false)
+
+    /// The sandbox of a job child under `config`: its limits, and namespaces when the mode is not
+    /// `off` and the kernel allows them (probed once per process and id pair).
+    static func forJobs(_ config: WorkerConfig) -> ChildSandbox {
+        var s = ChildSandbox()
+        s.memoryBytes = config.childMemoryMB > 0 ? config.childMemoryMB << 20 : nil
+        s.cpuSeconds = config.childCPUSeconds > 0 ? config.childCPUSeconds : nil
+        s.fileBytes = config.childFileMB << 20
+        s.openFiles = openFilesLimit
+        s.ids = childIDs(config)
+        s.namespaces = config.childSandbox != .off && namespaceProblem(ids: s.ids) == nil
+        return s
+    }
+
+    /// The configured child ids when both are set and the worker runs as root.
+    static func childIDs(_ config: WorkerConfig) -> (uid: uid_t, gid: gid_t)? {
+        guard let u = config.childUID, let g = config.childGID, geteuid() == 0 else { return nil }
+        return (uid_t(u), gid_t(g))
+    }
+
+    /// What is applied, for logs (`child sandbox` at start).
+    var json: JSONValue {
+        var o: [String: JSONValue] = [
+            "namespaces": .string(namespaces ? "user+net" : "none"),
+            "no_new_privs": .bool(noNewPrivileges),
+            "rlimit_nofile": openFiles.map { .int(Int64($0)) } ?? .null,
+            "rlimit_fsize_mb": fileBytes.map { .int(Int64($0 >> 20)) } ?? .null,
+            "rlimit_as_mb": memoryBytes.map { .int(Int64($0 >> 20)) } ?? .null,
+            "rlimit_cpu_seconds": cpuSeconds.map { .int(Int64($0)) } ?? .null,
+            "core_files": .bool(!noCoreFiles),
+        ]
+        if let ids { o["uid"] = .int(Int64(ids.uid)); o["gid"] = .int(Int64(ids.gid)) }
+        return .object(o)
+    }
+
+    // MARK: The worker side
+
+    /// Marks this process non-dumpable (`PR_SET_DUMPABLE` 0): processes of the same uid can no
+    /// longer read `/proc/<pid>/environ`, `mem` or `maps`, nor ptrace it. Returns nil or the
+    /// `strerror` text.
+    @discardableResult
+    static func markNonDumpable() -> String? {
+        let e = sandbox_set_nondumpable()
+        return e == 0 ? nil : String(cString: strerror(e))
+    }
+
+    /// True when this process is dumpable.
+    static var isDumpable: Bool { sandbox_get_dumpable() == 1 }
+
+    /// Why namespaces cannot be used for a child running as `ids` (nil: they can). Tried once per
+    /// process and id pair in a throwaway child that applies the whole setup and exits.
+    static func namespaceProblem(ids: (uid: uid_t, gid: gid_t)?) -> String? {
+        let key = ids.map { "\($0.uid):\($0.gid)" } ?? "-"
+        probeLock.lock()
+        defer { probeLock.unlock() }
+        if let known = probes[key] { return known.problem }
+        var s = ChildSandbox.none
+        s.namespaces = true
+        s.ids = ids
+        var problem: String?
+        do {
+            let pid = try s.spawn(path: nil, arguments: [], environment: [], stdout: -1, stderr: -1)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            if status != 0 { problem = "the probe child ended with status \(status)" }
+        } catch {
+            problem = error.message
+        }
+        probes[key] = Probe(problem: problem)
+        return problem
+    }
+
+    private struct Probe { var problem: String? }
+    nonisolated(unsafe) private static var probes: [String: Probe] = [:]
+    private static let probeLock = NSLock()
+
+    // MARK: Launching
+
+    /// A launch failure: the step that failed and its errno (`CHILD_SPAWN_FAILED`).
+    struct LaunchError: Error, Sendable {
+        var stage: String
+        var errno: Int32
+        var message: String { "\(stage): \(String(cString: strerror(errno)))" }
+    }
+
+    /// Forks, applies this sandbox, and executes `path` (nil: a probe that exits with 0 once
+    /// everything is applied) with `arguments` (argv[0] included) and `environment` (`NAME=value`;
+    /// nothing else is inherited). `stdout`/`stderr` become the child's descriptors 1 and 2 (-1:
+    /// `/dev/null`); standard input is `/dev/null`; other descriptors close at exec. The child
+    /// gets a process group of its own, default signal dispositions and an empty mask. Returns the
+    /// child's pid once it has executed `path`; throws `LaunchError` (the child was reaped).
+    func spawn(path: String?, arguments: [String], environment: [String], stdout: Int32, stderr: Int32)
+        throws(LaunchError) -> pid_t {
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        let cPath = path.map { strdup($0) } ?? nil
+        defer {
+            for p in argv { free(p) }
+            for p in envp { free(p) }
+            free(cPath)
+        }
+        var failure = sandbox_failure()
+        let pid: pid_t = argv.withUnsafeBufferPointer { a in
+            envp.withUnsafeBufferPointer { e in
+                var o = sandbox_options()
+                o.path = UnsafePointer(cPath)
+                o.argv = a.baseAddress
+                o.envp = e.baseAddress
+                o.stdout_fd = stdout
+                o.stderr_fd = stderr
+                let keep = Int64(SANDBOX_KEEP_LIMIT)
+                o.rlimit_as_bytes = memoryBytes.map(Int64.init) ?? keep
+                o.rlimit_cpu_seconds = cpuSeconds.map(Int64.init) ?? keep
+                o.rlimit_fsize_bytes = fileBytes.map(Int64.init) ?? keep
+                o.rlimit_nofile = openFiles.map(Int64.init) ?? keep
+                o.rlimit_core_bytes = noCoreFiles ? 0 : keep
+                o.no_new_privs = noNewPrivileges ? 1 : 0
+                o.namespaces = namespaces ? 1 : 0
+                if let ids {
+                    o.change_ids = 1
+                    o.uid = ids.uid
+                    o.gid = ids.gid
+                }
+                return sandbox_spawn(&o, &failure)
+            }
+        }
+        guard pid > 0 else { throw LaunchError(stage: Self.stageName(failure.stage), errno: failure.error) }
+        return pid
+    }
+
+    static func stageName(_ stage: Int32) -> String {
+        switch UInt32(stage) {
+        case SANDBOX_STAGE_FORK.rawValue: return "fork"
+        case SANDBOX_STAGE_SIGNALS.rawValue: return "signal mask"
+        case SANDBOX_STAGE_PGROUP.rawValue: return "setpgid"
+        case SANDBOX_STAGE_FDS.rawValue: return "standard descriptors"
+        case SANDBOX_STAGE_RLIMIT.rawValue: return "setrlimit"
+        case SANDBOX_STAGE_IDS.rawValue: return "setgroups/setgid/setuid"
+        case SANDBOX_STAGE_UNSHARE.rawValue: return "unshare(CLONE_NEWUSER|CLONE_NEWNET)"
+        case SANDBOX_STAGE_SETGROUPS.rawValue: return "/proc/self/setgroups"
+        case SANDBOX_STAGE_UID_MAP.rawValue: return "/proc/self/uid_map"
+        case SANDBOX_STAGE_GID_MAP.rawValue: return "/proc/self/gid_map"
+        case SANDBOX_STAGE_NO_NEW_PRIVS.rawValue: return "PR_SET_NO_NEW_PRIVS"
+        case SANDBOX_STAGE_EXEC.rawValue: return "execve"
+        case SANDBOX_STAGE_PIPE.rawValue: return "pipe"
+        default: return "launch"
+        }
+    }
+}

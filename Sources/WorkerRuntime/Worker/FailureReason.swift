@@ -1,0 +1,162 @@
+import JSONCore
+import ObjectStorage
+
+/// Why one attempt of a job failed, in the vocabulary of the `transcode-done` contract: a stable
+/// `reason` (what clients and operators see), a safe `message` that starts with the detailed code
+/// (`USD_TRUNCATED: …`), the phase it happened in, and whether another attempt can help.
+///
+/// Reasons:
+///
+/// | reason | retryable | meaning |
+/// |---|---|---|
+/// | `SOURCE_NOT_FOUND` | no | a source (or a recorded redacted texture) is missing from storage |
+/// | `SOURCE_KEY_REFUSED` | no | a source, JSON or redacted-texture key lies outside the version's own prefix |
+/// | `FILE_TOO_LARGE` | no | a source is larger than `maxSourceBytes` |
+/// | `SOURCE_DOWNLOAD_FAILED` | yes, unless storage refused the credentials (403) | storage could not be read |
+/// | `USDZ_PARSE_ERROR` | no | the USD / USDZ is invalid (`USD_*` codes) |
+/// | `ROOMPLAN_JSON_INVALID` | no | the CapturedRoom JSON is invalid (`ROOMPLAN_*` codes) |
+/// | `REDACTION_INVALID` | no | a replacement texture matches no texture or several, one texture has two different recorded replacements, or the redactions exceed their limits |
+/// | `LAYERING_FAILED` | no | layering, the `.glb` or the manifest could not be built |
+/// | `PREVIEW_FAILED` | no | thumbnails could not be rendered (`THUMB_*` codes) |
+/// | `OUTPUT_UPLOAD_FAILED` | yes | an output could not be stored |
+/// | `TIMEOUT` | yes | the attempt ran past `attemptTimeoutSeconds` |
+/// | `CANCELLED` | no | an operator cancelled the version |
+/// | `UPLOAD_EXPIRED` | no | the version stayed `uploading` past `TRANSCODE_UPLOAD_EXPIRE_SECONDS` without its sources in storage (set by the upload sweep, never by an attempt) |
+/// | `COMPLETION_REJECTED` | yes | `transcode-done` refused the report with a 4xx other than 409 |
+/// | `INTERNAL` | yes | the child process died or broke its protocol, or another worker fault |
+public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible {
+    public static let sourceNotFound = "SOURCE_NOT_FOUND"
+    public static let sourceKeyRefused = "SOURCE_KEY_REFUSED"
+    public static let redactionInvalid = "REDACTION_INVALID"
+    public static let fileTooLarge = "FILE_TOO_LARGE"
+    public static let sourceDownloadFailed = "SOURCE_DOWNLOAD_FAILED"
+    public static let usdzParseError = "USDZ_PARSE_ERROR"
+    public static let roomPlanJSONInvalid = "ROOMPLAN_JSON_INVALID"
+    public static let layeringFailed = "LAYERING_FAILED"
+    public static let previewFailed = "PREVIEW_FAILED"
+    public static let outputUploadFailed = "OUTPUT_UPLOAD_FAILED"
+    public static let timeout = "TIMEOUT"
+    public static let cancelled = "CANCELLED"
+    public static let uploadExpired = "UPLOAD_EXPIRED"
+    public static let completionRejected = "COMPLETION_REJECTED"
+    public static let `internal` = "INTERNAL"
+
+    /// Reasons that describe the input rather than the worker (`process` exits with 3 for them).
+    public static let inputReasons: Set<String> = [
+        sourceNotFound, sourceKeyRefused, fileTooLarge, usdzParseError, roomPlanJSONInvalid, redactionInvalid, layeringFailed,
+        previewFailed,
+    ]
+
+    /// The longest message sent anywhere (the contract's limit).
+    public static let maxMessageCharacters = 500
+
+    /// One of the reasons above.
+    public var reason: String
+    /// Safe to log and to show: the detailed code first, at most 500 characters, no local paths.
+    public var message: String
+    /// `downloading`, `parsing`, `layering`, `preview`, `uploading_outputs`, `completing`.
+    public var phase: String
+    public var isRetryable: Bool
+
+    public init(reason: String, message: String, phase: String, isRetryable: Bool) {
+        self.reason = reason
+        self.message = Self.clip(message)
+        self.phase = phase
+        self.isRetryable = isRetryable
+    }
+
+    public var description: String { "\(reason) (\(phase)): \(message)" }
+
+    /// True when the input is at fault and retrying cannot help.
+    public var isInputError: Bool { !isRetryable && Self.inputReasons.contains(reason) }
+
+    /// The `error` object of `transcode_finalize` and of the contract's failure body (without
+    /// the attempt counters, which the caller adds where needed).
+    var json: JSONValue {
+        .object(["reason": .string(reason), "message": .string(message), "phase": .string(phase),
+                 "retryable": .bool(isRetryable)])
+    }
+
+    // MARK: Classification
+
+    /// Classifies a pipeline error reported by the child process: by code family first (`USD_*`,
+    /// `ROOMPLAN_*`, `THUMB_*`), then by the phase it happened in. The detailed code leads the message.
+    static func pipeline(code: String, message: String, phase: String, retryable: Bool) -> FailureReason {
+        let detail = "\(code): \(message)"
+        let step = stepPhase(phase)
+        switch code {
+        case _ where code.hasPrefix("USD_"):
+            return FailureReason(reason: usdzParseError, message: detail, phase: step, isRetryable: retryable)
+        case _ where code.hasPrefix("ROOMPLAN_"):
+            return FailureReason(reason: roomPlanJSONInvalid, message: detail, phase: step, isRetryable: retryable)
+        case _ where code.hasPrefix("MANIFEST_") || code.hasPrefix("GLB_"):
+            return FailureReason(reason: layeringFailed, message: detail, phase: step, isRetryable: retryable)
+        case _ where code.hasPrefix("THUMB_"):
+            return FailureReason(reason: previewFailed, message: detail, phase: step, isRetryable: retryable)
+        case "REDACTION_INVALID":
+            return FailureReason(reason: redactionInvalid, message: detail, phase: step, isRetryable: false)
+        case "IO_TOO_LARGE":
+            return FailureReason(reason: fileTooLarge, message: detail, phase: step, isRetryable: false)
+        case "INPUT_MISSING":
+            return FailureReason(reason: sourceNotFound, message: detail, phase: step, isRetryable: false)
+        case "INTERNAL_ERROR":
+            // An unexpected error inside the pipeline: the pipeline says whether the same input
+            // would fail the same way.
+            return FailureReason(reason: `internal`, message: detail, phase: step, isRetryable: retryable)
+        case "IO_NOT_FOUND", "IO_READ_FAILED", "IO_WRITE_FAILED", "CHILD_SETUP_FAILED":
+            // The child could not read or write its own work files or set itself up: the
+            // worker's fault, worth another attempt.
+            return FailureReason(reason: `internal`, message: detail, phase: step, isRetryable: true)
+        default:
+            switch step {
+            case "parsing": return FailureReason(reason: usdzParseError, message: detail, phase: step, isRetryable: retryable)
+            case "preview": return FailureReason(reason: previewFailed, message: detail, phase: step, isRetryable: retryable)
+            default: return FailureReason(reason: layeringFailed, message: detail, phase: step, isRetryable: retryable)
+            }
+        }
+    }
+
+    /// Classifies a failure to download a source or a redacted texture. `SOURCE_DOWNLOAD_FAILED`
+    /// is retryable when the storage error is (unreachable, 5xx, IO error), not when storage
+    /// refused the request (`STORAGE_FORBIDDEN`: wrong credentials or no permission), which the
+    /// same request would meet again on every attempt.
+    static func download(_ error: StorageError, what: String) -> FailureReason {
+        let detail = "\(error.code): \(what): \(error.message)"
+        switch error.code {
+        case StorageError.notFound, StorageError.invalidKey:
+            return FailureReason(reason: sourceNotFound, message: detail, phase: "downloading", isRetryable: false)
+        case StorageError.tooLarge:
+            return FailureReason(reason: fileTooLarge, message: detail, phase: "downloading", isRetryable: false)
+        default:
+            return FailureReason(reason: sourceDownloadFailed, message: detail, phase: "downloading",
+                                 isRetryable: error.isRetryable)
+        }
+    }
+
+    /// Any failure to store an output: always retryable.
+    static func upload(_ error: StorageError) -> FailureReason {
+        FailureReason(reason: outputUploadFailed, message: "\(error.code): \(error.message)", phase: "uploading_outputs",
+                      isRetryable: true)
+    }
+
+    /// A worker-side fault (child died, protocol broken, database refused a statement): retryable.
+    static func internalFault(_ message: String, phase: String) -> FailureReason {
+        FailureReason(reason: `internal`, message: message, phase: phase, isRetryable: true)
+    }
+
+    /// The pipeline's own phase names folded onto the contract's steps (`writing` belongs to
+    /// layering, `manifest` to preview, `reading` to parsing).
+    static func stepPhase(_ pipelinePhase: String) -> String {
+        switch pipelinePhase {
+        case "reading", "parsing": return "parsing"
+        case "layering", "writing": return "layering"
+        case "preview", "manifest": return "preview"
+        default: return pipelinePhase
+        }
+    }
+
+    static func clip(_ text: String) -> String {
+        guard text.count > maxMessageCharacters else { return text }
+        return String(text.prefix(maxMessageCharacters - 1)) + "…"
+    }
+}

@@ -1,0 +1,354 @@
+import Foundation
+import ObjectStorage
+import PGQueue
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `transcode-worker run`: claims queued versions up to `concurrency` at a time and runs each on a
+/// thread of its own through `JobRunner` (which runs the pipeline in a child process).
+///
+/// Threads: the dispatcher (the caller of `run()`), a listener that waits for `NOTIFY
+/// transcode_queued` on a session connection of its own, and one thread per job. The dispatcher
+/// wakes on a notification, on a finished job, on a signal, or after `pollSeconds` (the fallback
+/// when a notification is lost or a backoff expires). Every `rescueSeconds` it sweeps expired
+/// leases (and `UploadSweeper`, on a thread of its own, versions whose upload-complete never
+/// came). Database outages are waited out with backoff; nothing is lost, because the database
+/// is the only state.
+///
+/// Shutdown: `beginShutdown()` (first SIGTERM/SIGINT) stops claiming and lets running jobs finish
+/// for up to `shutdownGraceSeconds`, then stops them and gives their versions back without
+/// burning an attempt; `stopNow()` (second signal) does that at once.
+public final class WorkerDaemon: @unchecked Sendable {
+    public let config: WorkerConfig
+    /// Where sources are read.
+    let storage: any ObjectStore
+    /// Where outputs are written and swept (the same store unless configured apart).
+    let outputStorage: any ObjectStore
+    let logger: JSONLogger
+    let exitWhenIdle: Bool
+    /// Job counters, phase durations and the in-flight gauge (rendered by `/metrics`).
+    public let metrics: Metrics
+
+    private let cond = NSCondition()
+    private var wakeups = 0
+    /// Running jobs by lease id (a version may be claimed again while an old attempt's thread is
+    /// still winding down).
+    private var running: [String: (job: ClaimedJob, control: JobControl)] = [:]
+    private var takeoverRunning = false
+    private var draining = false
+    private var drainDeadline: Double = .infinity
+    private var hardStop = false
+    private var listenerShouldRun = true
+    private var outcomes: [String: Int] = [:]
+
+    /// - Parameters:
+    ///   - storage: where sources are read (and outputs written unless `outputStorage` is given).
+    ///   - outputStorage: where outputs are written and swept; nil: `storage`.
+    ///   - exitWhenIdle: return once nothing is queued (now or after a backoff) and nothing runs.
+    ///   - metrics: where job outcomes, retries, lost leases and phase durations are counted.
+    public init(config: WorkerConfig, storage: any ObjectStore, outputStorage: (any ObjectStore)? = nil, logger: JSONLogger,
+                exitWhenIdle: Bool = false, metrics: Metrics = Metrics()) {
+        self.metrics = metrics
+        self.config = config
+        self.storage = storage
+        self.outputStorage = outputStorage ?? storage
+        self.logger = logger
+        self.exitWhenIdle = exitWhenIdle
+    }
+
+    /// Stop claiming; running jobs get the grace period.
+    public func beginShutdown() {
+        cond.lock()
+        if !draining {
+            draining = true
+            drainDeadline = Self.now() + config.shutdownGraceSeconds
+        }
+        wakeups += 1
+        cond.signal()
+        cond.unlock()
+    }
+
+    /// Stop claiming and stop running jobs now (their versions are given back).
+    public func stopNow() {
+        cond.lock()
+        draining = true
+        hardStop = true
+        drainDeadline = Self.now()
+        wakeups += 1
+        cond.signal()
+        cond.unlock()
+    }
+
+    /// True once shutdown began (the worker claims nothing more; `/readyz` answers 503).
+    public var isDraining: Bool {
+        cond.lock()
+        defer { cond.unlock() }
+        return draining
+    }
+
+    /// Jobs by outcome since start (`ready`, `retried`, `failed`, `released`, `lease_lost`).
+    public var outcomeCounts: [String: Int] {
+        cond.lock()
+        defer { cond.unlock() }
+        return outcomes
+    }
+
+    /// Runs until shutdown (or idle with `exitWhenIdle`). Returns the process exit status: 0 after
+    /// a clean stop, 4 when the database could not be reached at start.
+    public func run() -> Int32 {
+        guard let url = config.databaseURL else {
+            logger.error("no database configured (DATABASE_URL)")
+            return 4
+        }
+        var store: QueueStore
+        do {
+            store = QueueStore(connection: try Self.connect(url: url, logger: logger, attempts: 10))
+        } catch {
+            logger.error("cannot connect to the database", ["error": .string("\(error)")])
+            return 4
+        }
+        logger.info("worker started", [
+            "concurrency": .int(Int64(config.concurrency)), "storage": .string(storage.location),
+            "output_storage": .string(outputStorage.location), "output_bucket": .string(outputStorage.bucket),
+            "completion": .string(config.completionURL == nil ? "direct" : "callback"),
+            "lease_seconds": .double(config.leaseSeconds), "heartbeat_seconds": .double(config.heartbeatSeconds),
+            "poll_seconds": .double(config.pollSeconds), "exit_when_idle": .bool(exitWhenIdle),
+        ])
+        let listener = Thread { [self] in listen(url: url) }
+        listener.name = "listener"
+        listener.start()
+        let sweeper = OutputSweeper(config: config, storage: outputStorage, logger: logger, metrics: metrics)
+        sweeper.start()
+        defer { sweeper.stop() }
+        let uploads = UploadSweeper(config: config, storage: storage, logger: logger, metrics: metrics)
+        uploads.start()
+        defer { uploads.stop() }
+
+        var lastRescue = -Double.infinity
+        var dbBackoff = 0.5
+        var stoppedJobs = false
+        loop: while true {
+            cond.lock()
+            let isDraining = draining, deadline = drainDeadline, runningCount = running.count, hard = hardStop
+            // Wake-ups that arrive from here on (a NOTIFY during a claim) end the next wait early.
+            let wakeSnapshot = wakeups
+            cond.unlock()
+
+            if isDraining {
+                if runningCount == 0 { break loop }
+                if !stoppedJobs && (hard || Self.now() >= deadline) {
+                    stoppedJobs = true
+                    logger.info("grace period over: stopping running jobs", ["running": .int(Int64(runningCount))])
+                    cond.lock()
+                    for (_, r) in running { r.control.requestStop(.shutdown) }
+                    cond.unlock()
+                }
+            } else {
+                do {
+                    if Self.now() - lastRescue >= config.rescueSeconds {
+                        lastRescue = Self.now()
+                        try rescue(store)
+                    }
+                    var free = config.concurrency - runningCount
+                    var claimed = 0
+                    while free > 0 {
+                        guard let job = try store.claim(workerId: config.workerId, leaseSeconds: config.leaseSeconds) else { break }
+                        start(job)
+                        free -= 1
+                        claimed += 1
+                    }
+                    if exitWhenIdle && claimed == 0 && runningCount == 0 {
+                        cond.lock()
+                        let stillNone = running.isEmpty
+                        cond.unlock()
+                        if stillNone, try store.isIdle() {
+                            logger.info("queue is idle: exiting")
+                            break loop
+                        }
+                    }
+                    dbBackoff = 0.5
+                } catch {
+                    logger.warn("database unavailable; retrying", ["error": .string("\(error)"), "retry_in_s": .double(dbBackoff)])
+                    wait(seconds: dbBackoff, since: nil)
+                    dbBackoff = min(dbBackoff * 2, 30)
+                    continue
+                }
+            }
+            var timeout = config.pollSeconds
+            if !isDraining { timeout = min(timeout, max(0.01, lastRescue + config.rescueSeconds - Self.now())) }
+            if isDraining { timeout = min(timeout, 0.2) }
+            wait(seconds: timeout, since: wakeSnapshot)
+        }
+
+        cond.lock()
+        listenerShouldRun = false
+        let counts = outcomes
+        cond.unlock()
+        logger.info("worker stopped", ["outcomes": .object(counts.mapValues { .int(Int64($0)) })])
+        store.connection.close()
+        return 0
+    }
+
+    // MARK: - Jobs
+
+    private func start(_ job: ClaimedJob) {
+        let control = JobControl()
+        cond.lock()
+        running[job.leaseId] = (job, control)
+        metrics.setInFlight(running.count)
+        cond.unlock()
+        logger.info("claimed", ["version_id": .string(job.versionId), "room_id": .string(job.roomId),
+                                "attempt": .int(Int64(job.attempt)), "reprocess": .bool(job.isReprocess)])
+        let thread = Thread { [self] in
+            let timer = PhaseTimer(metrics: metrics)
+            let runner = JobRunner(config: config, storage: storage, outputStorage: outputStorage, logger: logger) { event in
+                switch event {
+                case .phase(let p): timer.begin(p)
+                case .outputsCollected(let o): self.metrics.outputsCollected(objects: o.objects, bytes: o.bytes, failures: o.failures)
+                case .failure: break
+                }
+            }
+            let outcome = runner.run(job, control: control)
+            timer.end()
+            finished(job, outcome)
+        }
+        thread.name = "job-\(job.versionId.prefix(8))"
+        thread.start()
+    }
+
+    private func finished(_ job: ClaimedJob, _ outcome: JobOutcome) {
+        let name: String
+        var reason = "none"
+        switch outcome {
+        case .ready: name = "ready"
+        case .retried(let code, _):
+            name = "retried"
+            reason = code
+            metrics.retried()
+        case .failed(let r):
+            name = "failed"
+            reason = r
+        case .released: name = "released"
+        case .leaseLost:
+            name = "lease_lost"
+            metrics.leaseWasLost()
+        }
+        metrics.jobFinished(outcome: name, reason: reason)
+        cond.lock()
+        running[job.leaseId] = nil
+        metrics.setInFlight(running.count)
+        outcomes[name, default: 0] += 1
+        wakeups += 1
+        cond.signal()
+        cond.unlock()
+    }
+
+    // MARK: - Rescuer
+
+    /// Re-queues expired leases with attempts left; fails those without (reason LEASE_EXPIRED) on
+    /// a thread of its own, so a slow `transcode-done` never holds up claiming.
+    private func rescue(_ store: QueueStore) throws(DatabaseError) {
+        let requeued = try store.rescueExpired(baseDelaySeconds: config.retryBaseSeconds, maxDelaySeconds: config.retryMaxSeconds,
+                                               maxAttempts: config.maxAttempts)
+        for id in requeued { logger.warn("lease expired: re-queued", ["version_id": .string(id)]) }
+        cond.lock()
+        let busy = takeoverRunning
+        cond.unlock()
+        guard !busy else { return }
+        let taken = try store.takeOverExhausted(workerId: config.workerId, maxAttempts: config.maxAttempts)
+        guard !taken.isEmpty else { return }
+        cond.lock()
+        takeoverRunning = true
+        cond.unlock()
+        let thread = Thread { [self] in
+            let runner = JobRunner(config: config, storage: storage, outputStorage: outputStorage, logger: logger)
+            for job in taken {
+                logger.warn("lease expired with no attempts left: failing", ["version_id": .string(job.versionId)])
+                runner.failTakenOver(job, reason: "LEASE_EXPIRED",
+                                     message: "the worker holding the version stopped heartbeating on its last attempt")
+            }
+            cond.lock()
+            takeoverRunning = false
+            cond.unlock()
+        }
+        thread.name = "rescuer"
+        thread.start()
+    }
+
+    // MARK: - Wake-ups
+
+    /// Waits until a wake-up newer than `since` (nil: any new one) or `seconds` pass.
+    private func wait(seconds: Double, since: Int?) {
+        cond.lock()
+        let start = since ?? wakeups
+        let until = Date(timeIntervalSinceNow: max(0, seconds))
+        while wakeups == start {
+            if !cond.wait(until: until) { break }
+        }
+        cond.unlock()
+    }
+
+    private func wake() {
+        cond.lock()
+        wakeups += 1
+        cond.signal()
+        cond.unlock()
+    }
+
+    /// The listener thread: LISTEN on its own session; every notification (and every reconnect,
+    /// when notifications may have been missed) wakes the dispatcher.
+    private func listen(url: String) {
+        var conn: PGConnection?
+        var backoff = 0.5
+        while true {
+            cond.lock()
+            let keepGoing = listenerShouldRun
+            cond.unlock()
+            guard keepGoing else { break }
+            do {
+                if conn == nil {
+                    let c = try PGConnection(url: url, applicationName: "transcode-worker-listener", statementTimeoutSeconds: 0)
+                    try c.listen(SchemaCatalog.queuedChannel)
+                    conn = c
+                    wake()
+                }
+                let got = try conn!.waitForNotifications(timeout: 0.5)
+                if !got.isEmpty { wake() }
+                backoff = 0.5
+            } catch {
+                logger.warn("listener connection lost; reconnecting", ["error": .string("\(error)"), "retry_in_s": .double(backoff)])
+                conn?.close()
+                conn = nil
+                Thread.sleep(forTimeInterval: backoff)
+                backoff = min(backoff * 2, 30)
+            }
+        }
+        conn?.close()
+    }
+
+    // MARK: - Helpers
+
+    static func connect(url: String, logger: JSONLogger, attempts: Int) throws(DatabaseError) -> PGConnection {
+        var delay = 0.5
+        var last = DatabaseError(code: "DB_CONNECT_FAILED", message: "not tried")
+        for i in 1...max(1, attempts) {
+            do {
+                return try PGConnection(url: url)
+            } catch {
+                last = error
+                guard error.isRetryable, i < attempts else { break }
+                logger.warn("database not reachable yet; retrying", ["error": .string("\(error)"), "retry_in_s": .double(delay)])
+                Thread.sleep(forTimeInterval: delay)
+                delay = min(delay * 2, 10)
+            }
+        }
+        throw last
+    }
+
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}
