@@ -688,6 +688,33 @@ struct JobRunnerPieceTests {
                 == ["parsing": 1.5, "layering": 3])
     }
 
+    @Test func theDoneSummaryCarriesWhatTheReportNeedsTyped() throws {
+        let hero: JSONValue = .object(["path": .string("thumbs/hero.webp"), "kind": .string("hero"), "width": .int(1024), "height": .int(768)])
+        let good: [String: JSONValue] = ["manifest_schema_version": .int(2), "layers": .int(9), "thumbnails": .array([hero]),
+                                         "quality_grade": .string("B")]
+        let line = ChildMessage.done(files: [], summary: .object(good)).line
+        guard case .done(_, let summary)? = ChildMessage(line: line) else { Issue.record("not a done line"); return }
+        let result = try #require(ChildMessage.result(summary))
+        #expect(result.manifestSchemaVersion == 2 && result.layerCount == 9 && result.qualityGrade == "B")
+        #expect(result.thumbnails == [.init(path: "thumbs/hero.webp", kind: "hero", width: 1024, height: 768)])
+        var ungraded = good
+        ungraded["quality_grade"] = .null
+        #expect(ChildMessage.result(.object(ungraded))?.qualityGrade == nil)
+        // A child that leaves a field out, or sends one of the wrong type, is refused.
+        for (key, bad) in [("manifest_schema_version", JSONValue.string("2")), ("manifest_schema_version", .int(0)),
+                           ("layers", .int(-1)), ("thumbnails", .object([:])), ("quality_grade", .int(1)),
+                           ("thumbnails", .array([.object(["path": .string("x"), "kind": .string("hero"), "width": .int(1 << 20), "height": .int(1)])]))] {
+            var broken = good
+            broken[key] = bad
+            #expect(ChildMessage.result(.object(broken)) == nil, "\(key) = \(bad)")
+        }
+        for key in ["manifest_schema_version", "layers", "thumbnails"] {
+            var missing = good
+            missing[key] = nil
+            #expect(ChildMessage.result(.object(missing)) == nil, "without \(key)")
+        }
+    }
+
     @Test func failuresAreClassifiedIntoContractReasons() {
         let cases: [(String, String, String)] = [
             ("USD_TRUNCATED", "parsing", "USDZ_PARSE_ERROR"),

@@ -176,6 +176,11 @@ struct JobExecCommand {
             "vertices": .int(Int64(s.vertices)),
             "warnings": .int(Int64(s.warnings.count)),
             "quality_grade": s.qualityGrade.map(JSONValue.string) ?? .null,
+            "manifest_schema_version": .int(Int64(s.manifestSchemaVersion)),
+            "thumbnails": .array(s.thumbnails.map { t in
+                .object(["path": .string(t.path), "kind": .string(t.kind), "width": .int(Int64(t.width)),
+                         "height": .int(Int64(t.height))])
+            }),
         ])
         Self.emit(.done(files: files, summary: summary))
         return ExitStatus.ok

@@ -78,4 +78,8 @@ public struct PipelineSummary: Sendable {
     public var phaseMilliseconds: [(phase: String, ms: Double)]
     public var warnings: [(code: String, message: String, path: String?)]
     public var qualityGrade: String?
+    /// `schema_version` of the manifest written.
+    public var manifestSchemaVersion: Int
+    /// The thumbnails the manifest lists: path relative to the output directory, kind, pixels.
+    public var thumbnails: [(path: String, kind: String, width: Int, height: Int)]
 }

@@ -152,7 +152,9 @@ public enum TranscodePipeline {
             synthesizedElements: layered.elements.filter { $0.geometry == .synthesized }.count,
             triangles: glb.triangleCount, vertices: glb.vertexCount, glbBytes: glb.bytes.count,
             manifestBytes: manifest.count, phaseMilliseconds: timings,
-            warnings: warnings.map { ($0.code, $0.message, $0.primPath) }, qualityGrade: layered.quality.grade)
+            warnings: warnings.map { ($0.code, $0.message, $0.primPath) }, qualityGrade: layered.quality.grade,
+            manifestSchemaVersion: ManifestBuilder.schemaVersion,
+            thumbnails: thumbnails.map { ($0.path, $0.kind, $0.width, $0.height) })
         let files: [(path: String, bytes: [UInt8])] =
             [("model.glb", glb.bytes)] + views.map { ($0.path, $0.webp) } + [("layer_manifest.json", manifest)]
         return PipelineResult(files: files, summary: summary)

@@ -79,6 +79,48 @@ public enum ChildMessage: Sendable, Equatable {
         }
     }
 
+    /// What the daemon needs from a `done` summary to report the attempt, typed, so that it never
+    /// parses the manifest it uploads.
+    public struct Result: Sendable, Equatable {
+        /// The manifest's `schema_version`.
+        public var manifestSchemaVersion: Int
+        /// Layers in the model.
+        public var layerCount: Int
+        /// Paths relative to the output directory, with kind and size in pixels.
+        public var thumbnails: [Thumbnail]
+        /// The quality grade (`A` best); nil when the input was not graded.
+        public var qualityGrade: String?
+
+        public struct Thumbnail: Sendable, Equatable {
+            public var path: String
+            public var kind: String
+            public var width: Int
+            public var height: Int
+        }
+    }
+
+    /// The typed result of a `done` summary: `manifest_schema_version` (a positive integer),
+    /// `layers` (a count), `thumbnails` (`path`, `kind`, `width`, `height` each) and
+    /// `quality_grade` (a string or null); nil when any is missing or of the wrong type.
+    public static func result(_ summary: JSONValue) -> Result? {
+        guard case .object(let o) = summary, case .int(let schema)? = o["manifest_schema_version"], schema > 0,
+              case .int(let layers)? = o["layers"], layers >= 0, case .array(let list)? = o["thumbnails"] else { return nil }
+        var thumbnails: [Result.Thumbnail] = []
+        for item in list {
+            guard case .object(let t) = item, case .string(let path)? = t["path"], case .string(let kind)? = t["kind"],
+                  case .int(let w)? = t["width"], case .int(let h)? = t["height"], w >= 0, h >= 0,
+                  w <= 1 << 16, h <= 1 << 16 else { return nil }
+            thumbnails.append(.init(path: path, kind: kind, width: Int(w), height: Int(h)))
+        }
+        let grade: String?
+        switch o["quality_grade"] {
+        case .string(let g)?: grade = g
+        case .null?, nil: grade = nil
+        default: return nil
+        }
+        return Result(manifestSchemaVersion: Int(schema), layerCount: Int(layers), thumbnails: thumbnails, qualityGrade: grade)
+    }
+
     /// Milliseconds per pipeline phase from a `done` summary.
     static func phaseMilliseconds(_ summary: JSONValue) -> [String: Double] {
         guard case .object(let o) = summary, case .object(let phases)? = o["phase_ms"] else { return [:] }

@@ -1,0 +1,123 @@
+import Foundation
+import JSONCore
+import ObjectStorage
+import PGQueue
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Step 2 of an attempt: the conversion in the sandboxed `job-exec` child, and what it reports.
+extension JobAttempt {
+    func transcode(_ ws: JobWorkspace, inputs: Inputs) throws(Interruption) -> ChildReport {
+        try checkStop()
+        var args = ["job-exec", "--out", ws.outputDirectory, "--version-id", job.versionId, "--room-id", job.roomId,
+                    "--memory-mb", String(config.childMemoryMB), "--cpu-seconds", String(config.childCPUSeconds),
+                    "--parent-pid", String(getpid())]
+        if let usd = inputs.usd { args += ["--usd", usd] }
+        if let json = inputs.json { args += ["--roomplan", json] }
+        if inputs.redactions > 0 { args += ["--redacted-textures", ws.redactedDirectory] }
+        if let file = inputs.regionsFile { args += ["--redaction-regions", file] }
+
+        if let ids = runner.childSandbox.ids {
+            do { try ws.handOver(uid: ids.uid, gid: ids.gid) } catch { throw .failed(error) }
+        }
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(executable: runner.childExecutable, arguments: args,
+                                     environment: JobRunner.childEnvironment(), sandbox: runner.childSandbox)
+        } catch {
+            throw .failed(.internalFault(error.description, phase: "parsing"))
+        }
+        let deadline = Clock.now() + UInt64(max(0.001, config.attemptTimeoutSeconds) * 1e9)
+        let seen = ChildState()
+        let termination = child.supervise(
+            interval: 0.2,
+            onLine: { line in self.childLine(line, seen: seen, ws) },
+            onStderr: { line in self.childStderr(line, pid: child.pid, seen: seen, ws) },
+            tick: { self.childTick(seen: seen, deadline: deadline) })
+        // The last step reached goes out before anything about the end of the job.
+        progress.flushNow()
+        if let stopCause = seen.stopCause { throw .stopped(stopCause) }
+        if seen.timedOut {
+            throw .failed(FailureReason(
+                reason: FailureReason.timeout,
+                message: "TIMEOUT: the attempt ran longer than \(Self.seconds(config.attemptTimeoutSeconds)) s; the child process was killed",
+                phase: currentStep, isRetryable: true))
+        }
+        switch (seen.final, termination) {
+        case (.error(let code, let message, let phase, let retryable)?, _):
+            throw .failed(FailureReason.pipeline(code: code, message: ws.scrub(message), phase: phase, retryable: retryable))
+        case (.done(let files, let summary)?, .exited(0)):
+            timings.merge(Self.stepTimings(ChildMessage.phaseMilliseconds(summary))) { _, b in b }
+            return try readReport(ws, files: files, summary: summary)
+        case (_, .signaled(let signal)):
+            throw .failed(.internalFault("CHILD_CRASHED: child process killed by signal \(signal)", phase: currentStep))
+        case (_, .exited(let status)):
+            throw .failed(.internalFault("CHILD_CRASHED: child process exited with status \(status) without a result",
+                                         phase: currentStep))
+        }
+    }
+
+    /// What supervising the child collected.
+    final class ChildState {
+        var final: ChildMessage?
+        var stopCause: JobControl.StopReason?
+        var timedOut = false
+        var stderrLines = 0
+    }
+
+    func childLine(_ line: String, seen: ChildState, _ ws: JobWorkspace) {
+        guard let message = ChildMessage(line: line) else {
+            logger.warn("unexpected child output", ids.merging(["line": .string(String(ws.scrub(line).prefix(300)))]) { a, _ in a })
+            return
+        }
+        switch message {
+        case .phase(let p): pipelinePhase(p)
+        case .done, .error: seen.final = message
+        }
+    }
+
+    func childStderr(_ line: String, pid: pid_t, seen: ChildState, _ ws: JobWorkspace) {
+        seen.stderrLines += 1
+        guard seen.stderrLines <= 40, !line.isEmpty else { return }
+        logger.warn("child stderr", ids.merging(["pid": .int(Int64(pid)),
+                                                 "line": .string(String(ws.scrub(line).prefix(500)))]) { a, _ in a })
+    }
+
+    /// Called at least every 200 ms while the child runs; true kills it.
+    func childTick(seen: ChildState, deadline: UInt64) -> Bool {
+        progress.flush()
+        if let r = control.stopReason { seen.stopCause = r; return true }
+        if Clock.now() >= deadline { seen.timedOut = true; return true }
+        return false
+    }
+
+    /// Checks the child's files and reads what the report needs from the manifest.
+    func readReport(_ ws: JobWorkspace, files: [ChildMessage.File], summary: JSONValue) throws(Interruption) -> ChildReport {
+        guard files.contains(where: { $0.path == "model.glb" }), files.contains(where: { $0.path == "layer_manifest.json" }) else {
+            throw .failed(.internalFault("CHILD_PROTOCOL: the child reported no model.glb or layer_manifest.json", phase: "preview"))
+        }
+        // Every reported file is checked before anything is uploaded (names, links, types, sizes).
+        let limits = ChildOutputs.limits(config)
+        do {
+            let outputs = try ChildOutputs(ws, maxFileBytes: limits.file, maxTotalBytes: limits.total, phase: "preview")
+            defer { outputs.close() }
+            try outputs.validate(files, phase: "preview")
+        } catch {
+            throw .failed(error)
+        }
+        // What the report needs comes typed in the summary; the manifest is uploaded, never parsed.
+        guard let result = ChildMessage.result(summary) else {
+            throw .failed(.internalFault("CHILD_PROTOCOL: the child's summary lacks the manifest schema version, layers or thumbnails",
+                                         phase: "preview"))
+        }
+        let reported = Set(files.map(\.path))
+        guard result.thumbnails.allSatisfy({ reported.contains($0.path) }) else {
+            throw .failed(.internalFault("CHILD_PROTOCOL: the summary names a thumbnail the child did not report", phase: "preview"))
+        }
+        return ChildReport(files: files, phaseMilliseconds: ChildMessage.phaseMilliseconds(summary),
+                           manifestSchemaVersion: result.manifestSchemaVersion, layerCount: result.layerCount,
+                           thumbnails: result.thumbnails.map { (job.outputPrefix + $0.path, $0.kind, $0.width, $0.height) },
+                           qualityGrade: result.qualityGrade)
+    }
+}

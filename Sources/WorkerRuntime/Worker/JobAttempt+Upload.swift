@@ -1,0 +1,85 @@
+import Foundation
+import JSONCore
+import ObjectStorage
+import PGQueue
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Step 3 of an attempt: the checked outputs, to the output store (and deleted again when they
+/// must not stay).
+extension JobAttempt {
+    func upload(_ ws: JobWorkspace, report: ChildReport) throws(Interruption) {
+        try checkStop()
+        enter("uploading_outputs")
+        // Renew the lease (and look for a cancel) before anything becomes visible.
+        var sentAt = Clock.now()
+        switch database("heartbeat", { (s) throws(DatabaseError) in
+            sentAt = Clock.now()
+            return try s.heartbeat(job, leaseSeconds: config.leaseSeconds, phase: "uploading_outputs")
+        }) {
+        case .success(.leaseLost), .failure:
+            control.requestStop(.leaseLost)
+            throw .stopped(.leaseLost)
+        case .success(.alive(let cancelRequested)):
+            heartbeat.renewed(sentAt: sentAt)
+            if cancelRequested {
+                control.requestStop(.cancelled)
+                throw .stopped(.cancelled)
+            }
+        }
+        let t0 = Clock.now()
+        defer { timings["upload"] = Clock.ms(t0, Clock.now()) }
+        let ordered = report.files.filter { $0.path != "layer_manifest.json" } + report.files.filter { $0.path == "layer_manifest.json" }
+        let limits = ChildOutputs.limits(config)
+        let outputs: ChildOutputs
+        do {
+            outputs = try ChildOutputs(ws, maxFileBytes: limits.file, maxTotalBytes: limits.total, phase: "uploading_outputs")
+        } catch {
+            throw .failed(error)
+        }
+        defer { outputs.close() }
+        for file in ordered {
+            try checkStop()
+            let bytes: [UInt8]
+            do {
+                bytes = try outputs.read(file.path, phase: "uploading_outputs")
+            } catch {
+                throw .failed(error)
+            }
+            guard bytes.count == file.bytes, Digest.hex(Digest.sha256(bytes)) == file.sha256 else {
+                throw .failed(.internalFault("CHILD_PROTOCOL: the output \(file.path) does not match its reported size or hash",
+                                             phase: "uploading_outputs"))
+            }
+            let key = job.outputPrefix + file.path
+            do {
+                try outputStore.put(key, bytes: bytes, contentType: Self.contentType(file.path),
+                                    cacheControl: config.outputCacheControl)
+            } catch {
+                throw .failed(.upload(error))
+            }
+            uploaded.append(key)
+        }
+    }
+
+    /// Deletes this attempt's outputs (best effort). Once a `ready` report was sent, only with
+    /// `force` or when called after an answer proving they are not referenced.
+    func deleteOutputs(force: Bool = false) {
+        guard !uploaded.isEmpty else { return }
+        if completionSent && !force {
+            // A report may have been recorded without its answer reaching us: the outputs may be
+            // the version's current ones. They sit under this attempt's own prefix, so leaving
+            // them harms nothing.
+            logger.warn("outputs left in place: the completion state is unknown",
+                        ids.merging(["prefix": .string(job.outputPrefix)]) { a, _ in a })
+            return
+        }
+        for key in uploaded.reversed() {
+            do { try outputStore.delete(key) } catch {
+                logger.warn("cannot delete an output", ids.merging(["key": .string(key), "error": .string(error.description)]) { a, _ in a })
+            }
+        }
+        logger.info("outputs deleted", ids.merging(["count": .int(Int64(uploaded.count)), "prefix": .string(job.outputPrefix)]) { a, _ in a })
+        uploaded = []
+    }
+}
