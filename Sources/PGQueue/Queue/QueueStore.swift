@@ -86,11 +86,17 @@ public final class QueueStore: Sendable {
         return .alive(cancelRequested: row.bool("cancel_requested") ?? false)
     }
 
+    /// The retry policy, once: `min(max, base·3^(attempt−1))` seconds × U(0.9, 1.1) from now, for
+    /// the attempt column `attempt` with the delays in the parameters `base` and `max`.
+    static func backoffSQL(attempt: String, base: String, max: String) -> String {
+        "now() + least(\(max)::double precision, \(base)::double precision * power(3, \(attempt) - 1))"
+            + " * (0.9 + random() * 0.2) * interval '1 second'"
+    }
+
     static let retryLaterSQL = """
         UPDATE room_versions
            SET status = CASE WHEN status = 'transcoding' THEN 'queued'::room_version_status ELSE status END,
-               run_after = now() + least($5::double precision, $6::double precision * power(3, attempt - 1))
-                                   * (0.9 + random() * 0.2) * interval '1 second',
+               run_after = \(backoffSQL(attempt: "attempt", base: "$6", max: "$5")),
                lease_id = NULL, locked_by = NULL, locked_at = NULL, lease_expires_at = NULL, heartbeat_at = NULL,
                transcode_phase = NULL, last_error_code = $3::text, last_error = left($4::text, 2000),
                errors = errors || jsonb_build_array(jsonb_build_object(
@@ -162,7 +168,7 @@ public final class QueueStore: Sendable {
            FOR UPDATE SKIP LOCKED)
         UPDATE room_versions rv
            SET status = CASE WHEN rv.status = 'transcoding' THEN 'queued'::room_version_status ELSE rv.status END,
-               run_after = now() + least($2::double precision, $1::double precision * power(3, rv.attempt - 1)) * interval '1 second',
+               run_after = \(backoffSQL(attempt: "rv.attempt", base: "$1", max: "$2")),
                lease_id = NULL, locked_by = NULL, locked_at = NULL, lease_expires_at = NULL, heartbeat_at = NULL,
                transcode_phase = NULL, last_error_code = 'LEASE_EXPIRED',
                last_error = 'worker ' || rv.locked_by || ' stopped heartbeating',
@@ -211,213 +217,6 @@ public final class QueueStore: Sendable {
     public func notifyEvent(topic: String, event: String, payload: JSONValue) throws(DatabaseError) {
         let text = JSONValue.object(["topic": .string(topic), "event": .string(event), "payload": payload]).serialized()
         try connection.query(Self.notifySQL, [SchemaCatalog.eventsChannel, text])
-    }
-
-    // MARK: Operator actions
-
-    static let retryOneSQL = """
-        UPDATE room_versions
-           SET status = 'queued', attempt = 0, run_after = now(), priority = 10, enqueued_at = now(),
-               last_error_code = NULL, last_error = NULL, cancel_requested_at = NULL, updated_at = now()
-         WHERE id = $1::uuid AND status = 'failed' AND lease_id IS NULL
-        RETURNING id
-        """
-
-    /// Queues one failed version again with a fresh set of attempts (priority 10). False when the
-    /// version is not `failed`.
-    public func retryFailed(versionId: String) throws(DatabaseError) -> Bool {
-        guard Self.isUUID(versionId) else { return false }
-        return !(try connection.query(Self.retryOneSQL, [versionId])).isEmpty
-    }
-
-    static let retryManySQL = """
-        UPDATE room_versions
-           SET status = 'queued', attempt = 0, run_after = now(), priority = 10, enqueued_at = now(),
-               last_error_code = NULL, last_error = NULL, cancel_requested_at = NULL, updated_at = now()
-         WHERE status = 'failed' AND lease_id IS NULL
-           AND ($1::timestamptz IS NULL OR updated_at >= $1::timestamptz)
-           AND ($2::uuid IS NULL OR room_id = $2::uuid)
-        RETURNING id
-        """
-    static let retryManyDrySQL = """
-        SELECT id FROM room_versions
-         WHERE status = 'failed' AND lease_id IS NULL
-           AND ($1::timestamptz IS NULL OR updated_at >= $1::timestamptz)
-           AND ($2::uuid IS NULL OR room_id = $2::uuid)
-         ORDER BY id
-        """
-
-    /// Queues every failed version (failed since `since`, of room `roomId`, when given). Returns
-    /// the ids; with `dryRun` nothing changes.
-    public func retryAllFailed(since: String?, roomId: String?, dryRun: Bool = false) throws(DatabaseError) -> [String] {
-        let sql = dryRun ? Self.retryManyDrySQL : Self.retryManySQL
-        return try connection.query(sql, [since, roomId]).compactMap { $0["id"] }.sorted()
-    }
-
-    static let cancelSQL = "SELECT transcode_cancel($1::uuid)::text AS result"
-
-    /// Cancels a queued version at once, or asks its worker to stop (see `transcode_cancel`).
-    public func cancel(versionId: String) throws(DatabaseError) -> CancelOutcome {
-        guard Self.isUUID(versionId) else { return CancelOutcome(ok: false, running: false, status: nil, error: "VERSION_NOT_FOUND") }
-        let obj = Self.object(try connection.query(Self.cancelSQL, [versionId]).first?["result"])
-        return CancelOutcome(ok: obj["ok"] as? Bool ?? false, running: obj["running"] as? Bool ?? false,
-                             status: obj["status"] as? String, error: obj["error"] as? String)
-    }
-
-    static let reprocessSQL = """
-        WITH pick AS (
-          SELECT id FROM room_versions
-           WHERE status = 'ready' AND coalesce(manifest_schema_version, 0) < $1::integer
-             AND reprocess_requested_at IS NULL AND lease_id IS NULL
-           ORDER BY id LIMIT $2::integer FOR UPDATE SKIP LOCKED)
-        UPDATE room_versions rv
-           SET reprocess_requested_at = now(), priority = 20, attempt = 0, run_after = now(), updated_at = now()
-          FROM pick WHERE rv.id = pick.id
-        RETURNING rv.id
-        """
-    static let reprocessDrySQL = """
-        SELECT id FROM room_versions
-         WHERE status = 'ready' AND coalesce(manifest_schema_version, 0) < $1::integer
-           AND reprocess_requested_at IS NULL AND lease_id IS NULL
-         ORDER BY id LIMIT $2::integer
-        """
-
-    /// Marks up to `limit` ready versions whose outputs are older than manifest schema
-    /// `belowSchema` for re-transcoding at batch priority (20, after fresh uploads). They stay
-    /// `ready` on their old outputs until the new ones are in. Returns the ids marked (or, with
-    /// `dryRun`, that would be).
-    public func markReprocess(belowSchema: Int, limit: Int, dryRun: Bool = false) throws(DatabaseError) -> [String] {
-        try connection.query(dryRun ? Self.reprocessDrySQL : Self.reprocessSQL, [String(belowSchema), String(limit)])
-            .compactMap { $0["id"] }.sorted()
-    }
-
-    static let reprocessOneSQL = """
-        UPDATE room_versions
-           SET reprocess_requested_at = now(), priority = 20, attempt = 0, run_after = now(), updated_at = now()
-         WHERE id = $1::uuid AND status = 'ready' AND lease_id IS NULL AND reprocess_requested_at IS NULL
-        RETURNING id
-        """
-
-    /// Marks one ready version for re-transcoding. False when it is not `ready` and idle.
-    public func markReprocess(versionId: String) throws(DatabaseError) -> Bool {
-        guard Self.isUUID(versionId) else { return false }
-        return !(try connection.query(Self.reprocessOneSQL, [versionId])).isEmpty
-    }
-
-    // MARK: Reading
-
-    static let showSQL = """
-        SELECT id, room_id, status::text AS status, source_bucket, source_usdz_path, source_json_path, output_bucket,
-               glb_path, manifest_path, thumbnail_path, thumbnail_paths::text AS thumbnail_paths, attempt, max_attempts, priority,
-               run_after, enqueued_at, lease_id, locked_by, locked_at, lease_expires_at, heartbeat_at,
-               transcode_phase, cancel_requested_at, reprocess_requested_at, last_error_code, last_error,
-               errors::text AS errors, output_revision, manifest_schema_version, transcoded_at, created_at, updated_at
-          FROM room_versions WHERE id = $1::uuid
-        """
-
-    /// The whole row of one version (text values; `errors` and `thumbnail_paths` as JSON text).
-    public func show(versionId: String) throws(DatabaseError) -> PGRow? {
-        guard Self.isUUID(versionId) else { return nil }
-        return try connection.query(Self.showSQL, [versionId]).first
-    }
-
-    static let redactionsSQL = """
-        SELECT coalesce(texture_ref, texture_path) AS texture, redacted_path FROM redactions
-         WHERE room_version_id = $1::uuid AND coalesce(texture_ref, texture_path) IS NOT NULL
-         ORDER BY 1, id
-        """
-
-    /// The redaction rows of a version, one per row, ordered by texture: the path inside the
-    /// package (`texture_ref`, else `texture_path`) and the storage key of the face-blurred
-    /// replacement, nil for a row that only records a redacted area (migration 9).
-    public func redactions(versionId: String) throws(DatabaseError) -> [(texturePath: String, storageKey: String?)] {
-        try connection.query(Self.redactionsSQL, [versionId]).compactMap { row in
-            guard let t = row["texture"] else { return nil }
-            return (t, row["redacted_path"])
-        }
-    }
-
-    static let countsSQL = "SELECT status::text AS status, count(*) AS n FROM room_versions GROUP BY status ORDER BY status"
-    static let queueSQL = """
-        SELECT count(*) FILTER (WHERE lease_id IS NULL AND (status = 'queued' OR reprocess_requested_at IS NOT NULL)) AS waiting,
-               count(*) FILTER (WHERE lease_id IS NULL AND reprocess_requested_at IS NOT NULL) AS reprocess_waiting,
-               count(*) FILTER (WHERE lease_id IS NOT NULL) AS in_flight,
-               count(*) FILTER (WHERE lease_id IS NOT NULL AND lease_expires_at < now()) AS expired_leases,
-               extract(epoch FROM now() - min(coalesce(enqueued_at, run_after))
-                       FILTER (WHERE lease_id IS NULL AND status = 'queued')) AS oldest_queued_seconds
-          FROM room_versions
-        """
-    static let leasesSQL = """
-        SELECT id, room_id, locked_by, attempt, transcode_phase, locked_at,
-               extract(epoch FROM lease_expires_at - now()) AS lease_remaining_seconds
-          FROM room_versions WHERE lease_id IS NOT NULL ORDER BY locked_at LIMIT 100
-        """
-    static let failuresSQL = """
-        SELECT coalesce(last_error_code, 'UNKNOWN') AS reason, count(*) AS n, max(updated_at) AS last_at
-          FROM room_versions
-         WHERE last_error_code IS NOT NULL AND updated_at > now() - make_interval(hours => $1::integer)
-         GROUP BY 1 ORDER BY n DESC, reason
-        """
-
-    /// A snapshot for `status` and metrics.
-    public func status(failureWindowHours: Int = 24) throws(DatabaseError) -> QueueStatus {
-        var counts: [String: Int] = [:]
-        for row in try connection.query(Self.countsSQL) {
-            if let s = row["status"] { counts[s] = row.int("n") ?? 0 }
-        }
-        let q = try connection.query(Self.queueSQL).first
-        let leases = try connection.query(Self.leasesSQL).map { row in
-            QueueStatus.Lease(versionId: row["id"] ?? "", roomId: row["room_id"] ?? "", worker: row["locked_by"] ?? "",
-                              attempt: row.int("attempt") ?? 0, phase: row["transcode_phase"],
-                              lockedAt: row["locked_at"] ?? "", leaseRemainingSeconds: row.double("lease_remaining_seconds") ?? 0)
-        }
-        let failures = try connection.query(Self.failuresSQL, [String(failureWindowHours)]).map { row in
-            QueueStatus.Failure(reason: row["reason"] ?? "UNKNOWN", count: row.int("n") ?? 0, lastAt: row["last_at"] ?? "")
-        }
-        return QueueStatus(counts: counts, waiting: q?.int("waiting") ?? 0, reprocessWaiting: q?.int("reprocess_waiting") ?? 0,
-                           inFlight: q?.int("in_flight") ?? 0, expiredLeases: q?.int("expired_leases") ?? 0,
-                           oldestQueuedSeconds: q?.double("oldest_queued_seconds"), leases: leases,
-                           recentFailures: failures, failureWindowHours: failureWindowHours)
-    }
-
-    static let idleSQL = """
-        SELECT NOT EXISTS (
-          SELECT 1 FROM room_versions
-           WHERE lease_id IS NOT NULL OR status = 'queued' OR (status = 'ready' AND reprocess_requested_at IS NOT NULL)
-        ) AS idle
-        """
-
-    /// True when nothing is queued (now or later, including reprocess requests) and nothing is
-    /// in flight.
-    public func isIdle() throws(DatabaseError) -> Bool {
-        try connection.query(Self.idleSQL).first?.bool("idle") ?? false
-    }
-
-    // MARK: Submitting
-
-    static let insertRoomSQL = "INSERT INTO rooms (id, name) VALUES ($1::uuid, $2) ON CONFLICT (id) DO NOTHING"
-    static let insertVersionSQL = """
-        INSERT INTO room_versions (id, room_id, status, source_usdz_path, source_json_path, max_attempts)
-        VALUES ($1::uuid, $2::uuid, 'queued', $3, $4, coalesce($5::smallint, 5))
-        RETURNING id
-        """
-    static let insertRedactionSQL = """
-        INSERT INTO redactions (room_version_id, texture_path, redacted_path) VALUES ($1::uuid, $2, $3)
-        """
-
-    /// Inserts a room (when new) and a queued version whose sources are already in storage.
-    public func submit(versionId: String, roomId: String, roomName: String?, usdzKey: String?, jsonKey: String?,
-                       maxAttempts: Int? = nil, redactions: [(texturePath: String, storageKey: String)] = []) throws(DatabaseError) {
-        try connection.query("BEGIN")
-        do {
-            try connection.query(Self.insertRoomSQL, [roomId, roomName])
-            try connection.query(Self.insertVersionSQL, [versionId, roomId, usdzKey, jsonKey, maxAttempts.map(String.init)])
-            for r in redactions { try connection.query(Self.insertRedactionSQL, [versionId, r.texturePath, r.storageKey]) }
-            try connection.query("COMMIT")
-        } catch {
-            _ = try? connection.query("ROLLBACK")
-            throw error
-        }
     }
 
     // MARK: Helpers

@@ -88,7 +88,7 @@ public enum StageComposer {
             }
         }
 
-        private mutating func expandNode(
+        mutating func expandNode(
             _ node: inout PrimIndex.Node, index: PrimIndex, primPath: SdfPath, changed: inout Bool, depth: Int
         ) throws {
             guard depth <= limits.maxCompositionDepth else {
@@ -138,7 +138,7 @@ public enum StageComposer {
             stack.members.contains { cache.layers[$0.layer].specs[path] != nil }
         }
 
-        private mutating func directArcs(of node: PrimIndex.Node, primPath: SdfPath) throws -> [PrimIndex.Node] {
+        mutating func directArcs(of node: PrimIndex.Node, primPath: SdfPath) throws -> [PrimIndex.Node] {
             guard hasSpec(node.stack, node.path) else { return [] }
             var out: [PrimIndex.Node] = []
             let here = node.path.strippingVariantSelections
@@ -189,7 +189,7 @@ public enum StageComposer {
             return out
         }
 
-        private mutating func classArc(
+        mutating func classArc(
             _ arc: PrimIndex.Arc, path: SdfPath, from node: PrimIndex.Node, here: SdfPath
         ) throws -> PrimIndex.Node? {
             guard path.isAbsolute, !path.isPropertyPath else { return nil }
@@ -206,7 +206,7 @@ public enum StageComposer {
             return n
         }
 
-        private mutating func referenceArc(
+        mutating func referenceArc(
             _ arc: PrimIndex.Arc, asset: String, prim: SdfPath, offset: SdfLayerOffset, from node: PrimIndex.Node,
             here: SdfPath, primPath: SdfPath
         ) throws -> PrimIndex.Node? {
@@ -278,7 +278,7 @@ public enum StageComposer {
 
         /// Adds the selected variant of every variant set authored at `node` (selection: the strongest
         /// opinion anywhere in the index, else the first variant). Returns true when something was added.
-        private mutating func addVariants(_ node: inout PrimIndex.Node, index: PrimIndex, primPath: SdfPath) throws -> Bool {
+        mutating func addVariants(_ node: inout PrimIndex.Node, index: PrimIndex, primPath: SdfPath) throws -> Bool {
             guard hasSpec(node.stack, node.path) else { return false }
             let sets = listItems("variantSetNames", stack: node.stack, path: node.path) {
                 if case .stringListOp(let op) = $0 { return op }
@@ -322,159 +322,6 @@ public enum StageComposer {
                 added = true
             }
             return added
-        }
-
-        // MARK: Resolution
-
-        func childNames(_ sites: [PrimIndex.Node]) -> [String] {
-            var names: [String] = []
-            var seen: Set<String> = []
-            for s in sites.reversed() {
-                for m in s.stack.members.reversed() {
-                    guard let spec = cache.layers[m.layer].specs[s.path] else { continue }
-                    for n in spec.fields["primChildren"]?.tokens ?? [] where seen.insert(n).inserted { names.append(n) }
-                }
-            }
-            return names
-        }
-
-        func resolvePrim(path: SdfPath, parent: Int?, sites: [PrimIndex.Node]) -> UsdPrim {
-            var prim = UsdPrim(path: path, parent: parent)
-            var specifier: SdfSpecifier?
-            var sawOver = false
-            var propertyNames: [String] = []
-            var seenProps: Set<String> = []
-            for s in sites {
-                for m in s.stack.members {
-                    guard let spec = cache.layers[m.layer].specs[s.path] else { continue }
-                    // Sdf's fallback specifier is `over`; crate writers omit the field then.
-                    if spec.fields["specifier"] == nil, spec.type == .prim { sawOver = true }
-                    for (key, value) in spec.fields {
-                        switch key {
-                        case "specifier":
-                            if case .specifier(let sp) = value {
-                                if sp == .over { sawOver = true } else if specifier == nil { specifier = sp }
-                            }
-                        case "typeName":
-                            if prim.typeName.isEmpty, let t = value.token { prim.typeName = t }
-                        case "primChildren", "properties", "variantSetChildren", "references", "payload", "inheritPaths",
-                            "specializes", "variantSelection", "variantSetNames":
-                            break
-                        case "customData", "assetInfo":
-                            prim.metadata[key] = Self.mergeDictionaries(stronger: prim.metadata[key], weaker: value)
-                        default:
-                            if prim.metadata[key] == nil { prim.metadata[key] = value }
-                        }
-                    }
-                }
-            }
-            // Property names: strongest-first union (order does not matter for lookup).
-            for s in sites {
-                for m in s.stack.members {
-                    guard let spec = cache.layers[m.layer].specs[s.path] else { continue }
-                    for n in spec.fields["properties"]?.tokens ?? [] where seenProps.insert(n).inserted {
-                        propertyNames.append(n)
-                    }
-                }
-            }
-            prim.specifier = specifier ?? (sawOver ? .over : .def)
-            if path.isRoot { prim.specifier = .def }
-            for name in propertyNames { resolveProperty(name, sites: sites, into: &prim) }
-            // Identity of each referenced layer's root prim (RoomPlan element UUIDs live there).
-            for s in sites where s.introducedHere && (s.arc == .reference || s.arc == .payload) {
-                if case .dictionary(let d)? = field("customData", stack: s.stack, path: s.path) {
-                    prim.referencedLayerCustomData.append(d)
-                } else {
-                    prim.referencedLayerCustomData.append([:])
-                }
-            }
-            return prim
-        }
-
-        static func mergeDictionaries(stronger: SdfValue?, weaker: SdfValue) -> SdfValue {
-            guard case .dictionary(let s)? = stronger else { return stronger ?? weaker }
-            guard case .dictionary(let w) = weaker else { return .dictionary(s) }
-            var out = w
-            for (k, v) in s {
-                if case .dictionary = v, let wv = w[k] { out[k] = mergeDictionaries(stronger: v, weaker: wv) } else { out[k] = v }
-            }
-            return .dictionary(out)
-        }
-
-        func resolveProperty(_ name: String, sites: [PrimIndex.Node], into prim: inout UsdPrim) {
-            var specType: SdfSpecType?
-            var attr = UsdAttribute(name: name)
-            var variability: SdfVariability?
-            var connections: [SdfPath] = []
-            var targets: [SdfPath] = []
-            var relMeta: [String: SdfValue] = [:]
-            var samplesFound = false
-            var valueDecided = false
-            // Strongest first for scalar fields.
-            for s in sites {
-                for m in s.stack.members {
-                    let layer = cache.layers[m.layer]
-                    guard let spec = layer.specs[s.path.appendingProperty(name)] else { continue }
-                    if specType == nil { specType = spec.type }
-                    defer { if spec.fields["default"] != nil || spec.fields["timeSamples"] != nil { valueDecided = true } }
-                    for (key, value) in spec.fields {
-                        switch key {
-                        case "typeName": if attr.typeName.isEmpty, let t = value.token { attr.typeName = t }
-                        case "variability": if variability == nil, case .variability(let v) = value { variability = v }
-                        case "default":
-                            if attr.defaultValue == nil {
-                                attr.defaultValue = value
-                                if !samplesFound { attr.valueLayer = layer.identifier }
-                            }
-                        case "timeSamples":
-                            // The strongest spec with any value opinion decides: a stronger default
-                            // (or block) hides weaker samples; in one spec samples beat the default.
-                            if !samplesFound, !valueDecided, case .timeSamples(let ts) = value {
-                                samplesFound = true
-                                let off = s.offset.composed(with: m.offset)
-                                attr.timeSamples = SdfTimeSamples(times: ts.times.map(off.apply), values: ts.values)
-                                attr.valueLayer = layer.identifier
-                            }
-                        case "connectionPaths", "targetPaths", "custom":
-                            break
-                        default:
-                            if attr.metadata[key] == nil { attr.metadata[key] = value }
-                            if relMeta[key] == nil { relMeta[key] = value }
-                        }
-                    }
-                }
-            }
-            // List ops: weakest applied first, each mapped into stage namespace.
-            for s in sites.reversed() {
-                for m in s.stack.members.reversed() {
-                    guard let spec = cache.layers[m.layer].specs[s.path.appendingProperty(name)] else { continue }
-                    if case .pathListOp(let op)? = spec.fields["connectionPaths"] {
-                        connections = Self.mapped(op, s).applied(to: connections)
-                    }
-                    if case .pathListOp(let op)? = spec.fields["targetPaths"] {
-                        targets = Self.mapped(op, s).applied(to: targets)
-                    }
-                }
-            }
-            if specType == .relationship {
-                prim.relationships[name] = UsdRelationship(name: name, targets: targets, metadata: relMeta)
-            } else {
-                attr.variability = variability ?? .varying
-                attr.connections = connections
-                prim.attributes[name] = attr
-            }
-        }
-
-        static func mapped(_ op: SdfListOp<SdfPath>, _ site: PrimIndex.Node) -> SdfListOp<SdfPath> {
-            func m(_ a: [SdfPath]) -> [SdfPath] { a.compactMap { site.mapToStage($0) } }
-            var out = op
-            out.explicitItems = m(op.explicitItems)
-            out.addedItems = m(op.addedItems)
-            out.prependedItems = m(op.prependedItems)
-            out.appendedItems = m(op.appendedItems)
-            out.deletedItems = m(op.deletedItems)
-            out.orderedItems = m(op.orderedItems)
-            return out
         }
     }
 }
