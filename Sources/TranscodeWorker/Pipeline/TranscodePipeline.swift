@@ -118,8 +118,7 @@ public enum TranscodePipeline {
         }
         let thumbnails = views.map { v in
             Thumbnail(kind: v.kind.rawValue, path: v.path, width: v.width, height: v.height, bytes: v.webp.count,
-                      camera: Manifest.Camera(position: v.camera.position, target: v.camera.target, up: v.camera.up,
-                                     fovDegrees: v.camera.fovDegrees, orthoHalfExtent: v.camera.orthoHalfExtent))
+                      camera: v.camera)
         }
 
         // The manifest, last.
