@@ -13,6 +13,9 @@ public enum Clock {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
+    /// The same clock in seconds, for deadlines and intervals.
+    public static func seconds() -> Double { Double(now()) / 1e9 }
+
     public static func ms(_ a: UInt64, _ b: UInt64) -> Double { (Double(b &- a) / 1e6 * 1000).rounded() / 1000 }
 }
 

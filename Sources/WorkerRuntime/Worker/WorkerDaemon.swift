@@ -346,9 +346,6 @@ public final class WorkerDaemon: @unchecked Sendable {
         throw last
     }
 
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    /// Monotonic seconds (`Clock`, the one clock of the runtime).
+    static func now() -> Double { Clock.seconds() }
 }
