@@ -40,6 +40,8 @@ public enum CommandLineTool {
                                     Print queue events (progress, ready, failed) as they arrive.
           probe [livez|readyz]      Ask the local worker's HTTP server; exit 0 when healthy (for
                                     container health checks).
+          errors [--markdown|--json]
+                                    Every failure reason and error code, with what it means.
           job-exec --out DIR …      Internal: the child process that runs one job attempt.
 
           help                      Show this help (also: --help, -h).
@@ -67,6 +69,7 @@ public enum CommandLineTool {
         case "submit": return SubmitCommand.help
         case "watch": return WatchCommand.help
         case "probe": return ProbeCommand.help
+        case "errors": return ErrorsCommand.help
         default: return help
         }
     }
@@ -113,6 +116,8 @@ public enum CommandLineTool {
                 return try WatchCommand(rest).run()
             case "probe":
                 return try ProbeCommand(rest).run()
+            case "errors":
+                return try ErrorsCommand(rest).run()
             case "help", "--help", "-h":
                 print(help)
                 return 0

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+@testable import TranscodeWorker
+@testable import ObjectStorage
+@testable import WorkerRuntime
+
+/// `docs/errors.md` is `ErrorCatalog.markdown()`, and every code the sources raise is listed.
+@Suite struct ErrorCatalogTests {
+    static let docPath = ConvertTests.path("docs/errors.md")
+
+    @Test func theReferencePageIsTheCatalog() throws {
+        let page = try String(contentsOfFile: Self.docPath, encoding: .utf8)
+        if page != ErrorCatalog.markdown() {
+            if ProcessInfo.processInfo.environment["TRANSCODE_UPDATE_GOLDEN"] == "1" {
+                try ErrorCatalog.markdown().write(toFile: Self.docPath, atomically: true, encoding: .utf8)
+            }
+            Issue.record("docs/errors.md differs from ErrorCatalog: run `transcode-worker errors --markdown > docs/errors.md`")
+        }
+    }
+
+    @Test func everyCodeIsListedOnceWithAMeaning() {
+        let all = ErrorCatalog.reasons + ErrorCatalog.codes
+        // (`ROOMPLAN_JSON_INVALID` is both a reason and Layering's code, so each table is checked apart.)
+        for table in [ErrorCatalog.reasons, ErrorCatalog.codes] {
+            #expect(Set(table.map(\.code)).count == table.count, "a code is listed twice")
+        }
+        #expect(all.allSatisfy { !$0.meaning.isEmpty && !$0.module.isEmpty && !$0.retryable.isEmpty })
+        // The classification agrees with the error types where they carry one.
+        for code in [StorageError.notFound, StorageError.unavailable, StorageError.writeFailed, StorageError.forbidden] {
+            #expect(ErrorCatalog.codes.first { $0.code == code }?.retryable == (StorageError.defaultRetryable(code) ? "yes" : "no"))
+        }
+        #expect(ErrorCatalog.reasons.map(\.code).contains(FailureReason.uploadExpired))
+    }
+
+    /// Codes in error constructors, error constants and message prefixes across Sources. Warning
+    /// codes (`…WarningCode` constants and enums) and environment variable names are not errors.
+    @Test func everyCodeTheSourcesRaiseIsListed() throws {
+        let sources = ConvertTests.root.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        #expect(files.count > 100)
+        let code = #"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"#
+        let patterns = [
+            #"(?:Error|Failure|fail)\((?:code: )?"(\#(code))""#, #"internalFault\("(\#(code)):"#, #"message: "(\#(code)): "#,
+            #"Code\(rawValue: "(\#(code))"\)"#, #"error\(code: "(\#(code))""#,
+        ].map { try! NSRegularExpression(pattern: $0) }
+        let errorConstant = try NSRegularExpression(pattern: #"static let (\w+) = "(\#(code))""#)
+        let warningEnum = try NSRegularExpression(pattern: #"enum \w*WarningCode \{[^}]*\}"#)
+        var raised: [String: String] = [:]
+        for file in files {
+            var text = try String(contentsOfFile: sources.appendingPathComponent(file).path, encoding: .utf8)
+            text = warningEnum.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "")
+            let range = NSRange(text.startIndex..., in: text)
+            for p in patterns {
+                for m in p.matches(in: text, range: range) { raised[String(text[Range(m.range(at: 1), in: text)!]), default: file] = file }
+            }
+            if file.hasSuffix("Error.swift") || file.hasSuffix("FailureReason.swift") {
+                for m in errorConstant.matches(in: text, range: range) where !text[Range(m.range(at: 1), in: text)!].hasSuffix("WarningCode") {
+                    raised[String(text[Range(m.range(at: 2), in: text)!]), default: file] = file
+                }
+            }
+        }
+        let listed = Set((ErrorCatalog.reasons + ErrorCatalog.codes).map(\.code))
+        let missing = raised.keys.filter { !listed.contains($0) && !$0.hasPrefix("TRANSCODE_") }.sorted()
+        #expect(raised.count > 60, "the scan found \(raised.count) codes")
+        #expect(missing.isEmpty, "raised but not in ErrorCatalog: \(missing.map { "\($0) (\(raised[$0]!))" })")
+    }
+}
