@@ -90,18 +90,19 @@ let package = Package(
                           swiftSettings: strict)
     } + [
 
-        // Tests.
-        .testTarget(name: "SceneModelTests", dependencies: ["SceneModel"], swiftSettings: strict),
-        .testTarget(name: "USDParseTests", dependencies: ["USDParse", "SceneModel"], swiftSettings: strict),
-        .testTarget(name: "LayeringTests", dependencies: ["Layering", "SceneModel", "USDParse"], swiftSettings: strict),
-        .testTarget(name: "GLBWriterTests", dependencies: ["GLBWriter", "SceneModel"], swiftSettings: strict),
-        .testTarget(name: "ThumbnailerTests", dependencies: ["Thumbnailer", "SceneModel", "USDParse"], swiftSettings: strict),
+        // Tests. TestSupport: the paths and the binary locator every test target shares.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "SceneModelTests", dependencies: ["TestSupport", "SceneModel"], swiftSettings: strict),
+        .testTarget(name: "USDParseTests", dependencies: ["TestSupport", "USDParse", "SceneModel"], swiftSettings: strict),
+        .testTarget(name: "LayeringTests", dependencies: ["TestSupport", "Layering", "SceneModel", "USDParse"], swiftSettings: strict),
+        .testTarget(name: "GLBWriterTests", dependencies: ["TestSupport", "GLBWriter", "SceneModel"], swiftSettings: strict),
+        .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "Thumbnailer", "SceneModel", "USDParse"], swiftSettings: strict),
         .testTarget(
             name: "TranscodeWorkerTests",
-            dependencies: ["TranscodeWorker", "WorkerRuntime", "PGQueue", "ObjectStorage", "WorkerHTTP", "JSONCore",
+            dependencies: ["TestSupport", "TranscodeWorker", "WorkerRuntime", "PGQueue", "ObjectStorage", "WorkerHTTP", "JSONCore",
                            "USDParse", "SceneModel", "Thumbnailer"],
             swiftSettings: strict),
-        .testTarget(name: "ManifestTests", dependencies: ["Manifest", "SceneModel"], exclude: ["Fixtures"], swiftSettings: strict),
-        .testTarget(name: "FuzzHarnessTests", dependencies: ["FuzzHarness"], swiftSettings: strict),
+        .testTarget(name: "ManifestTests", dependencies: ["TestSupport", "Manifest", "SceneModel"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "FuzzHarnessTests", dependencies: ["TestSupport", "FuzzHarness"], swiftSettings: strict),
     ]
 )

@@ -1,13 +1,13 @@
 import Foundation
 import Testing
 import FuzzHarness
+import TestSupport
 
 /// Replays every input the fuzzers found (`Tests/Fixtures/fuzz/<target>/`) through the same
 /// target body the fuzz binaries run: each must return, with a typed error or a result.
 @Suite struct FuzzFixtureTests {
     /// The package root (this file is `<root>/Tests/FuzzHarnessTests/FuzzFixtureTests.swift`).
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = TestPaths.packageRoot
     static let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures/fuzz")
 
     /// `target/file` of every fixture.

@@ -4,11 +4,11 @@ import Testing
 import USDParse
 
 @testable import Layering
+import TestSupport
 
 /// Locations of the shared corpus (never copied into the repository) and the project's samples.
 enum TestFiles {
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot: URL = TestPaths.packageRoot
 
     /// `../shared/corpus/roomplan`, when present beside the checkout.
     static let corpus: String? = {

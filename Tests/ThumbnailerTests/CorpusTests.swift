@@ -3,13 +3,13 @@ import SceneModel
 import Testing
 import USDParse
 @testable import Thumbnailer
+import TestSupport
 
 /// Every sample and every valid corpus file renders its hero and plan without non-finite colours
 /// and without empty frames. The corpus lives beside the checkout (`../shared/corpus`); without
 /// it those cases are skipped.
 struct CorpusTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let packageRoot = TestPaths.packageRoot
     static let corpus = packageRoot.appendingPathComponent("../shared/corpus").standardizedFileURL
     static var corpusAvailable: Bool {
         FileManager.default.fileExists(atPath: corpus.appendingPathComponent("usd").path)

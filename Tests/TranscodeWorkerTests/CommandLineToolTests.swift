@@ -7,21 +7,14 @@ import Testing
 @testable import PGQueue
 @testable import WorkerHTTP
 @testable import WorkerRuntime
+import TestSupport
 
 /// The `transcode-worker` executable, run as a child process the way scripts run it.
 @Suite struct CommandLineToolTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let packageRoot = TestPaths.packageRoot
 
     /// The executable built beside the test bundle.
-    static let binary: String? = {
-        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [dir, dir.deletingLastPathComponent()] {
-            let p = candidate.appendingPathComponent("transcode-worker").path
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return nil
-    }()
+    static let binary: String? = TestPaths.workerBinary
 
     struct Run {
         var status: Int32

@@ -9,13 +9,13 @@ import USDParse
 @testable import PGQueue
 @testable import WorkerHTTP
 @testable import WorkerRuntime
+import TestSupport
 
 /// The conversion pipeline on the project's samples: every sample converts, outputs are
 /// deterministic, RoomPlan identity reaches the `.glb` and the manifest, redacted textures replace
 /// the originals everywhere, and failures carry typed codes.
 @Suite struct ConvertTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let root = TestPaths.packageRoot
 
     static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
 

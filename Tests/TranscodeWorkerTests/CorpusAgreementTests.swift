@@ -9,6 +9,7 @@ import USDParse
 @testable import PGQueue
 @testable import WorkerHTTP
 @testable import WorkerRuntime
+import TestSupport
 
 /// Every file of the shared corpus against usd-core's recorded answers
 /// (`USD_CORE_ANALYSIS.json`): files usd-core opens must open here with the same prim-type,
@@ -16,8 +17,7 @@ import USDParse
 /// refuses must end in a typed `USDParseError`.
 @Suite struct CorpusAgreementTests {
     static let corpus: String? = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus").path
+        let root = TestPaths.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus").path
         return FileManager.default.fileExists(atPath: root + "/USD_CORE_ANALYSIS.json") ? root : nil
     }()
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import TranscodeWorker
 @testable import JSONCore
 @testable import ObjectStorage
@@ -68,7 +69,7 @@ final class RawConnection {
 
 @Suite("HTTP server hardening: per-IP limit, cached readiness, independent liveness", .serialized)
 struct HTTPHardeningTests {
-    static let logger = JSONLogger(workerId: "http-hardening-test", minimum: .error)
+    static let logger = JSONLogger(workerId: "http-hardening-test", minimum: .error, fd: TestOutput.logFD)
 
     static func get(_ server: HTTPServer, _ path: String) throws -> HTTPResponse {
         try HTTPClient().send(HTTPRequest(method: "GET", url: server.url(path), timeout: 10))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import TranscodeWorker
 @testable import JSONCore
 @testable import ObjectStorage
@@ -40,7 +41,7 @@ final class FailingGetStore: ObjectStore, @unchecked Sendable {
 @Suite("Job runner robustness on real Postgres", .enabled(if: postgresConfigured))
 struct JobRunnerRobustnessTests {
     private func runner(_ f: JobFixture, storage: (any ObjectStore)? = nil, reportDeadline: Double) -> JobRunner {
-        JobRunner(config: f.config, storage: storage ?? f.recorder, logger: JSONLogger(workerId: f.config.workerId, minimum: .error),
+        JobRunner(config: f.config, storage: storage ?? f.recorder, logger: JSONLogger(workerId: f.config.workerId, minimum: .error, fd: TestOutput.logFD),
                   observer: nil, reportDeadlineSeconds: reportDeadline)
     }
 

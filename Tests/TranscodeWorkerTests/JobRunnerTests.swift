@@ -6,6 +6,7 @@ import Testing
 @testable import PGQueue
 @testable import WorkerHTTP
 @testable import WorkerRuntime
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -15,23 +16,16 @@ import Glibc
 /// temporary directory holding the RoomPlan sample, a worker configuration with short timings,
 /// and the child binary (`transcode-worker` built beside the test bundle).
 final class JobFixture: @unchecked Sendable {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let packageRoot = TestPaths.packageRoot
     static let sampleUSDZ = packageRoot.appendingPathComponent("samples/roomplan/parametric_two_sections.usdz").path
     static let sampleJSON = packageRoot.appendingPathComponent("samples/roomplan/parametric_two_sections.json").path
 
     /// The built `transcode-worker`, exported once as `TRANSCODE_WORKER_BINARY` (the tests run
     /// inside the test bundle, whose own executable has no `job-exec` command).
     static let workerBinary: String? = {
-        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for candidate in [dir, dir.deletingLastPathComponent(), dir.deletingLastPathComponent().deletingLastPathComponent()] {
-            let p = candidate.appendingPathComponent("transcode-worker").path
-            if FileManager.default.isExecutableFile(atPath: p) {
-                setenv(JobRunner.binaryVariable, p, 1)
-                return p
-            }
-        }
-        return nil
+        guard let p = TestPaths.workerBinary else { return nil }
+        setenv(JobRunner.binaryVariable, p, 1)
+        return p
     }()
 
     let db: TestDatabase
@@ -106,7 +100,7 @@ final class JobFixture: @unchecked Sendable {
     }
 
     func runner(logLevel: JSONLogger.Level = .warn) -> JobRunner {
-        JobRunner(config: config, storage: recorder, logger: JSONLogger(workerId: config.workerId, minimum: logLevel))
+        JobRunner(config: config, storage: recorder, logger: JSONLogger(workerId: config.workerId, minimum: logLevel, fd: TestOutput.logFD))
     }
 
     func row(_ version: String) throws -> PGRow {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+import TestSupport
 @testable import TranscodeWorker
 @testable import JSONCore
 @testable import ObjectStorage
@@ -30,7 +31,7 @@ struct OutputBucketTests {
 
     private func runner(_ f: JobFixture, outputs: OutputBucket) -> JobRunner {
         JobRunner(config: f.config, storage: f.recorder, outputStorage: outputs.recorder,
-                  logger: JSONLogger(workerId: f.config.workerId, minimum: .error))
+                  logger: JSONLogger(workerId: f.config.workerId, minimum: .error, fd: TestOutput.logFD))
     }
 
     @Test func outputsGoToTheirOwnBucketAndEveryRowNamesIt() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import TranscodeWorker
 @testable import JSONCore
 @testable import ObjectStorage
@@ -20,7 +21,7 @@ struct ReprocessCleanupTests {
         try storage.put(root + "room.json", bytes: json, contentType: "application/json")
         try f.store.submit(versionId: version, roomId: f.roomId, roomName: nil, usdzKey: root + "scan.usdz", jsonKey: root + "room.json")
         let collected = CollectedOutputs()
-        let runner = JobRunner(config: f.config, storage: storage, logger: JSONLogger(workerId: "tw-gc", minimum: .error)) { event in
+        let runner = JobRunner(config: f.config, storage: storage, logger: JSONLogger(workerId: "tw-gc", minimum: .error, fd: TestOutput.logFD)) { event in
             if case .outputsCollected(let o) = event { collected.add(o) }
         }
         var previous: [String] = []

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import TranscodeWorker
 @testable import JSONCore
 @testable import ObjectStorage
@@ -245,7 +246,7 @@ struct UploadSweepTests {
         config.rescueSeconds = 0.2
         config.pollSeconds = 0.2
         config.gcIntervalSeconds = 0
-        let daemon = WorkerDaemon(config: config, storage: world.storage, logger: JSONLogger(workerId: "tw-sweep", minimum: .error))
+        let daemon = WorkerDaemon(config: config, storage: world.storage, logger: JSONLogger(workerId: "tw-sweep", minimum: .error, fd: TestOutput.logFD))
         let exited = DispatchSemaphore(value: 0)
         Thread { _ = daemon.run(); exited.signal() }.start()
         let end = Date().addingTimeInterval(15)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import TranscodeWorker
 @testable import JSONCore
 @testable import ObjectStorage
@@ -27,7 +28,7 @@ struct WorkerAPITests {
             connection = try db.connect()
             let box = drain
             api = WorkerAPI(databaseURL: db.url, apiToken: token, metrics: metrics,
-                            logger: JSONLogger(workerId: "api-test", minimum: .error), isDraining: { box.value })
+                            logger: JSONLogger(workerId: "api-test", minimum: .error, fd: TestOutput.logFD), isDraining: { box.value })
             server = try HTTPServer(address: "127.0.0.1:0", handler: api.handle)
         }
 
@@ -98,7 +99,7 @@ struct WorkerAPITests {
 
     @Test func readyzReportsAnUnreachableDatabase() throws {
         let api = WorkerAPI(databaseURL: "postgresql://postgres@127.0.0.1:1/none", apiToken: nil, metrics: Metrics(),
-                            logger: JSONLogger(workerId: "api-test", minimum: .error), isDraining: { false })
+                            logger: JSONLogger(workerId: "api-test", minimum: .error, fd: TestOutput.logFD), isDraining: { false })
         let server = try HTTPServer(address: "127.0.0.1:0", handler: api.handle)
         defer { server.stop() }
         let r = try HTTPClient().send(HTTPRequest(method: "GET", url: server.url("/readyz"), timeout: 10))

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 @testable import USDParse
+import TestSupport
 
 /// Locates fixtures and the shared corpus, and reads crate bytes.
 enum CrateTestSupport {
     /// The package root (this file is `<root>/Tests/USDParseTests/CrateFixtureTests.swift`).
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = TestPaths.packageRoot
     static let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures/crate")
     static let corpus = packageRoot.appendingPathComponent("../shared/corpus").standardizedFileURL
 

@@ -3,13 +3,13 @@ import SceneModel
 import Testing
 
 @testable import USDParse
+import TestSupport
 
 /// The whole reader (container → layers → composition → scene) on damaged inputs: truncated and
 /// byte-flipped copies of fixtures must end in a typed `USDParseError` or a valid scene, never a
 /// crash, and truncated packages and crates must always be refused.
 @Suite struct PipelineRobustnessTests {
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    static let packageRoot = TestPaths.packageRoot
 
     static func fixture(_ relative: String) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: packageRoot.appendingPathComponent(relative)))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import USDParse
+import TestSupport
 
 /// Helpers shared by the USDA test suites.
 enum USDATest {
@@ -43,8 +44,7 @@ enum USDATest {
     }
 
     /// Package root (`/work/main`) from this file's path.
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot: URL = TestPaths.packageRoot
 
     /// `../shared/corpus` next to the package, when present.
     static let corpus: URL = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")

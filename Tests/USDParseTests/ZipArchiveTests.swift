@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 @testable import USDParse
+import TestSupport
 
 /// Paths and loaders shared by the zip and package tests.
 enum ZipTestFiles {
     /// The package root (`…/Tests/USDParseTests/<file>` → three levels up).
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = TestPaths.packageRoot
     static let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures/zip")
     static let corpus = packageRoot.appendingPathComponent("../shared/corpus").standardizedFileURL
     static let corpusAvailable = FileManager.default.fileExists(

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,8 +25,7 @@ final class EdgeFunctionProcess: @unchecked Sendable {
     /// Flags that keep Deno off the network and away from project configuration.
     static let offlineFlags = ["--no-remote", "--no-npm", "--no-config", "--no-lock", "--no-prompt"]
 
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = TestPaths.packageRoot
     static let functionDirectory = packageRoot.appendingPathComponent("supabase/functions/transcode-done")
     static let harnessDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 

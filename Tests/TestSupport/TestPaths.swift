@@ -1,0 +1,39 @@
+import Foundation
+
+/// Where the test suites find the repository's files and the built binaries: one definition for
+/// every test target, found through this file's own path (so tests run from any directory).
+public enum TestPaths {
+    /// The package root (the directory holding `Package.swift`).
+    public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// `packageRoot` + `relative`, as a path.
+    public static func path(_ relative: String) -> String { packageRoot.appendingPathComponent(relative).path }
+
+    /// `Tests/Fixtures`, the fixtures our scripts generate.
+    public static let fixtures = packageRoot.appendingPathComponent("Tests/Fixtures")
+
+    /// `../shared/corpus` beside the repository: real inputs with usd-core's answers (absent on a
+    /// machine without the shared folder; the suites that need it say so).
+    public static let sharedCorpus = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+
+    /// The `transcode-worker` executable built beside the test bundle, or nil when it is not built.
+    public static let workerBinary: String? = {
+        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [dir, dir.deletingLastPathComponent(), dir.deletingLastPathComponent().deletingLastPathComponent()] {
+            let p = candidate.appendingPathComponent("transcode-worker").path
+            if FileManager.default.isExecutableFile(atPath: p) { return p }
+        }
+        return nil
+    }()
+}
+
+/// Where test loggers write: nowhere, so the test output shows the tests, unless
+/// `TRANSCODE_TEST_LOGS=1` asks for the worker's JSON lines on standard error.
+public enum TestOutput {
+    public static let logFD: Int32 = {
+        if ProcessInfo.processInfo.environment["TRANSCODE_TEST_LOGS"] == "1" { return 2 }
+        let fd = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        return fd >= 0 ? fd : 2
+    }()
+}
