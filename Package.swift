@@ -2,11 +2,11 @@
 // The CrowdRoom transcode worker: USDZ/USDC/USDA + RoomPlan JSON → layered .glb, manifest and thumbnails.
 //
 // Module rules (enforced by the dependency lists below, so a violation does not compile):
-//  1. Feature modules (USDParse, Layering, GLBWriter, Thumbnailer, Manifest) depend on SceneModel and
-//     their own C wrappers only; they never import each other. They parse, build and render bytes
-//     in memory: no IO, no logging.
+//  1. Feature modules (USDParse, Layering, GLBWriter, Thumbnailer, Manifest) depend on SceneModel,
+//     JSONCore (the one JSON value, writer and bounded reader) and their own C wrappers only; they
+//     never import each other. They parse, build and render bytes in memory: no IO, no logging.
 //  2. The runtime targets never import a feature module, so the daemon cannot parse untrusted bytes:
-//     JSONCore (leaf), ObjectStorage (storage backends, the HTTP client, SigV4; libcrypto), PGQueue
+//     JSONCore (leaf, shared with the features), ObjectStorage (storage backends, the HTTP client, SigV4; libcrypto), PGQueue
 //     (Postgres, schema, queue statements; libpq), WorkerHTTP (the HTTP server; libmicrohttpd) and
 //     WorkerRuntime (the daemon: claim loop, job attempts in the sandboxed child, heartbeat,
 //     completion, rescue, sweeps, metrics, API routes, configuration, JSON-lines logs).
@@ -51,14 +51,14 @@ let package = Package(
 
         // Feature modules.
         .target(name: "USDParse", dependencies: ["SceneModel", "CZlib", "CLZ4"], swiftSettings: strict),
-        .target(name: "Layering", dependencies: ["SceneModel"], swiftSettings: strict),
-        .target(name: "GLBWriter", dependencies: ["SceneModel"], swiftSettings: strict),
+        .target(name: "Layering", dependencies: ["SceneModel", "JSONCore"], swiftSettings: strict),
+        .target(name: "GLBWriter", dependencies: ["SceneModel", "JSONCore"], swiftSettings: strict),
         // The software rasteriser is always optimised: unoptimised, it is ~30× slower, and the
         // debug test suite renders every sample.
         .target(
             name: "Thumbnailer", dependencies: ["SceneModel", "CLibPNG", "CLibJPEG", "CLibWebP"],
             swiftSettings: strict + [.unsafeFlags(["-O"])]),
-        .target(name: "Manifest", dependencies: ["SceneModel"], swiftSettings: strict),
+        .target(name: "Manifest", dependencies: ["SceneModel", "JSONCore"], swiftSettings: strict),
 
         // The runtime: no feature module below this line imports any of them.
         .target(name: "JSONCore", swiftSettings: strict),
@@ -95,14 +95,14 @@ let package = Package(
         .testTarget(name: "SceneModelTests", dependencies: ["TestSupport", "SceneModel"], swiftSettings: strict),
         .testTarget(name: "USDParseTests", dependencies: ["TestSupport", "USDParse", "SceneModel"], swiftSettings: strict),
         .testTarget(name: "LayeringTests", dependencies: ["TestSupport", "Layering", "SceneModel", "USDParse"], swiftSettings: strict),
-        .testTarget(name: "GLBWriterTests", dependencies: ["TestSupport", "GLBWriter", "SceneModel"], swiftSettings: strict),
+        .testTarget(name: "GLBWriterTests", dependencies: ["TestSupport", "GLBWriter", "SceneModel", "JSONCore"], swiftSettings: strict),
         .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "Thumbnailer", "SceneModel", "USDParse"], swiftSettings: strict),
         .testTarget(
             name: "TranscodeWorkerTests",
             dependencies: ["TestSupport", "TranscodeWorker", "WorkerRuntime", "PGQueue", "ObjectStorage", "WorkerHTTP", "JSONCore",
                            "USDParse", "SceneModel", "Thumbnailer"],
             swiftSettings: strict),
-        .testTarget(name: "ManifestTests", dependencies: ["TestSupport", "Manifest", "SceneModel"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "ManifestTests", dependencies: ["TestSupport", "Manifest", "SceneModel", "JSONCore"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "FuzzHarnessTests", dependencies: ["TestSupport", "FuzzHarness"], swiftSettings: strict),
     ]
 )

@@ -21,7 +21,8 @@ BEGIN, END = "<!-- module-graph:begin -->", "<!-- module-graph:end -->"
 
 GROUPS = [
     ("features", "feature modules: bytes in, bytes out", ["SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "Manifest"]),
-    ("runtime", "runtime: never imports a feature module", ["JSONCore", "ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime"]),
+    ("leaf", "shared by features and runtime", ["JSONCore"]),
+    ("runtime", "runtime: never imports a feature module", ["ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime"]),
     ("composer", "composer", ["TranscodeWorker", "transcode-worker"]),
 ]
 

@@ -1,3 +1,5 @@
+import JSONCore
+
 /// One glTF buffer view: a byte range of the BIN chunk.
 struct BufferViewSpec: Equatable {
     var offset: Int

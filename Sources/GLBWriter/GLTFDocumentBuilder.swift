@@ -1,4 +1,5 @@
 import SceneModel
+import JSONCore
 
 /// Builds the whole `.glb` in three steps: measure (node plan, prepared meshes, materials, buffer
 /// layout), describe (the JSON document, complete because every size and bound is known), then
@@ -59,7 +60,7 @@ struct GLTFDocumentBuilder {
         var doc = JSONObjectBuilder()
         doc.set(
             "asset",
-            .object([
+            .members([
                 JSONMember("generator", .string(options.generator)),
                 JSONMember("version", .string("2.0")),
             ]))
@@ -77,9 +78,9 @@ struct GLTFDocumentBuilder {
         setNonEmpty(&doc, "accessors", accessors)
         setNonEmpty(&doc, "bufferViews", layout.json)
         if layout.paddedLength > 0 {
-            doc.set("buffers", .array([.object([JSONMember("byteLength", .int(layout.paddedLength))])]))
+            doc.set("buffers", .array([.members([JSONMember("byteLength", .int(layout.paddedLength))])]))
         }
-        let json = JSONWriter.serialize(doc.value)
+        let json = GLTFJSON.serialize(doc.value)
 
         // Write once.
         var repairedPerMesh = [Int](repeating: 0, count: prepared.count)

@@ -1,4 +1,5 @@
 import SceneModel
+import JSONCore
 
 /// An image to embed: the scene texture whose bytes are copied into the BIN chunk as-is.
 struct ImageEntry {
@@ -179,14 +180,14 @@ struct MaterialConverter {
         } else {
             texture = out.textures.count
             textureByPair[pair] = texture
-            out.textures.append(.object([JSONMember("sampler", .int(sampler)), JSONMember("source", .int(image))]))
+            out.textures.append(.members([JSONMember("sampler", .int(sampler)), JSONMember("source", .int(image))]))
         }
         var info = JSONObjectBuilder()
         info.set("index", .int(texture))
         if let scale { info.set(scale.0, .float(scale.1)) }
         if let t = ref.uvTransform, let ext = Self.textureTransform(t) {
             out.usesTextureTransform = true
-            info.set("extensions", .object([JSONMember("KHR_texture_transform", ext)]))
+            info.set("extensions", .members([JSONMember("KHR_texture_transform", ext)]))
         }
         return info.value
     }
@@ -246,7 +247,7 @@ struct MaterialConverter {
         let index = out.samplers.count
         samplerByWrap[key] = index
         out.samplers.append(
-            .object([
+            .members([
                 JSONMember("magFilter", .int(9729)), JSONMember("minFilter", .int(9987)),
                 JSONMember("wrapS", .int(key.wrapS)), JSONMember("wrapT", .int(key.wrapT)),
             ]))

@@ -1,4 +1,5 @@
 import SceneModel
+import JSONCore
 
 /// Buffer views of one prepared mesh (view index per stream; nil when the stream is not written).
 struct MeshViews {
@@ -160,8 +161,8 @@ enum MeshEncoder {
         for (i, p) in mesh.primitives.enumerated() {
             let indices = accessor(views.indices[i], p.shortIndices ? 5123 : 5125, p.indexCount, "SCALAR")
             primitives.append(
-                .object([
-                    JSONMember("attributes", .object(attributes)),
+                .members([
+                    JSONMember("attributes", .members(attributes)),
                     JSONMember("indices", .int(indices)),
                     JSONMember("material", .int(material(p.material))),
                 ]))

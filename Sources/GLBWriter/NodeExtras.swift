@@ -1,4 +1,5 @@
 import SceneModel
+import JSONCore
 
 /// The `extras` of layer and element nodes: `{"crowdroom": {...}}` with keys sorted by their UTF-8
 /// bytes, so the text is stable and easy to diff.
@@ -25,7 +26,7 @@ enum NodeExtras {
     static func element(_ element: RoomElement) -> JSONValue {
         let attributes = element.attributes.map { JSONMember($0.key, .string($0.value)) }
         var members = [
-            JSONMember("attributes", .object(sorted(attributes))),
+            JSONMember("attributes", .members(sorted(attributes))),
             JSONMember("category", .string(element.category)),
             JSONMember("geometry", .string(element.geometry.rawValue)),
             JSONMember("identifier", .string(element.identifier)),
@@ -42,7 +43,7 @@ enum NodeExtras {
     }
 
     private static func wrap(_ members: [JSONMember]) -> JSONValue {
-        .object([JSONMember("crowdroom", .object(sorted(members)))])
+        .members([JSONMember("crowdroom", .members(sorted(members)))])
     }
 
     /// Members ordered by the UTF-8 bytes of their keys (independent of Unicode collation).

@@ -1,4 +1,5 @@
 import SceneModel
+import JSONCore
 
 /// Where a written glTF mesh comes from.
 enum MeshSource {

@@ -1,77 +1,65 @@
-/// A JSON value with a deterministic serializer: object keys sorted, numbers in shortest
-/// round-trip form, no trailing whitespace. Used for every machine-readable CLI output.
+/// A JSON value, the one JSON type of the project: logs, events, the child protocol, reports,
+/// `layer_manifest.json` and the glTF document all build one and write it with `JSONWriter`.
+///
+/// Objects come in two forms: `object` (a dictionary; written with its keys sorted by Unicode
+/// scalar, so the bytes never depend on hashing) and `members` (written in the order given, for
+/// formats whose key order is part of the design, such as glTF). `float` is for values readers
+/// store as 32-bit floats: it is written in the shortest form that reads back as the same `Float`.
 public indirect enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
     case int(Int64)
     case double(Double)
+    case float(Float)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
+    case members([JSONMember])
 
-    /// Serialises; `pretty` indents with two spaces.
+    /// Compact (`pretty` false) or indented (`JSONWriter.Layout.indented`) text, non-finite numbers
+    /// as `null`, no trailing newline.
     public func serialized(pretty: Bool = false) -> String {
-        var out = ""
-        write(into: &out, pretty: pretty, indent: 0)
-        return out
+        String(decoding: JSONWriter.bytes(self, .init(layout: pretty ? .indented : .compact)), as: UTF8.self)
     }
 
-    private func write(into out: inout String, pretty: Bool, indent: Int) {
+    /// True for `null`, booleans and numbers: what the indented layout keeps on one line in arrays.
+    public var isScalar: Bool {
         switch self {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .int(let i): out += String(i)
-        case .double(let d):
-            if d.isFinite {
-                if d == d.rounded(), abs(d) < 1e15 { out += String(Int64(d)) } else { out += "\(d)" }
-            } else {
-                out += "null"
-            }
-        case .string(let s): JSONValue.writeString(s, into: &out)
-        case .array(let a):
-            if a.isEmpty { out += "[]"; return }
-            out += "["
-            for (i, v) in a.enumerated() {
-                if i > 0 { out += "," }
-                if pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
-                v.write(into: &out, pretty: pretty, indent: indent + 1)
-            }
-            if pretty { out += "\n" + String(repeating: "  ", count: indent) }
-            out += "]"
-        case .object(let o):
-            if o.isEmpty { out += "{}"; return }
-            out += "{"
-            for (i, k) in o.keys.sorted().enumerated() {
-                if i > 0 { out += "," }
-                if pretty { out += "\n" + String(repeating: "  ", count: indent + 1) }
-                JSONValue.writeString(k, into: &out)
-                out += pretty ? ": " : ":"
-                o[k]!.write(into: &out, pretty: pretty, indent: indent + 1)
-            }
-            if pretty { out += "\n" + String(repeating: "  ", count: indent) }
-            out += "}"
+        case .null, .bool, .int, .double, .float: return true
+        case .string, .array, .object, .members: return false
         }
     }
 
-    /// Appends `s` as a JSON string literal (quotes, escapes for `"`, `\\` and control characters).
+    /// Appends `s` as a JSON string literal (see `JSONWriter`'s string rules).
     public static func writeString(_ s: String, into out: inout String) {
-        out += "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if u.value < 0x20 {
-                    let hex = String(u.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(u)
-                }
-            }
-        }
-        out += "\""
+        var bytes: [UInt8] = []
+        JSONWriter.writeString(s, into: &bytes)
+        out += String(decoding: bytes, as: UTF8.self)
     }
+}
+
+/// One key/value pair of a `members` object.
+public struct JSONMember: Equatable, Sendable {
+    public var key: String
+    public var value: JSONValue
+
+    public init(_ key: String, _ value: JSONValue) {
+        self.key = key
+        self.value = value
+    }
+}
+
+/// Builds a `members` object fluently, skipping absent optionals.
+public struct JSONObjectBuilder: Sendable {
+    public private(set) var members: [JSONMember] = []
+
+    public init() {}
+
+    public mutating func set(_ key: String, _ value: JSONValue) { members.append(JSONMember(key, value)) }
+
+    public mutating func set(_ key: String, _ value: JSONValue?) {
+        if let value { members.append(JSONMember(key, value)) }
+    }
+
+    public var value: JSONValue { .members(members) }
 }

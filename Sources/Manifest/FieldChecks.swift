@@ -1,4 +1,5 @@
 import SceneModel
+import JSONCore
 
 /// Checks of input values against the forms the schema allows. Each returns the value as it
 /// will be written (hashes in lower case) or throws `ManifestError` naming the field.

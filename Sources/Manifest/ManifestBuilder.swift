@@ -1,4 +1,5 @@
 import SceneModel
+import JSONCore
 
 /// Builds `layer_manifest.json`: the document that tells the web editor and the apps what is in the
 /// layered `.glb` (layers, elements by RoomPlan identifier, glTF node indices, bounds), how the room
@@ -28,7 +29,7 @@ public enum ManifestBuilder {
     ///   is not 64 hex digits, an unknown thumbnail kind, an index out of range, a non-finite
     ///   transform, a duplicate identifier, …).
     public static func build(_ input: ManifestInput) throws -> [UInt8] {
-        JSONWriter.serialize(try document(input))
+        ManifestJSON.serialize(try document(input))
     }
 
     /// The manifest as a JSON tree (the bytes before serialisation).
@@ -61,7 +62,7 @@ public enum ManifestBuilder {
             "inputs": .array(try inputs(input.inputs)),
             "units": .object([
                 "source_up_axis": .string(metadata.sourceUpAxis.rawValue),
-                "source_meters_per_unit": .number(metadata.sourceMetersPerUnit),
+                "source_meters_per_unit": .double(metadata.sourceMetersPerUnit),
                 "output": .string(outputUnits),
             ]),
             "glb": .object([
@@ -139,8 +140,8 @@ public enum ManifestBuilder {
         let fov = ManifestNumbers.measure(c.fovDegrees)
         let ortho = ManifestNumbers.measure(c.orthoHalfExtent)
         switch (fov, ortho) {
-        case (.number(let f), .null) where f > 0 && f < 180: break
-        case (.null, .number(let h)) where h > 0: break
+        case (.double(let f), .null) where f > 0 && f < 180: break
+        case (.null, .double(let h)) where h > 0: break
         default:
             throw ManifestError.invalidValue(
                 field: field, value: "fov_degrees \(String(describing: c.fovDegrees)), "

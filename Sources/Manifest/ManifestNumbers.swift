@@ -1,4 +1,5 @@
 import SceneModel
+import JSONCore
 
 /// The manifest's number policy: every real-valued measurement (bounds, transforms, dimensions,
 /// corners, centres, metrics, ratios, camera parameters) is rounded to `decimalPlaces` decimal
@@ -26,17 +27,17 @@ enum ManifestNumbers {
     /// A rounded number, or `null` when `x` is nil or not finite.
     static func measure(_ x: Double?) -> JSONValue {
         guard let x, x.isFinite else { return .null }
-        return .number(round(x))
+        return .double(round(x))
     }
 
     /// `[x, y, z]`, rounded. The caller checks finiteness first.
     static func vector(_ v: SIMD3<Double>) -> JSONValue {
-        .array([.number(round(v.x)), .number(round(v.y)), .number(round(v.z))])
+        .array([.double(round(v.x)), .double(round(v.y)), .double(round(v.z))])
     }
 
     /// The 16 column-major elements, rounded.
     static func matrix(_ m: Matrix4) -> JSONValue {
-        .array(m.m.map { .number(round($0)) })
+        .array(m.m.map { .double(round($0)) })
     }
 
     /// `{"min": [x, y, z], "max": [x, y, z]}`, or `null` for an empty box.

@@ -1,4 +1,5 @@
 import SceneModel
+import JSONCore
 
 /// The room part of the manifest, built from a `LayeredScene`: `layers`, `elements`, `sections`,
 /// `stories`, `metrics`, `quality` and `source`. Checks the scene's indices and values on the way.
@@ -151,7 +152,7 @@ struct RoomContent {
 
     private func qualityObject(_ q: QualityGrade) throws -> JSONValue {
         let share = ManifestNumbers.measure(q.highConfidenceWallShare)
-        if case .number(let s) = share, !(0...1).contains(s) {
+        if case .double(let s) = share, !(0...1).contains(s) {
             throw ManifestError.invalidValue(
                 field: "quality.high_confidence_wall_share", value: String(s), expected: "a share in 0…1")
         }

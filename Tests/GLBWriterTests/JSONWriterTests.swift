@@ -1,10 +1,11 @@
 import Foundation
+import JSONCore
 import Testing
 
 @testable import GLBWriter
 
 @Suite struct JSONWriterTests {
-    func text(_ v: JSONValue) -> String { String(decoding: JSONWriter.serialize(v), as: UTF8.self) }
+    func text(_ v: JSONValue) -> String { String(decoding: GLTFJSON.serialize(v), as: UTF8.self) }
 
     @Test func numbersUseShortestRoundTripText() {
         #expect(text(.double(1)) == "1")
@@ -24,7 +25,7 @@ import Testing
 
     @Test func numbersParseAsJSON() throws {
         let v = JSONValue.array([.double(1e-5), .double(1e300), .float(3.4e38), .double(-0.5)])
-        let parsed = try JSONSerialization.jsonObject(with: Data(JSONWriter.serialize(v))) as? [Any]
+        let parsed = try JSONSerialization.jsonObject(with: Data(GLTFJSON.serialize(v))) as? [Any]
         let values = parsed?.compactMap(double) ?? []
         #expect(values.count == 4 && values[0] == 1e-5 && values[1] == 1e300 && values[3] == -0.5)
         #expect(Float(values[2]) == Float(3.4e38), "a float's shortest text reads back as the same float")
@@ -39,7 +40,7 @@ import Testing
     }
 
     @Test func objectsKeepTheirMemberOrder() {
-        let v = JSONValue.object([JSONMember("z", .int(1)), JSONMember("a", .bool(false)), JSONMember("m", .null)])
+        let v = JSONValue.members([JSONMember("z", .int(1)), JSONMember("a", .bool(false)), JSONMember("m", .null)])
         #expect(text(v) == "{\"z\":1,\"a\":false,\"m\":null}")
     }
 }

@@ -1,18 +1,19 @@
+import JSONCore
 import Testing
 @testable import Manifest
 
 @Suite struct JSONWriterTests {
-    func text(_ value: JSONValue) -> String { String(decoding: JSONWriter.serialize(value), as: UTF8.self) }
+    func text(_ value: JSONValue) -> String { String(decoding: ManifestJSON.serialize(value), as: UTF8.self) }
 
     @Test func stringsEscapeQuotesBackslashAndControlCharactersAndKeepUnicode() throws {
         let original = "a\"b\\c/\n\t\r\u{08}\u{0C}\u{00}\u{01}\u{1F}\u{7F} é 😀 ×"
         let written = text(.string(original))
-        #expect(written == "\"a\\\"b\\\\c/\\n\\t\\r\\b\\f\\u0000\\u0001\\u001f\u{7F} é 😀 ×\"\n")
+        #expect(written == "\"a\\\"b\\\\c/\\n\\t\\r\\u0008\\u000c\\u0000\\u0001\\u001f\u{7F} é 😀 ×\"\n")
         #expect(try JSONDocument.parse(written) == .string(original))
     }
 
     @Test func nonASCIIIsRawUTF8() {
-        let bytes = JSONWriter.serialize(.string("é"))
+        let bytes = ManifestJSON.serialize(.string("é"))
         #expect(bytes == [0x22, 0xC3, 0xA9, 0x22, 0x0A])
     }
 
@@ -55,12 +56,12 @@ import Testing
     }
 
     @Test func nonFiniteNumbersBecomeNull() {
-        #expect(text(.array([.number(.nan), .number(.infinity), .number(-.infinity), .int(-3)])) == "[null, null, null, -3]\n")
+        #expect(text(.array([.double(.nan), .double(.infinity), .double(-.infinity), .int(-3)])) == "[null, null, null, -3]\n")
     }
 
     @Test func scalarArraysStayOnOneLineOthersAreIndented() {
         let value = JSONValue.object([
-            "v": .array([.number(1), .int(0), .null, .bool(true)]),
+            "v": .array([.double(1), .int(0), .null, .bool(true)]),
             "s": .array([.string("x")]),
             "n": .array([.array([.int(1), .int(2)])]),
             "e": .array([]), "o": .object([:]),

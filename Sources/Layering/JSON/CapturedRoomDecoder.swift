@@ -1,4 +1,5 @@
 import SceneModel
+import JSONCore
 
 /// Decodes RoomPlan `CapturedRoom` JSON (Swift `JSONEncoder` output) into `CapturedRoom`.
 ///
@@ -85,7 +86,13 @@ public enum CapturedRoomDecoder {
         let readerLimits = JSONReader.Limits(
             maxDepth: min(max(limits.maxDepth, 1), 512), maxValues: max(limits.maxValues, 1),
             maxStringBytes: max(limits.maxStringBytes, 0), maxNumberLength: max(limits.maxNumberLength, 1))
-        let root = try JSONReader.parse(bytes, limits: readerLimits, skipTopLevelKeys: ["coreModel"])
+        let root: ParsedJSON
+        do {
+            root = try JSONReader.parse(bytes, limits: readerLimits, skipTopLevelKeys: ["coreModel"])
+        } catch {
+            throw LayeringError(code: error.kind == .syntax ? LayeringError.jsonInvalid : LayeringError.limitExceeded,
+                                message: error.message, jsonPath: error.path)
+        }
         var mapper = RoomJSONMapper(limits: limits)
         let room = try mapper.room(JSONField(value: root, path: "$"))
         return (room, mapper.warnings)

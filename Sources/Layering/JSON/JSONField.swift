@@ -1,6 +1,8 @@
+import JSONCore
+
 /// A value with its JSON path, for errors.
 struct JSONField {
-    var value: JSONValue
+    var value: ParsedJSON
     var path: String
 
     /// The member `key`; nil when absent or `null`.
@@ -10,18 +12,18 @@ struct JSONField {
         return JSONField(value: v, path: path == "$" ? key : path + "." + key)
     }
 
-    func item(_ i: Int, _ v: JSONValue) -> JSONField {
+    func item(_ i: Int, _ v: ParsedJSON) -> JSONField {
         JSONField(value: v, path: (path == "$" ? "" : path) + "[\(i)]")
     }
 
     func invalid(_ message: String) -> LayeringError { LayeringError.invalid(message, at: path) }
 
-    func object() throws -> [JSONMember] {
+    func object() throws -> [ParsedJSONMember] {
         guard case .object(let m) = value else { throw invalid("expected an object, found \(value.typeName)") }
         return m
     }
 
-    func array(max: Int, limitName: String) throws -> [JSONValue] {
+    func array(max: Int, limitName: String) throws -> [ParsedJSON] {
         guard case .array(let a) = value else { throw invalid("expected an array, found \(value.typeName)") }
         guard a.count <= max else {
             throw LayeringError.limit("\(a.count) items; the limit is \(max) (\(limitName))", at: path)

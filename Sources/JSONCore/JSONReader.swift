@@ -1,17 +1,25 @@
 /// A small, bounded JSON parser over bytes (RFC 8259), written for untrusted uploads:
 /// - total input size is checked by the caller; nesting depth, number of values, string length and
 ///   number length are capped, so memory and recursion are bounded;
-/// - every failure is a `LayeringError` carrying the JSON path where parsing stopped
+/// - every failure is a `JSONReadError` (syntax or limit) carrying the JSON path where parsing stopped
 ///   (`walls[2].transform[7]`);
 /// - string values of selected top-level keys (RoomPlan's base64 `coreModel`) are scanned for
 ///   syntax only and never decoded;
 /// - nothing traps: all indices are checked and no arithmetic can overflow at the enforced limits.
-struct JSONReader {
-    struct Limits: Sendable {
-        var maxDepth: Int
-        var maxValues: Int
-        var maxStringBytes: Int
-        var maxNumberLength: Int
+public struct JSONReader {
+    /// The caps a document is parsed under (counts; bytes for strings; characters for numbers).
+    public struct Limits: Sendable {
+        public var maxDepth: Int
+        public var maxValues: Int
+        public var maxStringBytes: Int
+        public var maxNumberLength: Int
+
+        public init(maxDepth: Int, maxValues: Int, maxStringBytes: Int, maxNumberLength: Int) {
+            self.maxDepth = maxDepth
+            self.maxValues = maxValues
+            self.maxStringBytes = maxStringBytes
+            self.maxNumberLength = maxNumberLength
+        }
     }
 
     private let bytes: [UInt8]
@@ -28,11 +36,11 @@ struct JSONReader {
     }
 
     /// Parses one JSON document (an optional UTF-8 byte order mark, one value, whitespace).
-    static func parse(_ bytes: [UInt8], limits: Limits, skipTopLevelKeys: Set<String> = []) throws -> JSONValue {
+    public static func parse(_ bytes: [UInt8], limits: Limits, skipTopLevelKeys: Set<String> = []) throws(JSONReadError) -> ParsedJSON {
         var reader = JSONReader(bytes: bytes, limits: limits, skipTopLevelKeys: skipTopLevelKeys)
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { reader.pos = 3 }
         reader.skipWhitespace()
-        guard reader.pos < bytes.count else { throw LayeringError.invalid("empty document", at: "$") }
+        guard reader.pos < bytes.count else { throw JSONReadError.syntax("empty document", at: "$") }
         let value = try reader.parseValue(depth: 0)
         reader.skipWhitespace()
         if reader.pos < bytes.count {
@@ -45,8 +53,8 @@ struct JSONReader {
 
     private func currentPath() -> String { JSONPathComponent.render(path) }
 
-    private func syntax(_ message: String) -> LayeringError {
-        LayeringError.invalid("\(message) (byte offset \(pos))", at: currentPath())
+    private func syntax(_ message: String) -> JSONReadError {
+        JSONReadError.syntax("\(message) (byte offset \(pos))", at: currentPath())
     }
 
     private func describeByte(_ i: Int) -> String {
@@ -57,10 +65,10 @@ struct JSONReader {
         return "byte 0x" + (hex.count < 2 ? "0" + hex : hex)
     }
 
-    private mutating func countValue() throws {
+    private mutating func countValue() throws(JSONReadError) {
         values += 1
         if values > limits.maxValues {
-            throw LayeringError.limit("more than \(limits.maxValues) JSON values (maxValues)", at: currentPath())
+            throw JSONReadError.limit("more than \(limits.maxValues) JSON values (maxValues)", at: currentPath())
         }
     }
 
@@ -74,7 +82,7 @@ struct JSONReader {
         }
     }
 
-    private mutating func parseValue(depth: Int) throws -> JSONValue {
+    private mutating func parseValue(depth: Int) throws(JSONReadError) -> ParsedJSON {
         guard pos < bytes.count else { throw syntax("unexpected end of input, expected a value") }
         try countValue()
         switch bytes[pos] {
@@ -89,7 +97,7 @@ struct JSONReader {
         }
     }
 
-    private mutating func literal(_ word: String) throws {
+    private mutating func literal(_ word: String) throws(JSONReadError) {
         var n = 0
         for b in word.utf8 {
             guard pos + n < bytes.count else { throw syntax("unexpected end of input in a literal") }
@@ -99,16 +107,16 @@ struct JSONReader {
         pos += n
     }
 
-    private mutating func enter(depth: Int) throws {
+    private mutating func enter(depth: Int) throws(JSONReadError) {
         if depth > limits.maxDepth {
-            throw LayeringError.limit("nesting deeper than \(limits.maxDepth) (maxDepth)", at: currentPath())
+            throw JSONReadError.limit("nesting deeper than \(limits.maxDepth) (maxDepth)", at: currentPath())
         }
     }
 
-    private mutating func parseObject(depth: Int) throws -> JSONValue {
+    private mutating func parseObject(depth: Int) throws(JSONReadError) -> ParsedJSON {
         try enter(depth: depth)
         pos += 1  // {
-        var members: [JSONMember] = []
+        var members: [ParsedJSONMember] = []
         skipWhitespace()
         if pos < bytes.count, bytes[pos] == UInt8(ascii: "}") {
             pos += 1
@@ -125,14 +133,14 @@ struct JSONReader {
             pos += 1
             skipWhitespace()
             path.append(.key(key))
-            let value: JSONValue
+            let value: ParsedJSON
             if depth == 1, skipTopLevelKeys.contains(key), pos < bytes.count, bytes[pos] == UInt8(ascii: "\"") {
                 try countValue()
                 value = .skipped(byteCount: try skipString())
             } else {
                 value = try parseValue(depth: depth)
             }
-            members.append(JSONMember(key: key, value: value))
+            members.append(ParsedJSONMember(key: key, value: value))
             skipWhitespace()
             guard pos < bytes.count else { throw syntax("unexpected end of input in an object") }
             let separator = bytes[pos]
@@ -145,10 +153,10 @@ struct JSONReader {
         }
     }
 
-    private mutating func parseArray(depth: Int) throws -> JSONValue {
+    private mutating func parseArray(depth: Int) throws(JSONReadError) -> ParsedJSON {
         try enter(depth: depth)
         pos += 1  // [
-        var items: [JSONValue] = []
+        var items: [ParsedJSON] = []
         skipWhitespace()
         if pos < bytes.count, bytes[pos] == UInt8(ascii: "]") {
             pos += 1
@@ -172,7 +180,7 @@ struct JSONReader {
     }
 
     /// Scans a string without decoding it; returns its length in bytes (without quotes).
-    private mutating func skipString() throws -> Int {
+    private mutating func skipString() throws(JSONReadError) -> Int {
         pos += 1  // opening quote
         let start = pos
         while pos < bytes.count {
@@ -191,7 +199,7 @@ struct JSONReader {
         throw syntax("unexpected end of input in a string")
     }
 
-    private mutating func parseString() throws -> String {
+    private mutating func parseString() throws(JSONReadError) -> String {
         pos += 1  // opening quote
         let start = pos
         // Fast path: no escapes.
@@ -262,11 +270,11 @@ struct JSONReader {
         throw syntax("unexpected end of input in a string")
     }
 
-    private func stringTooLong() -> LayeringError {
-        LayeringError.limit("string longer than \(limits.maxStringBytes) bytes (maxStringBytes)", at: currentPath())
+    private func stringTooLong() -> JSONReadError {
+        JSONReadError.limit("string longer than \(limits.maxStringBytes) bytes (maxStringBytes)", at: currentPath())
     }
 
-    private mutating func hex4() throws -> UInt32 {
+    private mutating func hex4() throws(JSONReadError) -> UInt32 {
         guard pos + 4 <= bytes.count else { throw syntax("unexpected end of input in a \\u escape") }
         var v: UInt32 = 0
         for _ in 0..<4 {
@@ -285,7 +293,7 @@ struct JSONReader {
     }
 
     /// Validates the JSON number grammar and returns the token text.
-    private mutating func parseNumber() throws -> String {
+    private mutating func parseNumber() throws(JSONReadError) -> String {
         let start = pos
         func digits() -> Int {
             var n = 0
@@ -312,7 +320,7 @@ struct JSONReader {
             guard digits() > 0 else { throw syntax("invalid number: no exponent digits") }
         }
         if pos - start > limits.maxNumberLength {
-            throw LayeringError.limit(
+            throw JSONReadError.limit(
                 "number longer than \(limits.maxNumberLength) characters (maxNumberLength)", at: currentPath())
         }
         return String(decoding: bytes[start..<pos], as: UTF8.self)
