@@ -4,10 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 /// What the worker accepts from a job child's `done` report: a hostile child's tricks are refused
@@ -50,7 +47,7 @@ struct ChildOutputValidationTests {
 
         /// The reader with per-file and total caps.
         func outputs(file: Int = 1 << 20, total: Int = 2 << 20) throws(FailureReason) -> Outputs {
-            try Outputs(ws, maxFileBytes: file, maxTotalBytes: total, phase: "preview")
+            try Outputs(ws, maxFileBytes: file, maxTotalBytes: total, phase: .preview)
         }
 
         /// Validates the reported files; returns the failure (nil when accepted).
@@ -58,7 +55,7 @@ struct ChildOutputValidationTests {
             do {
                 let o = try outputs(file: file, total: total)
                 defer { o.close() }
-                try o.validate(files ?? self.files, phase: "preview")
+                try o.validate(files ?? self.files, phase: .preview)
                 return nil
             } catch {
                 return error
@@ -78,7 +75,7 @@ struct ChildOutputValidationTests {
         #expect(f.refusal() == nil)
         let o = try f.outputs()
         defer { o.close() }
-        #expect(try o.read("thumbs/hero.webp", phase: "uploading_outputs") == Array("RIFF-webp".utf8))
+        #expect(try o.read("thumbs/hero.webp", phase: .uploadingOutputs) == Array("RIFF-webp".utf8))
     }
 
     @Test("a symbolic link in out/ pointing outside is refused, as a file or a directory")
@@ -98,7 +95,7 @@ struct ChildOutputValidationTests {
         // Reading for upload refuses it the same way.
         let o = try g.outputs()
         defer { o.close() }
-        #expect(throws: FailureReason.self) { try o.read("thumbs/hero.webp", phase: "uploading_outputs") }
+        #expect(throws: FailureReason.self) { try o.read("thumbs/hero.webp", phase: .uploadingOutputs) }
     }
 
     @Test("out/ itself replaced by a link is refused")
@@ -152,7 +149,7 @@ struct ChildOutputValidationTests {
         // Read with a cap smaller than the file.
         let o = try f.outputs(file: 4096)
         defer { o.close() }
-        #expect(throws: FailureReason.self) { try o.read("model.glb", phase: "uploading_outputs") }
+        #expect(throws: FailureReason.self) { try o.read("model.glb", phase: .uploadingOutputs) }
     }
 
     @Test("names the pipeline does not write, and duplicates, are refused")

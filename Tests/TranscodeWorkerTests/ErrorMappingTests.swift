@@ -5,10 +5,7 @@ import Testing
 import USDParse
 
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
+@testable import WorkerRuntime
 @testable import WorkerRuntime
 
 /// Each module's error type becomes its own stable code in one place (`PipelineError.wrap`), and
@@ -46,5 +43,16 @@ import USDParse
         struct Unknown: Error {}
         let other = PipelineError.wrap(Unknown(), phase: "writing")
         #expect(other.code == "INTERNAL_ERROR" && !other.isInputError)
+    }
+
+    @Test func stepsAreTheContractsNamesAndPipelinePhasesFoldOntoThem() {
+        #expect(JobStep.allCases.map(\.rawValue)
+                == ["downloading", "parsing", "layering", "preview", "uploading_outputs", "completing", "rescue"])
+        let folded: [(String, JobStep)] = [("reading", .parsing), ("parsing", .parsing), ("layering", .layering), ("writing", .layering),
+                                           ("preview", .preview), ("manifest", .preview), ("report", .preview),
+                                           ("uploading_outputs", .uploadingOutputs), ("something else", .parsing)]
+        for (phase, step) in folded { #expect(JobStep(pipelinePhase: phase) == step, "\(phase)") }
+        let f = FailureReason.pipeline(code: "THUMB_WEBP_FAILED", message: "x", phase: "manifest", retryable: false)
+        #expect(f.step == .preview && f.phase == "preview")
     }
 }

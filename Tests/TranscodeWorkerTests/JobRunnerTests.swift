@@ -4,7 +4,6 @@ import Testing
 @testable import JSONCore
 @testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 import TestSupport
 
@@ -733,7 +732,7 @@ struct JobRunnerPieceTests {
         let forbidden = FailureReason.download(StorageError(code: StorageError.forbidden, message: "x"), what: "s")
         #expect(forbidden.reason == "SOURCE_DOWNLOAD_FAILED" && !forbidden.isRetryable)
         #expect(forbidden.message.hasPrefix("STORAGE_FORBIDDEN: "))
-        #expect(FailureReason(reason: "INTERNAL", message: String(repeating: "x", count: 900), phase: "p", isRetryable: true)
+        #expect(FailureReason(reason: "INTERNAL", message: String(repeating: "x", count: 900), phase: .parsing, isRetryable: true)
                     .message.count == 500)
     }
 }

@@ -48,7 +48,7 @@ public enum StorageConfinement {
         guard fine else {
             throw FailureReason(reason: FailureReason.sourceKeyRefused,
                                 message: "SOURCE_KEY_REFUSED: the \(what) key '\(String(key.prefix(200)))' is not below the version's prefix \(prefix)",
-                                phase: "downloading", isRetryable: false)
+                                phase: .downloading, isRetryable: false)
         }
     }
 
@@ -60,6 +60,6 @@ public enum StorageConfinement {
         throw FailureReason(reason: FailureReason.sourceKeyRefused,
                             message: "SOURCE_KEY_REFUSED: the version's source bucket '\(String(bucket.prefix(100)))' is not "
                                 + "'\(String(store.bucket.prefix(100)))', the bucket this worker reads sources from",
-                            phase: "downloading", isRetryable: false)
+                            phase: .downloading, isRetryable: false)
     }
 }

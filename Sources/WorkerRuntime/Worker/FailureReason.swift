@@ -54,14 +54,17 @@ public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible
     public var reason: String
     /// Safe to log and to show: the detailed code first, at most 500 characters, no local paths.
     public var message: String
-    /// `downloading`, `parsing`, `layering`, `preview`, `uploading_outputs`, `completing`.
-    public var phase: String
+    /// The step it happened in.
+    public var step: JobStep
+    /// `step`'s contract name: `downloading`, `parsing`, `layering`, `preview`,
+    /// `uploading_outputs`, `completing`.
+    public var phase: String { step.rawValue }
     public var isRetryable: Bool
 
-    public init(reason: String, message: String, phase: String, isRetryable: Bool) {
+    public init(reason: String, message: String, phase: JobStep, isRetryable: Bool) {
         self.reason = reason
         self.message = Self.clip(message)
-        self.phase = phase
+        self.step = phase
         self.isRetryable = isRetryable
     }
 
@@ -109,8 +112,8 @@ public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible
             return FailureReason(reason: `internal`, message: detail, phase: step, isRetryable: true)
         default:
             switch step {
-            case "parsing": return FailureReason(reason: usdzParseError, message: detail, phase: step, isRetryable: retryable)
-            case "preview": return FailureReason(reason: previewFailed, message: detail, phase: step, isRetryable: retryable)
+            case .parsing: return FailureReason(reason: usdzParseError, message: detail, phase: step, isRetryable: retryable)
+            case .preview: return FailureReason(reason: previewFailed, message: detail, phase: step, isRetryable: retryable)
             default: return FailureReason(reason: layeringFailed, message: detail, phase: step, isRetryable: retryable)
             }
         }
@@ -124,36 +127,28 @@ public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible
         let detail = "\(error.code): \(what): \(error.message)"
         switch error.code {
         case StorageError.notFound, StorageError.invalidKey:
-            return FailureReason(reason: sourceNotFound, message: detail, phase: "downloading", isRetryable: false)
+            return FailureReason(reason: sourceNotFound, message: detail, phase: .downloading, isRetryable: false)
         case StorageError.tooLarge:
-            return FailureReason(reason: fileTooLarge, message: detail, phase: "downloading", isRetryable: false)
+            return FailureReason(reason: fileTooLarge, message: detail, phase: .downloading, isRetryable: false)
         default:
-            return FailureReason(reason: sourceDownloadFailed, message: detail, phase: "downloading",
+            return FailureReason(reason: sourceDownloadFailed, message: detail, phase: .downloading,
                                  isRetryable: error.isRetryable)
         }
     }
 
     /// Any failure to store an output: always retryable.
     static func upload(_ error: StorageError) -> FailureReason {
-        FailureReason(reason: outputUploadFailed, message: "\(error.code): \(error.message)", phase: "uploading_outputs",
+        FailureReason(reason: outputUploadFailed, message: "\(error.code): \(error.message)", phase: .uploadingOutputs,
                       isRetryable: true)
     }
 
     /// A worker-side fault (child died, protocol broken, database refused a statement): retryable.
-    static func internalFault(_ message: String, phase: String) -> FailureReason {
+    static func internalFault(_ message: String, phase: JobStep) -> FailureReason {
         FailureReason(reason: `internal`, message: message, phase: phase, isRetryable: true)
     }
 
-    /// The pipeline's own phase names folded onto the contract's steps (`writing` belongs to
-    /// layering, `manifest` to preview, `reading` to parsing).
-    static func stepPhase(_ pipelinePhase: String) -> String {
-        switch pipelinePhase {
-        case "reading", "parsing": return "parsing"
-        case "layering", "writing": return "layering"
-        case "preview", "manifest": return "preview"
-        default: return pipelinePhase
-        }
-    }
+    /// The pipeline's own phase names folded onto the contract's steps (`JobStep(pipelinePhase:)`).
+    static func stepPhase(_ pipelinePhase: String) -> JobStep { JobStep(pipelinePhase: pipelinePhase) }
 
     static func clip(_ text: String) -> String {
         guard text.count > maxMessageCharacters else { return text }

@@ -26,7 +26,7 @@ extension JobAttempt {
             child = try ChildProcess(executable: runner.childExecutable, arguments: args,
                                      environment: JobRunner.childEnvironment(), sandbox: runner.childSandbox)
         } catch {
-            throw .failed(.internalFault(error.description, phase: "parsing"))
+            throw .failed(.internalFault(error.description, phase: .parsing))
         }
         let deadline = Clock.now() + UInt64(max(0.001, config.attemptTimeoutSeconds) * 1e9)
         let seen = ChildState()
@@ -95,25 +95,25 @@ extension JobAttempt {
     /// Checks the child's files and reads what the report needs from the manifest.
     func readReport(_ ws: JobWorkspace, files: [ChildMessage.File], summary: JSONValue) throws(Interruption) -> ChildReport {
         guard files.contains(where: { $0.path == "model.glb" }), files.contains(where: { $0.path == "layer_manifest.json" }) else {
-            throw .failed(.internalFault("CHILD_PROTOCOL: the child reported no model.glb or layer_manifest.json", phase: "preview"))
+            throw .failed(.internalFault("CHILD_PROTOCOL: the child reported no model.glb or layer_manifest.json", phase: .preview))
         }
         // Every reported file is checked before anything is uploaded (names, links, types, sizes).
         let limits = ChildOutputs.limits(config)
         do {
-            let outputs = try ChildOutputs(ws, maxFileBytes: limits.file, maxTotalBytes: limits.total, phase: "preview")
+            let outputs = try ChildOutputs(ws, maxFileBytes: limits.file, maxTotalBytes: limits.total, phase: .preview)
             defer { outputs.close() }
-            try outputs.validate(files, phase: "preview")
+            try outputs.validate(files, phase: .preview)
         } catch {
             throw .failed(error)
         }
         // What the report needs comes typed in the summary; the manifest is uploaded, never parsed.
         guard let result = ChildMessage.result(summary) else {
             throw .failed(.internalFault("CHILD_PROTOCOL: the child's summary lacks the manifest schema version, layers or thumbnails",
-                                         phase: "preview"))
+                                         phase: .preview))
         }
         let reported = Set(files.map(\.path))
         guard result.thumbnails.allSatisfy({ reported.contains($0.path) }) else {
-            throw .failed(.internalFault("CHILD_PROTOCOL: the summary names a thumbnail the child did not report", phase: "preview"))
+            throw .failed(.internalFault("CHILD_PROTOCOL: the summary names a thumbnail the child did not report", phase: .preview))
         }
         return ChildReport(files: files, phaseMilliseconds: ChildMessage.phaseMilliseconds(summary),
                            manifestSchemaVersion: result.manifestSchemaVersion, layerCount: result.layerCount,

@@ -41,7 +41,7 @@ extension JobAttempt {
 
         /// Opens `out/` of `workspace` (from its root descriptor, `O_NOFOLLOW`). Throws
         /// `CHILD_PROTOCOL` (permanent) when it is no longer a plain directory.
-        init(_ workspace: JobWorkspace, maxFileBytes: Int, maxTotalBytes: Int, phase: String) throws(FailureReason) {
+        init(_ workspace: JobWorkspace, maxFileBytes: Int, maxTotalBytes: Int, phase: JobStep) throws(FailureReason) {
             self.maxFileBytes = maxFileBytes
             self.maxTotalBytes = maxTotalBytes
             let fd = openat(workspace.rootFD, "out", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -65,7 +65,7 @@ extension JobAttempt {
 
         /// Checks every reported file before anything is uploaded: names, duplicates, sizes, and
         /// that each opens safely as a regular file of its reported size. Throws `CHILD_PROTOCOL`.
-        func validate(_ files: [ChildMessage.File], phase: String) throws(FailureReason) {
+        func validate(_ files: [ChildMessage.File], phase: JobStep) throws(FailureReason) {
             guard files.count <= Self.maxFiles else {
                 throw Self.violation("the child reported \(files.count) files; at most \(Self.maxFiles) are accepted", phase: phase)
             }
@@ -92,7 +92,7 @@ extension JobAttempt {
         /// The bytes of the output `path` (at most `maxBytes`, capped by `maxFileBytes`), opened
         /// as `validate` does. Throws `CHILD_PROTOCOL` (permanent for a violation, retryable when
         /// the file cannot be read).
-        func read(_ path: String, maxBytes: Int? = nil, phase: String) throws(FailureReason) -> [UInt8] {
+        func read(_ path: String, maxBytes: Int? = nil, phase: JobStep) throws(FailureReason) -> [UInt8] {
             try Self.checkPath(path, phase: phase)
             let cap = min(maxBytes ?? maxFileBytes, maxFileBytes)
             let (fd, size) = try open(path, maxBytes: cap, phase: phase)
@@ -118,7 +118,7 @@ extension JobAttempt {
         }
 
         /// Refuses a path that is not a plain relative path of an allowed name.
-        static func checkPath(_ path: String, phase: String) throws(FailureReason) {
+        static func checkPath(_ path: String, phase: JobStep) throws(FailureReason) {
             let parts = path.split(separator: "/", omittingEmptySubsequences: false)
             guard !path.isEmpty, !path.hasPrefix("/"), !path.utf8.contains(0),
                   !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
@@ -131,7 +131,7 @@ extension JobAttempt {
 
         /// Opens `path` below `out/` with `O_NOFOLLOW` at every component; returns the
         /// descriptor and size of a regular, singly linked file of at most `maxBytes`.
-        private func open(_ path: String, maxBytes: Int, phase: String) throws(FailureReason) -> (Int32, Int) {
+        private func open(_ path: String, maxBytes: Int, phase: JobStep) throws(FailureReason) -> (Int32, Int) {
             let parts = path.split(separator: "/").map(String.init)
             var dir = outFD
             defer { if dir != outFD { Glibc.close(dir) } }
@@ -163,7 +163,7 @@ extension JobAttempt {
         /// The failure for `openat(dir, name)` failing with `e` (a link is named as such, for
         /// the message only: the refusal came from `O_NOFOLLOW`).
         private static func openFailure(_ path: String, _ e: Int32, in dir: Int32, _ name: String,
-                                        phase: String) -> FailureReason {
+                                        phase: JobStep) -> FailureReason {
             var info = stat()
             if e == ELOOP || e == ENOTDIR, fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0,
                info.st_mode & S_IFMT == S_IFLNK {
@@ -177,11 +177,11 @@ extension JobAttempt {
             }
         }
 
-        static func violation(_ what: String, phase: String) -> FailureReason {
+        static func violation(_ what: String, phase: JobStep) -> FailureReason {
             FailureReason(reason: FailureReason.`internal`, message: "\(code): \(what)", phase: phase, isRetryable: false)
         }
 
-        private static func unreadable(_ path: String, _ e: Int32, phase: String) -> FailureReason {
+        private static func unreadable(_ path: String, _ e: Int32, phase: JobStep) -> FailureReason {
             .internalFault("\(code): cannot read the output \(path): \(String(cString: strerror(e)))", phase: phase)
         }
 

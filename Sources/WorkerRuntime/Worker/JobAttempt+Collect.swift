@@ -37,6 +37,6 @@ extension JobAttempt {
         guard !missing.isEmpty else { return nil }
         return FailureReason(reason: FailureReason.previewFailed,
                              message: "PREVIEW_MISSING: no \(missing.joined(separator: " or ")) image (the scan has nothing to draw)",
-                             phase: "preview", isRetryable: false)
+                             phase: .preview, isRetryable: false)
     }
 }

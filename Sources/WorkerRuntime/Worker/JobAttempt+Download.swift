@@ -27,13 +27,13 @@ extension JobAttempt {
     /// (`REDACTION_INVALID`). Every row, with or without a replacement, counts as one redacted area
     /// of its texture; the counts go to the child as `in/redaction_regions.json`.
     func download(_ ws: JobWorkspace) throws(Interruption) -> Inputs {
-        enter("downloading")
+        enter(.downloading)
         let t0 = Clock.now()
         defer { timings["download"] = Clock.ms(t0, Clock.now()) }
         var inputs = Inputs(usd: nil, json: nil, redactions: 0)
         guard job.sourceUSDZPath != nil || job.sourceJSONPath != nil else {
             throw .failed(FailureReason(reason: FailureReason.sourceNotFound, message: "SOURCE_MISSING: the version names no source file",
-                                        phase: "downloading", isRetryable: false))
+                                        phase: .downloading, isRetryable: false))
         }
         let prefix = StorageConfinement.prefix(config.sourcePrefixTemplate, roomId: job.roomId, versionId: job.versionId)
         func confined(_ key: String, _ what: String) throws(Interruption) {
@@ -47,7 +47,7 @@ extension JobAttempt {
         case .success(let r): rows = r
         case .failure(let e): throw .failed(FailureReason(reason: FailureReason.sourceDownloadFailed,
                                                             message: "\(e.code): cannot read the redactions: \(e.message)",
-                                                            phase: "downloading", isRetryable: true))
+                                                            phase: .downloading, isRetryable: true))
         }
         for row in rows { if let key = row.storageKey { try confined(key, "redacted texture") } }
         let listed: [String]
@@ -56,7 +56,7 @@ extension JobAttempt {
         } catch {
             throw .failed(FailureReason(reason: FailureReason.sourceDownloadFailed,
                                         message: "\(error.code): cannot list \(prefix)redacted/: \(error.message)",
-                                        phase: "downloading", isRetryable: error.isRetryable))
+                                        phase: .downloading, isRetryable: error.isRetryable))
         }
         var wanted: [(relative: String, key: String)] = []
         var seen: Set<String> = []
@@ -70,7 +70,7 @@ extension JobAttempt {
                 guard other == key else {
                     throw .failed(FailureReason(reason: FailureReason.redactionInvalid,
                                                 message: "REDACTION_INVALID: texture \(row.texturePath) has two replacements, \(other) and \(key)",
-                                                phase: "downloading", isRetryable: false))
+                                                phase: .downloading, isRetryable: false))
                 }
                 continue
             }
@@ -85,7 +85,7 @@ extension JobAttempt {
         guard wanted.count <= config.maxRedactions else {
             throw .failed(FailureReason(reason: FailureReason.redactionInvalid,
                                         message: "REDACTION_LIMIT_EXCEEDED: \(wanted.count) redacted textures, more than TRANSCODE_MAX_REDACTIONS (\(config.maxRedactions))",
-                                        phase: "downloading", isRetryable: false))
+                                        phase: .downloading, isRetryable: false))
         }
 
         if let key = job.sourceUSDZPath {
@@ -132,7 +132,7 @@ extension JobAttempt {
             if overBudget && error.code == StorageError.tooLarge {
                 throw .failed(FailureReason(reason: FailureReason.redactionInvalid,
                                             message: "REDACTION_LIMIT_EXCEEDED: the redacted textures exceed TRANSCODE_MAX_REDACTION_BYTES (\(config.maxRedactionBytes) bytes)",
-                                            phase: "downloading", isRetryable: false))
+                                            phase: .downloading, isRetryable: false))
             }
             throw .failed(FailureReason.download(error, what: what))
         }

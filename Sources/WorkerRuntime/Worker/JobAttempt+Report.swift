@@ -13,7 +13,7 @@ extension JobAttempt {
         beginReporting()
         // The terminal event comes from the finalize: no progress after it.
         progress.close()
-        enter("completing")
+        enter(.completing)
         let glbPath = job.outputPrefix + "model.glb"
         let manifestPath = job.outputPrefix + "layer_manifest.json"
         let glb = report.files.first { $0.path == "model.glb" }!
@@ -45,7 +45,7 @@ extension JobAttempt {
                 deleteOutputs(force: true)
                 let f = FailureReason(reason: FailureReason.completionRejected,
                                       message: "COMPLETION_REJECTED: transcode-done answered HTTP \(status)",
-                                      phase: "completing", isRetryable: true)
+                                      phase: .completing, isRetryable: true)
                 observer(.failure(f))
                 return retryOrFail(f, failInSQL: true)
             case .gaveUp(let lastError):

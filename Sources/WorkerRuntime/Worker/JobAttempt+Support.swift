@@ -36,21 +36,21 @@ extension JobAttempt {
     }
 
     /// A new step of the job (not a pipeline phase).
-    func enter(_ step: String) {
-        control.phase = step
-        logger.info("job phase", ids.merging(["phase": .string(step),
+    func enter(_ step: JobStep) {
+        control.phase = step.rawValue
+        logger.info("job phase", ids.merging(["phase": .string(step.rawValue),
                                               "elapsed_ms": .int(Int64(Clock.ms(started, Clock.now()).rounded()))]) { a, _ in a })
-        observer(.phase(step))
+        observer(.phase(step.rawValue))
     }
 
     /// A pipeline phase reported by the child.
     func pipelinePhase(_ phase: String) {
-        let step = FailureReason.stepPhase(phase)
-        guard ["parsing", "layering", "preview"].contains(step) else { return }
-        control.phase = step
+        let step = JobStep(pipelinePhase: phase)
+        guard [.parsing, .layering, .preview].contains(step) else { return }
+        control.phase = step.rawValue
         currentStep = step
-        heartbeat.setPhase(step)
-        progress.step(step, progress: Self.progressValue[phase] ?? 0)
+        heartbeat.setPhase(step.rawValue)
+        progress.step(step.rawValue, progress: Self.progressValue[phase] ?? 0)
         logger.info("job phase", ids.merging(["phase": .string(phase),
                                               "elapsed_ms": .int(Int64(Clock.ms(started, Clock.now()).rounded()))]) { a, _ in a })
         observer(.phase(phase))
@@ -131,7 +131,7 @@ extension JobAttempt {
     static func stepTimings(_ phases: [String: Double]) -> [String: Double] {
         var out: [String: Double] = [:]
         for (phase, ms) in phases {
-            out[FailureReason.stepPhase(phase), default: 0] += ms
+            out[JobStep(pipelinePhase: phase).rawValue, default: 0] += ms
         }
         return out
     }

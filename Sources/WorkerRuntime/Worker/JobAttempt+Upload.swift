@@ -11,12 +11,12 @@ import Glibc
 extension JobAttempt {
     func upload(_ ws: JobWorkspace, report: ChildReport) throws(Interruption) {
         try checkStop()
-        enter("uploading_outputs")
+        enter(.uploadingOutputs)
         // Renew the lease (and look for a cancel) before anything becomes visible.
         var sentAt = Clock.now()
         switch database("heartbeat", { (s) throws(DatabaseError) in
             sentAt = Clock.now()
-            return try s.heartbeat(job, leaseSeconds: config.leaseSeconds, phase: "uploading_outputs")
+            return try s.heartbeat(job, leaseSeconds: config.leaseSeconds, phase: JobStep.uploadingOutputs.rawValue)
         }) {
         case .success(.leaseLost), .failure:
             control.requestStop(.leaseLost)
@@ -34,7 +34,7 @@ extension JobAttempt {
         let limits = ChildOutputs.limits(config)
         let outputs: ChildOutputs
         do {
-            outputs = try ChildOutputs(ws, maxFileBytes: limits.file, maxTotalBytes: limits.total, phase: "uploading_outputs")
+            outputs = try ChildOutputs(ws, maxFileBytes: limits.file, maxTotalBytes: limits.total, phase: .uploadingOutputs)
         } catch {
             throw .failed(error)
         }
@@ -43,13 +43,13 @@ extension JobAttempt {
             try checkStop()
             let bytes: [UInt8]
             do {
-                bytes = try outputs.read(file.path, phase: "uploading_outputs")
+                bytes = try outputs.read(file.path, phase: .uploadingOutputs)
             } catch {
                 throw .failed(error)
             }
             guard bytes.count == file.bytes, Digest.hex(Digest.sha256(bytes)) == file.sha256 else {
                 throw .failed(.internalFault("CHILD_PROTOCOL: the output \(file.path) does not match its reported size or hash",
-                                             phase: "uploading_outputs"))
+                                             phase: .uploadingOutputs))
             }
             let key = job.outputPrefix + file.path
             do {

@@ -50,7 +50,7 @@ final class JobAttempt {
     var completionSent = false
     var timings: [String: Double] = [:]
     let started = Clock.now()
-    var currentStep = "parsing"
+    var currentStep = JobStep.parsing
 
     init(runner: JobRunner, job: ClaimedJob, control: JobControl) {
         self.runner = runner

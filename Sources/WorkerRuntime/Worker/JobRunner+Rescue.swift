@@ -9,7 +9,7 @@ extension JobRunner {
     /// tries again.
     @discardableResult
     func failTakenOver(_ job: ClaimedJob, reason: String, message: String) -> Bool {
-        let failure = FailureReason(reason: reason, message: "\(reason): \(message)", phase: "rescue", isRetryable: false)
+        let failure = FailureReason(reason: reason, message: "\(reason): \(message)", phase: .rescue, isRetryable: false)
         let ids: [String: JSONValue] = ["version_id": .string(job.versionId), "room_id": .string(job.roomId)]
         if let url = config.completionURL {
             let client = CompletionClient(url: url, authHeaders: config.completionHeaders, workerId: config.workerId, http: http,

@@ -39,13 +39,13 @@ final class JobWorkspace {
         let base = Self.baseDirectory
         guard Self.ownerLock(in: base) != nil else {
             throw FailureReason.internalFault("WORKSPACE_FAILED: cannot take the work directory lock in \(base)",
-                                              phase: "downloading")
+                                              phase: .downloading)
         }
         var template = Array((base + "/" + Self.namePrefix + "\(Self.startId)-\(getpid())-XXXXXX").utf8CString)
         let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
         guard made != nil else {
             throw FailureReason.internalFault("WORKSPACE_FAILED: cannot create a work directory: \(String(cString: strerror(errno)))",
-                                              phase: "downloading")
+                                              phase: .downloading)
         }
         root = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         rootFD = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -53,14 +53,14 @@ final class JobWorkspace {
             let e = errno
             rmdir(root)
             throw FailureReason.internalFault("WORKSPACE_FAILED: cannot open a work directory: \(String(cString: strerror(e)))",
-                                              phase: "downloading")
+                                              phase: .downloading)
         }
         for dir in [inputDirectory, inputDirectory + "/usd", inputDirectory + "/json", redactedDirectory, outputDirectory] {
             guard mkdir(dir, 0o700) == 0 || errno == EEXIST else {
                 let e = errno
                 remove()
                 throw FailureReason.internalFault("WORKSPACE_FAILED: cannot create a work directory: \(String(cString: strerror(e)))",
-                                                  phase: "downloading")
+                                                  phase: .downloading)
             }
         }
     }
@@ -77,21 +77,21 @@ final class JobWorkspace {
         guard !relative.isEmpty, !relative.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
               !relative.utf8.contains(0) else {
             throw FailureReason(reason: FailureReason.sourceNotFound, message: "INVALID_PATH: unusable file path '\(relative)'",
-                                phase: "downloading", isRetryable: false)
+                                phase: .downloading, isRetryable: false)
         }
         var current = directory
         for part in parts.dropLast() {
             current += "/" + part
             guard mkdir(current, 0o700) == 0 || errno == EEXIST else {
                 throw FailureReason.internalFault("WORKSPACE_FAILED: cannot create a work directory: \(String(cString: strerror(errno)))",
-                                                  phase: "downloading")
+                                                  phase: .downloading)
             }
         }
         let path = directory + "/" + relative
         do {
             try Data(bytes).write(to: URL(fileURLWithPath: path))
         } catch {
-            throw FailureReason.internalFault("WORKSPACE_FAILED: cannot write a work file", phase: "downloading")
+            throw FailureReason.internalFault("WORKSPACE_FAILED: cannot write a work file", phase: .downloading)
         }
         return path
     }
@@ -225,7 +225,7 @@ final class JobWorkspace {
         }
         for p in paths where lchown(p, uid, gid) != 0 {
             throw FailureReason.internalFault("WORKSPACE_FAILED: cannot hand the work directory over: \(String(cString: strerror(errno)))",
-                                              phase: "parsing")
+                                              phase: .parsing)
         }
     }
 
