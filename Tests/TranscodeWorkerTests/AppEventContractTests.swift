@@ -1,10 +1,7 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 /// The app's handlers, as its plan writes them: a subscriber of the public channel

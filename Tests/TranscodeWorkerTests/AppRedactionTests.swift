@@ -1,10 +1,8 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 /// `redactions` rows as the apps write them (migration 9): `texture_ref`, `kind`, `region`,

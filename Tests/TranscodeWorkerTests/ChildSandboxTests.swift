@@ -4,10 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 /// The job child launcher (`ChildSandbox` through `ChildProcess`, exactly as `JobAttempt` starts

@@ -3,10 +3,6 @@ import Testing
 
 @testable import TranscodeWorker
 @testable import JSONCore
-@testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 import TestSupport
 
 /// The `transcode-worker` executable, run as a child process the way scripts run it.

@@ -4,10 +4,6 @@ import Thumbnailer
 import USDParse
 
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 import TestSupport
 

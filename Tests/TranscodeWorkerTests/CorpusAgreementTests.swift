@@ -4,10 +4,6 @@ import SceneModel
 import USDParse
 
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 import TestSupport
 

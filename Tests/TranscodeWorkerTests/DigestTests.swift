@@ -1,11 +1,7 @@
 import Testing
 
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 @Suite struct DigestTests {
     @Test func sha256KnownVectors() {

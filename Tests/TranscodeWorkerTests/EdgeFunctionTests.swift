@@ -1,11 +1,7 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 @Suite("transcode-done Edge Function under Deno, against PostgREST on real Postgres",
        .enabled(if: postgresConfigured && EdgeFunctionProcess.configured), .serialized)

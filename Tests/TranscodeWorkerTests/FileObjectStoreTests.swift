@@ -7,11 +7,7 @@ import Glibc
 #endif
 
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 @Suite struct FileObjectStoreTests {
     /// A fresh directory under the temporary directory; removed by `cleanUp`.

@@ -7,11 +7,7 @@ import Glibc
 #endif
 
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 @Suite struct HTTPClientTests {
     /// The error code `send` throws, or nil when it returns a response.

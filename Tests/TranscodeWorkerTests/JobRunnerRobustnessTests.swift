@@ -2,10 +2,8 @@ import Foundation
 import Testing
 import TestSupport
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 #if canImport(Glibc)

@@ -4,7 +4,6 @@ import Testing
 @testable import JSONCore
 @testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 /// Lines a command printed, collected from any thread.

@@ -3,10 +3,8 @@ import Testing
 
 import TestSupport
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 /// Paths the backend can serve: every row records the bucket beside its paths, outputs can go to

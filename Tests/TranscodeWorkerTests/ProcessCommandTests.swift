@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 @Suite("process command on real Postgres", .enabled(if: postgresConfigured))
 struct ProcessCommandTests {

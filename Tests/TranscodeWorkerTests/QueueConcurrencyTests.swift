@@ -1,11 +1,7 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 /// The queue SQL under real contention: many sessions claiming, finalizing, rescuing, cancelling
 /// and migrating at the same moment, each on its own connection (as separate worker processes

@@ -2,9 +2,7 @@ import Foundation
 import Testing
 @testable import TranscodeWorker
 @testable import JSONCore
-@testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 // MARK: - Helpers shared by the queue suites

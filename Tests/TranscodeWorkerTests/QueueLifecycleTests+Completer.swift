@@ -1,11 +1,7 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 /// The completer's side: retries with backoff, and the fenced, idempotent finalize.
 extension QueueLifecycleTests {

@@ -1,11 +1,7 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 /// The operators' side: reprocess, cancel, retry and status.
 extension QueueLifecycleTests {

@@ -1,11 +1,7 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 /// The rescuer's side: expired leases queued again, and stale workers fenced out.
 extension QueueLifecycleTests {

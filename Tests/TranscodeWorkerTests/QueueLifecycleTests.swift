@@ -1,11 +1,7 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 /// The life of one version through the queue SQL (`QueueStore`, `transcode_finalize`,
 /// `transcode_cancel`, the NOTIFY trigger), checked on the rows of a real Postgres. Every test

@@ -2,10 +2,7 @@ import Foundation
 import Testing
 @testable import TranscodeWorker
 @testable import JSONCore
-@testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 @Suite("Queue store on real Postgres", .enabled(if: postgresConfigured))
 struct QueueStoreTests {

@@ -2,10 +2,6 @@ import Foundation
 import Testing
 
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 /// `report.html`: the rendered views are embedded byte for byte, every layer and element is listed,

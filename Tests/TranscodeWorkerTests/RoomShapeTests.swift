@@ -2,9 +2,7 @@ import Foundation
 import Testing
 @testable import TranscodeWorker
 @testable import JSONCore
-@testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 /// What a `ready` finalize does to the room as the apps read it (migration 8): the current

@@ -2,10 +2,7 @@ import Foundation
 import Testing
 
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 /// The S3 server the tests use: `TRANSCODE_TEST_S3_ENDPOINT` (scripts/s3-temp.sh starts moto with

@@ -2,11 +2,7 @@ import Foundation
 import Testing
 
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 /// The exact bytes of every output of every bundled sample, pinned by SHA-256 in
 /// `Tests/Fixtures/golden/sample-outputs.json`. Two conversions in one process cannot catch

@@ -1,10 +1,6 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 /// The Supabase service key goes to `SUPABASE_URL`'s origin only; a `TRANSCODE_DONE_URL` on

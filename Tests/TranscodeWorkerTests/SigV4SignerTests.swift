@@ -2,10 +2,7 @@ import Foundation
 import Testing
 
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 /// The examples of AWS's "Signature Calculations for the Authorization Header: Transferring

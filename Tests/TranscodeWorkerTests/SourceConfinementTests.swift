@@ -1,10 +1,6 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 /// Keys in version and redaction rows may be wrong or hostile: a version reads only below its

@@ -4,8 +4,6 @@ import Testing
 @testable import JSONCore
 @testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 #if canImport(Glibc)
 import Glibc

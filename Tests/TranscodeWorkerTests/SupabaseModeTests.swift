@@ -2,9 +2,6 @@ import Foundation
 import Testing
 @testable import TranscodeWorker
 @testable import JSONCore
-@testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 @Suite("Supabase mode: endpoints, configuration and the Realtime broadcast client")

@@ -1,11 +1,7 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 /// A Supabase project with the worker's migrations, a backend room policy (owners read their
 /// rooms), one owner with a ready and a running version, and a stranger with a room of their own.

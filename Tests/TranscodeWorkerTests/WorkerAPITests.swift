@@ -2,7 +2,6 @@ import Foundation
 import Testing
 import TestSupport
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
 @testable import PGQueue
 @testable import WorkerHTTP

@@ -4,11 +4,8 @@ import Testing
 import Glibc
 #endif
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 /// `transcode-worker run` as real processes against real Postgres and file storage: crashes,
 /// signals and draining.

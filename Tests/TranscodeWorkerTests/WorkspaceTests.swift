@@ -4,10 +4,6 @@ import Testing
 import Glibc
 #endif
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
-@testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 /// Work directories: per-start naming, the owner lock, and which leftovers count as stale.

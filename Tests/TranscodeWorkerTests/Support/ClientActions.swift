@@ -1,9 +1,7 @@
 import Foundation
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
 @testable import WorkerRuntime
 
 /// What an app client can try through Supabase's REST API, as SQL run under the role and JWT

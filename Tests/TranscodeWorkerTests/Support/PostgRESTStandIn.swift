@@ -1,10 +1,6 @@
 import Foundation
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 /// PostgREST as a Supabase project exposes it, reduced to the one call the `transcode-done` Edge
 /// Function makes: `POST /rest/v1/rpc/transcode_finalize` on a loopback server.

@@ -1,10 +1,6 @@
 import Foundation
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 /// What a Supabase project provides that the tests need, on the test Postgres and a loopback
 /// HTTP server:

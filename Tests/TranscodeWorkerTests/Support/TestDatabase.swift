@@ -1,11 +1,7 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
-@testable import JSONCore
-@testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 /// A fresh, migrated database per test on the Postgres the test script started
 /// (`TRANSCODE_TEST_DATABASE_URL`). Tests that need one are skipped when no server is configured,

@@ -1,11 +1,8 @@
 import Foundation
 import Testing
 @testable import TranscodeWorker
-@testable import JSONCore
 @testable import ObjectStorage
 @testable import PGQueue
-@testable import WorkerHTTP
-@testable import WorkerRuntime
 
 #if canImport(Glibc)
 import Glibc
