@@ -87,7 +87,7 @@ public enum USDParser {
                 return try? provider.data(at: resolved).array
             })
         for w in opened.containerWarnings {
-            scene.warnings.append(SceneWarning(code: "CONTAINER_WARNING", message: w))
+            scene.warnings.append(SceneWarning(code: "USD_CONTAINER_WARNING", message: w))
         }
         for w in opened.stage.warnings {
             scene.warnings.append(SceneWarning(code: w.code, message: w.message, primPath: w.path))

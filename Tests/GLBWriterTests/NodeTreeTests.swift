@@ -137,7 +137,7 @@ import Testing
             Issue.record("expected GLB_INVALID_SCENE")
         } catch let error as GLBWriterError {
             #expect(error.code == "GLB_INVALID_SCENE")
-            #expect(error.description.contains("MESH_INDEX_RANGE"))
+            #expect(error.description.contains("SCENE_MESH_INDEX_RANGE"))
         }
     }
 

@@ -17,14 +17,14 @@ import Testing
     @Test func indexOutOfRangeIsReported() {
         var s = triangleScene()
         s.meshes[0].indices = [0, 1, 3]
-        #expect(SceneValidator.validate(s).map(\.code).contains("MESH_INDEX_RANGE"))
+        #expect(SceneValidator.validate(s).map(\.code).contains("SCENE_MESH_INDEX_RANGE"))
     }
 
     @Test func parentCycleIsReported() {
         var s = triangleScene()
         s.addNode(Node(name: "a", parent: NodeIndex(2)))
         s.addNode(Node(name: "b", parent: NodeIndex(1)))
-        #expect(SceneValidator.validate(s).map(\.code).contains("NODE_CYCLE"))
+        #expect(SceneValidator.validate(s).map(\.code).contains("SCENE_NODE_CYCLE"))
     }
 
     @Test func matrixProductAppliesRightOperandFirst() {

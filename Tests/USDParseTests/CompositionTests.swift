@@ -300,7 +300,7 @@ import Testing
                 """,
         ])
         #expect(stage.prim(at: SdfPath("/A")) != nil)
-        #expect(stage.warnings.filter { $0.code == "REFERENCE_UNRESOLVED" }.count == 4)
+        #expect(stage.warnings.filter { $0.code == "USD_REFERENCE_UNRESOLVED" }.count == 4)
     }
 
     @Test func referenceCyclesEndInACompositionCycleError() throws {

@@ -120,7 +120,7 @@ import Testing
         #expect(opened.stage.layerIdentifiers.contains("inner.usdz[inner.usdz[root.usda]]"))
         #expect(opened.stage.prim(at: SdfPath("/World"))?.typeName == "Mesh")
         // only_outside.usda exists in the outer package only: unresolved from inside inner.usdz.
-        #expect(opened.stage.warnings.contains { $0.code == "REFERENCE_UNRESOLVED" && $0.message.contains("only_outside.usda") })
+        #expect(opened.stage.warnings.contains { $0.code == "USD_REFERENCE_UNRESOLVED" && $0.message.contains("only_outside.usda") })
         #expect(!opened.stage.layerIdentifiers.contains("only_outside.usda"))
     }
 

@@ -51,7 +51,7 @@ import Testing
         let scene = try buildTestScene(stage())
         let listed = scene.warnings.map { "\($0.code) \($0.primPath ?? "")" }
         #expect(
-            listed == ["MESH_CONCAVE_FANNED /A", "MESH_INVALID_TOPOLOGY /B", "MESH_CONCAVE_FANNED /C"], "\(listed)")
+            listed == ["USD_MESH_CONCAVE_FANNED /A", "USD_MESH_INVALID_TOPOLOGY /B", "USD_MESH_CONCAVE_FANNED /C"], "\(listed)")
     }
 
     @Test func meshesKeepStageOrderAndMatchTheirPrims() throws {

@@ -161,7 +161,7 @@ import Testing
         let s = TestStage()
         s.prim("/S", "Sphere") { $0.set("radius", "double", .double(.infinity)) }
         let scene = try buildTestScene(s.build())
-        #expect(scene.hasWarning("GPRIM_INVALID_PARAMETER"))
+        #expect(scene.hasWarning("USD_GPRIM_INVALID_PARAMETER"))
         let b = scene.worldBounds(of: "S")
         #expect(nearlyEqual(b.max, SIMD3(1, 1, 1), 1e-6))
     }

@@ -162,7 +162,7 @@ import Testing
         #expect(mat.baseColor == SIMD4(0.9, 0.9, 0.9, 1))
         #expect(scene.textures.isEmpty)
         // One warning per distinct file, not per use.
-        #expect(scene.warnings.filter { $0.code == "TEXTURE_NOT_FOUND" }.count == 3)
+        #expect(scene.warnings.filter { $0.code == "USD_TEXTURE_NOT_FOUND" }.count == 3)
     }
 
     @Test func opacityAndThresholdSelectAlphaModes() throws {
@@ -203,7 +203,7 @@ import Testing
         let mat = try material(scene, "Mesh")
         #expect(mat.baseColorTexture?.wrapS == .clamp && mat.baseColorTexture?.wrapT == .repeatTexture)
         #expect(mat.alphaMode == .blend)  // alpha from the base-colour texture
-        #expect(scene.hasWarning("TEXTURE_WRAP_BLACK"))
+        #expect(scene.hasWarning("USD_TEXTURE_WRAP_BLACK"))
     }
 
     @Test func interfaceInputsAndStringVarnameSelectTheUVSet() throws {
@@ -260,11 +260,11 @@ import Testing
         let x = try material(scene, "X")
         #expect(x.name == "MtlxOnly" && x.baseColor == SIMD4(0.18, 0.18, 0.18, 1))
         #expect(
-            scene.warnings.contains { $0.code == "MATERIAL_UNSUPPORTED_SHADER" && $0.message.contains("MaterialX") })
+            scene.warnings.contains { $0.code == "USD_MATERIAL_UNSUPPORTED_SHADER" && $0.message.contains("MaterialX") })
         #expect(try material(scene, "S").metallic == 0)
-        #expect(scene.hasWarning("MATERIAL_SPECULAR_WORKFLOW"))
+        #expect(scene.hasWarning("USD_MATERIAL_SPECULAR_WORKFLOW"))
         #expect(scene.mesh(of: "N")?.primitives[0].material == nil)
-        #expect(scene.hasWarning("MATERIAL_BINDING_INVALID"))
+        #expect(scene.hasWarning("USD_MATERIAL_BINDING_INVALID"))
     }
 
     @Test func primvarReaderOnDiffuseUsesVertexColors() throws {

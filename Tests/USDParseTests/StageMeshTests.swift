@@ -214,7 +214,7 @@ import Testing
         // The top face's triangles come first.
         let ys = mesh.indices.prefix(6).map { mesh.positions[Int($0) * 3 + 1] }
         #expect(ys.allSatisfy { $0 == 1 })
-        #expect(scene.hasWarning("GEOMSUBSET_INVALID_INDICES"))
+        #expect(scene.hasWarning("USD_GEOMSUBSET_INVALID_INDICES"))
         // Root, Box and the Looks group: subsets, materials and shaders are not nodes.
         #expect(scene.nodes.map(\.name) == ["Root", "Box", "Looks"])
     }
@@ -264,9 +264,9 @@ import Testing
         #expect(scene.meshes.isEmpty)
         #expect(scene.nodes.count == 7)  // nodes survive without meshes
         let codes = scene.warnings.map(\.code)
-        #expect(codes.filter { $0 == "MESH_INVALID_TOPOLOGY" }.count == 6)
-        #expect(codes.contains("MESH_NONFINITE"))
-        #expect(scene.warnings.first { $0.code == "MESH_NONFINITE" }?.primPath == "/NaN")
+        #expect(codes.filter { $0 == "USD_MESH_INVALID_TOPOLOGY" }.count == 6)
+        #expect(codes.contains("USD_MESH_NONFINITE"))
+        #expect(scene.warnings.first { $0.code == "USD_MESH_NONFINITE" }?.primPath == "/NaN")
     }
 
     @Test func holesAndShortFacesAreSkipped() throws {
@@ -280,7 +280,7 @@ import Testing
         let scene = try buildTestScene(s.build())
         let mesh = try #require(scene.mesh(of: "H"))
         #expect(mesh.indices == [0, 1, 2, 1, 2, 3])
-        #expect(scene.hasWarning("MESH_DEGENERATE_FACES"))
+        #expect(scene.hasWarning("USD_MESH_DEGENERATE_FACES"))
     }
 
     @Test func invalidPrimvarsAreDroppedNotFatal() throws {
@@ -293,8 +293,8 @@ import Testing
             })
         let mesh = try #require(scene.mesh(of: "Box"))
         #expect(mesh.normals.isEmpty && mesh.uv0.isEmpty)
-        #expect(scene.warnings.filter { $0.code == "PRIMVAR_INVALID" }.count == 2, "\(scene.warnings)")
-        #expect(scene.hasWarning("MESH_SUBDIVISION_CAGE"))
+        #expect(scene.warnings.filter { $0.code == "USD_PRIMVAR_INVALID" }.count == 2, "\(scene.warnings)")
+        #expect(scene.hasWarning("USD_MESH_SUBDIVISION_CAGE"))
     }
 
     @Test func maxTrianglesBreachThrowsLimitExceeded() {
@@ -410,6 +410,6 @@ func addPreviewMaterial(_ s: TestStage, _ path: String, diffuse: SdfValue, extra
         let mesh = try #require(scene.mesh(of: "T"))
         #expect(mesh.normals == [0, 1, 0, 0, 1, 0, 0, 0, 1])
         #expect(mesh.uv0.isEmpty)
-        #expect(scene.hasWarning("PRIMVAR_INVALID"))
+        #expect(scene.hasWarning("USD_PRIMVAR_INVALID"))
     }
 }

@@ -102,7 +102,7 @@ import Testing
         let scene = try buildTestScene(s.build())
         #expect(scene.nodes.map(\.name) == ["Root", "Render"])
         #expect(scene.meshes.count == 1)
-        let unsupported = scene.warnings.filter { $0.code == "PRIM_UNSUPPORTED_TYPE" }.compactMap(\.primPath)
+        let unsupported = scene.warnings.filter { $0.code == "USD_PRIM_UNSUPPORTED_TYPE" }.compactMap(\.primPath)
         #expect(unsupported == ["/Root/Lamp", "/Root/Cam", "/Root/Hair"])
     }
 
@@ -166,7 +166,7 @@ import Testing
         var limits = ParseLimits()
         let scene = try buildTestScene(s.build(), limits: limits)
         #expect(scene.nodes.filter { $0.name.hasPrefix("Inst_") }.count == 3)
-        #expect(scene.hasWarning("POINTINSTANCER_INVALID"))
+        #expect(scene.hasWarning("USD_POINTINSTANCER_INVALID"))
         limits.maxTriangles = 30
         #expect(throws: USDParseError.self) { try buildTestScene(s.build(), limits: limits) }
         limits = ParseLimits()
@@ -192,7 +192,7 @@ import Testing
             $0.set("positions", "point3f[]", StageValue.points([SIMD3(0, 0, 0)]))
         }
         let scene = try buildTestScene(s.build())
-        #expect(scene.hasWarning("POINTINSTANCER_INVALID"))
+        #expect(scene.hasWarning("USD_POINTINSTANCER_INVALID"))
     }
 
     @Test func buildIsDeterministic() throws {
@@ -226,8 +226,8 @@ import Testing
         s.prim("/Wrapper", "SomeCustomSchema")
         s.prim("/Wrapper/Geo", "Cube")
         let scene = try buildTestScene(s.build())
-        #expect(scene.warnings.contains { $0.code == "XFORM_OP_MISSING" && $0.primPath == "/X" })
-        #expect(scene.warnings.contains { $0.code == "PRIM_UNSUPPORTED_TYPE" && $0.primPath == "/Odd" })
+        #expect(scene.warnings.contains { $0.code == "USD_XFORM_OP_MISSING" && $0.primPath == "/X" })
+        #expect(scene.warnings.contains { $0.code == "USD_PRIM_UNSUPPORTED_TYPE" && $0.primPath == "/Odd" })
         // Unknown types with children are kept as groups so their geometry survives.
         #expect(scene.node("Wrapper")?.sourceType == "SomeCustomSchema")
         #expect(scene.mesh(of: "Geo") != nil)

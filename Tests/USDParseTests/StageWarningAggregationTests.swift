@@ -27,7 +27,7 @@ import Testing
         nanInstancer(s, "/World/Inst", count: 10_000)
         let scene = try buildTestScene(s.build())
         #expect(scene.nodes.filter { $0.name.hasPrefix("Inst_") }.count == 10_000)
-        let invalid = scene.warnings.filter { $0.code == "POINTINSTANCER_INVALID" }
+        let invalid = scene.warnings.filter { $0.code == "USD_POINTINSTANCER_INVALID" }
         #expect(invalid.count == 2, "\(invalid)")
         let nonFinite = try #require(invalid.first { $0.message.contains("non-finite") })
         #expect(nonFinite.message == "instance 0 has a non-finite transform; identity used (and 9999 more like it)")
@@ -47,7 +47,7 @@ import Testing
         nanInstancer(s, "/B", count: 7)
         let scene = try buildTestScene(s.build())
 
-        let unsupported = scene.warnings.filter { $0.code == "PRIM_UNSUPPORTED_TYPE" }
+        let unsupported = scene.warnings.filter { $0.code == "USD_PRIM_UNSUPPORTED_TYPE" }
         let cams = unsupported.filter { $0.primPath?.hasPrefix("/Cams") == true }
         #expect(cams.map(\.primPath) == (0..<10).map { "/Cams/C\($0)" })
         #expect(cams.map(count) == [Int](repeating: 1, count: 9) + [16])
@@ -57,7 +57,7 @@ import Testing
         #expect(lights.map(\.primPath) == ["/Lights/L0", "/Lights/L1", "/Lights/L2"])
         #expect(lights.allSatisfy { count($0) == 1 })
 
-        let meshes = scene.warnings.filter { $0.code == "MESH_INVALID_TOPOLOGY" }
+        let meshes = scene.warnings.filter { $0.code == "USD_MESH_INVALID_TOPOLOGY" }
         #expect(meshes.count == 10)
         #expect(meshes.map(count).reduce(0, +) == 12)
 

@@ -94,7 +94,7 @@ import Testing
                 }
             }
         }
-        let timeWarnings = scene.warnings.filter { $0.code == "STAGE_TIME_SAMPLED" }
+        let timeWarnings = scene.warnings.filter { $0.code == "USD_STAGE_TIME_SAMPLED" }
         #expect(timeWarnings.count == 1, "\(scene.warnings)")
         let text = try #require(timeWarnings.first).message
         if let t = answer.time {

@@ -98,7 +98,7 @@ import Testing
         var findings: [XformOps.Finding] = []
         let m = XformOps.localTransform(of: prim, findings: &findings).matrix
         #expect(m.transformPoint(SIMD3(1, 1, 1)) == SIMD3(2, 3, 4))
-        #expect(findings.map(\.code) == ["XFORM_OP_MISSING"])
+        #expect(findings.map(\.code) == ["USD_XFORM_OP_MISSING"])
     }
 
     @Test func timeSampledAndHalfValuesAreAccepted() {
@@ -123,7 +123,7 @@ import Testing
             ("!invert!xformOp:scale:zero", StageValue.double3(0, 1, 1)),
         ])
         #expect(m.m.allSatisfy { $0.isFinite })
-        #expect(findings.map(\.code) == ["XFORM_OP_INVALID", "XFORM_OP_INVALID"])
+        #expect(findings.map(\.code) == ["USD_XFORM_OP_INVALID", "USD_XFORM_OP_INVALID"])
     }
 
     @Test func resetXformStackIgnoresParentTransforms() throws {

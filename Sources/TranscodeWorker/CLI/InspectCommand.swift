@@ -105,7 +105,7 @@ struct InspectCommand {
                 ])
             }
             var warnings: [JSONValue] = opened.containerWarnings.map {
-                .object(["code": .string("CONTAINER_WARNING"), "message": .string($0)])
+                .object(["code": .string("USD_CONTAINER_WARNING"), "message": .string($0)])
             }
             warnings += opened.stage.warnings.map {
                 .object(["code": .string($0.code), "message": .string($0.message), "path": $0.path.map(JSONValue.string) ?? .null])

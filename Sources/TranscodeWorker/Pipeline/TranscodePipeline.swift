@@ -81,7 +81,7 @@ public enum TranscodePipeline {
                     guard let resolved = provider.resolve(path, anchor: layer) else { return nil }
                     return try? provider.data(at: resolved).array
                 })
-            for w in opened.containerWarnings { scene.warnings.append(SceneWarning(code: "CONTAINER_WARNING", message: w)) }
+            for w in opened.containerWarnings { scene.warnings.append(SceneWarning(code: "USD_CONTAINER_WARNING", message: w)) }
             for w in opened.stage.warnings {
                 scene.warnings.append(SceneWarning(code: w.code, message: w.message, primPath: w.path))
             }
@@ -109,7 +109,7 @@ public enum TranscodePipeline {
                     warnings += rendered.warnings
                     return rendered.views
                 } catch let e as ThumbnailerError where e.code == "THUMB_EMPTY_SCENE" {
-                    warnings.append(SceneWarning(code: "THUMBNAILS_SKIPPED", message: e.message))
+                    warnings.append(SceneWarning(code: "THUMB_SKIPPED", message: e.message))
                     return []
                 } catch let e as ThumbnailerError {
                     throw PipelineError(code: e.code, message: e.message, phase: "preview")

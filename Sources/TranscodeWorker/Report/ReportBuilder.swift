@@ -174,10 +174,10 @@ public enum ReportBuilder {
         let hero = shown("hero"), plan = shown("plan"), orbit = shown("orbit")
         h += "<section>\n<h2>Views</h2>\n"
         if hero.isEmpty && plan.isEmpty && orbit.isEmpty {
-            let skipped = ((m["warnings"] as? [Any]) ?? []).contains { (($0 as? Object)?["code"] as? String) == "THUMBNAILS_SKIPPED" }
+            let skipped = ((m["warnings"] as? [Any]) ?? []).contains { (($0 as? Object)?["code"] as? String) == "THUMB_SKIPPED" }
             let why: String
             if skipped {
-                why = "No thumbnails: the scene has nothing to draw (THUMBNAILS_SKIPPED)."
+                why = "No thumbnails: the scene has nothing to draw (THUMB_SKIPPED)."
             } else if thumbs.isEmpty {
                 why = "Thumbnails are disabled for this conversion (--no-thumbnails), so there are no views to show."
             } else {

@@ -46,7 +46,7 @@ final class LayerCache {
             throw e.adding(layer: identifier)
         }
         let layer = try LayerDecoder.decode(view, identifier: identifier, limits: limits, budget: budget)
-        for w in layer.warnings { warnings.append(StageWarning(code: "LAYER_WARNING", message: w, path: identifier)) }
+        for w in layer.warnings { warnings.append(StageWarning(code: "USD_LAYER_WARNING", message: w, path: identifier)) }
         layers.append(layer)
         byIdentifier[identifier] = layers.count - 1
         return layers.count - 1
@@ -98,7 +98,7 @@ final class LayerCache {
         if case .layerOffsetVector(let o)? = meta["subLayerOffsets"] { offsets = o }
         for (i, sub) in subs.enumerated() {
             guard let resolved = provider.resolve(sub, anchor: identifier) else {
-                warnings.append(StageWarning(code: "SUBLAYER_UNRESOLVED", message: "cannot resolve sublayer @\(sub)@",
+                warnings.append(StageWarning(code: "USD_SUBLAYER_UNRESOLVED", message: "cannot resolve sublayer @\(sub)@",
                                              path: identifier))
                 continue
             }

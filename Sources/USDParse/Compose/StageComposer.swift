@@ -222,7 +222,7 @@ public enum StageComposer {
                 guard let resolved = cache.provider.resolve(asset, anchor: anchorLayer) else {
                     warnings.append(
                         StageWarning(
-                            code: "REFERENCE_UNRESOLVED",
+                            code: "USD_REFERENCE_UNRESOLVED",
                             message: "cannot resolve \(kind) @\(asset)@ inside the package (authored in \(anchorLayer))",
                             path: primPath.string))
                     return nil
@@ -239,7 +239,7 @@ public enum StageComposer {
                 guard let dp = rootLayer.defaultPrim else {
                     warnings.append(
                         StageWarning(
-                            code: "REFERENCE_NO_DEFAULT_PRIM",
+                            code: "USD_REFERENCE_NO_DEFAULT_PRIM",
                             message: "\(kind) @\(asset)@ names no prim and the layer has no defaultPrim",
                             path: primPath.string))
                     return nil
@@ -248,7 +248,7 @@ public enum StageComposer {
             }
             guard target.isAbsolute, !target.isPropertyPath, !target.isRoot else {
                 warnings.append(
-                    StageWarning(code: "REFERENCE_INVALID_TARGET", message: "\(kind) target \(target) is not a prim path",
+                    StageWarning(code: "USD_REFERENCE_INVALID_TARGET", message: "\(kind) target \(target) is not a prim path",
                                  path: primPath.string))
                 return nil
             }
@@ -266,7 +266,7 @@ public enum StageComposer {
             guard hasSpec(stack, target) else {
                 warnings.append(
                     StageWarning(
-                        code: "REFERENCE_TARGET_MISSING", message: "\(kind) target \(target) not found in \(stack.rootIdentifier)",
+                        code: "USD_REFERENCE_TARGET_MISSING", message: "\(kind) target \(target) not found in \(stack.rootIdentifier)",
                         path: primPath.string))
                 return nil
             }
@@ -309,7 +309,7 @@ public enum StageComposer {
                 let vpath = node.path.appendingVariantSelection(set: set, variant: sel)
                 guard hasSpec(node.stack, vpath) else {
                     warnings.append(
-                        StageWarning(code: "VARIANT_NOT_FOUND", message: "variant \(set)=\(sel) has no opinions",
+                        StageWarning(code: "USD_VARIANT_NOT_FOUND", message: "variant \(set)=\(sel) has no opinions",
                                      path: primPath.string))
                     continue
                 }

@@ -22,7 +22,7 @@ import SceneModel
 ///   (along Z when the axis is X), length along Y (along Z when the axis is Y); double-sided by
 ///   default (`doubleSided` fallback true for planes).
 /// `extent` is not read. No texture coordinates are generated. `Cylinder_1`/`Capsule_1` use the
-/// larger of `radiusTop`/`radiusBottom` (warning `GPRIM_APPROXIMATED` when they differ).
+/// larger of `radiusTop`/`radiusBottom` (warning `USD_GPRIM_APPROXIMATED` when they differ).
 enum GprimTessellator {
     static let segments = 32
     static let sphereRings = 16
@@ -63,7 +63,7 @@ enum GprimTessellator {
             guard prim.attributes[name] != nil else { return fallback }
             guard let v = prim.double(name), v.isFinite, abs(v) < 1e12 else {
                 ctx.warn(
-                    "GPRIM_INVALID_PARAMETER", "\(name) is not a finite number; fallback \(fallback) used", prim.path)
+                    "USD_GPRIM_INVALID_PARAMETER", "\(name) is not a finite number; fallback \(fallback) used", prim.path)
                 return fallback
             }
             return abs(v)  // negative sizes would turn the surface inside out
@@ -75,7 +75,7 @@ enum GprimTessellator {
             }
             let top = param("radiusTop", fallback), bottom = param("radiusBottom", fallback)
             if top != bottom {
-                ctx.warn("GPRIM_APPROXIMATED", "radiusTop ≠ radiusBottom; the larger radius is used", prim.path)
+                ctx.warn("USD_GPRIM_APPROXIMATED", "radiusTop ≠ radiusBottom; the larger radius is used", prim.path)
             }
             return max(top, bottom)
         }

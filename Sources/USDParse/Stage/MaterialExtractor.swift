@@ -38,7 +38,7 @@ final class MaterialExtractor {
     func material(at path: SdfPath, boundFrom: SdfPath, ctx: StageBuildContext) throws -> Info? {
         if let cached = byPath[path] { return cached }
         guard let mi = ctx.stage.primIndex(at: path), ctx.stage.prims[mi].typeName == "Material" else {
-            ctx.warn("MATERIAL_BINDING_INVALID", "binding target \(path) is not a Material prim", boundFrom)
+            ctx.warn("USD_MATERIAL_BINDING_INVALID", "binding target \(path) is not a Material prim", boundFrom)
             byPath[path] = .some(nil)
             return nil
         }
@@ -56,7 +56,7 @@ final class MaterialExtractor {
         guard case .output(let shader, _)? = ShaderGraph.resolve(mi, "outputs:surface", stage: stage) else {
             let mtlx = prim.attributes.keys.contains { $0.hasPrefix("outputs:mtlx:") }
             ctx.warn(
-                "MATERIAL_UNSUPPORTED_SHADER",
+                "USD_MATERIAL_UNSUPPORTED_SHADER",
                 mtlx
                     ? "MaterialX-only material (no outputs:surface); default material used"
                     : "no outputs:surface connection; default material used", prim.path)
@@ -66,7 +66,7 @@ final class MaterialExtractor {
         let id = ShaderGraph.shaderID(stage.prims[shader]) ?? ""
         guard id == "UsdPreviewSurface" else {
             ctx.warn(
-                "MATERIAL_UNSUPPORTED_SHADER",
+                "USD_MATERIAL_UNSUPPORTED_SHADER",
                 "surface shader \(id.isEmpty ? "without info:id" : id) is not UsdPreviewSurface; default material used",
                 prim.path)
             info.index = ctx.scene.addMaterial(material)
@@ -125,7 +125,7 @@ final class MaterialExtractor {
                     opacityTextured = true
                 } else {
                     ctx.warn(
-                        "MATERIAL_OPACITY_TEXTURE",
+                        "USD_MATERIAL_OPACITY_TEXTURE",
                         "opacity texture that is not the base-colour texture's alpha is ignored", prim.path)
                 }
             }
@@ -158,7 +158,7 @@ final class MaterialExtractor {
         }
         if specular {
             material.metallic = 0
-            ctx.warn("MATERIAL_SPECULAR_WORKFLOW", "specular workflow approximated as metallic 0", prim.path)
+            ctx.warn("USD_MATERIAL_SPECULAR_WORKFLOW", "specular workflow approximated as metallic 0", prim.path)
         } else {
             switch input("metallic") {
             case .value(let v, _)?: material.metallic = min(max(scalar(v) ?? 0, 0), 1)
@@ -170,7 +170,7 @@ final class MaterialExtractor {
                 } else {
                     if ref != nil {
                         ctx.warn(
-                            "MATERIAL_TEXTURE_PACKING",
+                            "USD_MATERIAL_TEXTURE_PACKING",
                             "metallic and roughness come from different textures; roughness texture kept", prim.path)
                     }
                     material.metallic = min(max(scalar(ownValue("metallic")) ?? 0, 0), 1)

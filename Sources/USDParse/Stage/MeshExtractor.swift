@@ -4,11 +4,11 @@ import SceneModel
 /// transformed; normals stay in the same local frame).
 ///
 /// * Topology is validated first (`MeshTopology`); a bad mesh is skipped with a warning
-///   (`MESH_INVALID_TOPOLOGY`, `MESH_NONFINITE`, `MESH_EMPTY`), never a whole-file failure.
+///   (`USD_MESH_INVALID_TOPOLOGY`, `USD_MESH_NONFINITE`, `USD_MESH_EMPTY`), never a whole-file failure.
 /// * Faces are fanned when convex and ear-clipped when concave (`Triangulator`);
 ///   `orientation = leftHanded` reverses the winding so front faces are counter-clockwise.
 /// * `subdivisionScheme` other than `none` (when authored) renders the control cage with a
-///   `MESH_SUBDIVISION_CAGE` warning. The unauthored fallback (`catmullClark`) is treated as
+///   `USD_MESH_SUBDIVISION_CAGE` warning. The unauthored fallback (`catmullClark`) is treated as
 ///   polygonal without a warning, since exporters that mean polygons often omit it.
 /// * GeomSubsets of family `materialBind` split the faces into one primitive per material, in
 ///   subset order, then the faces in no subset (the mesh's own binding). Subsets that resolve to
@@ -16,7 +16,7 @@ import SceneModel
 /// * Primvars: `primvars:normals` (else `normals`), the UV set named by the bound material's
 ///   primvar reader (else `st`, `st0`, `st_0`, `UVMap`, `uv`, `map1`, else the first
 ///   `texCoord2*` primvar by name), `displayColor` / `displayOpacity`. Every interpolation and
-///   indexed primvars are supported; invalid primvars are dropped with `PRIMVAR_INVALID`.
+///   indexed primvars are supported; invalid primvars are dropped with `USD_PRIMVAR_INVALID`.
 ///   Normals without `interpolation` metadata are read per vertex (the `normals` fallback, also
 ///   applied to `primvars:normals`); other primvars default to constant. Normals are normalised
 ///   and dropped when an index is −1; missing UVs read (0, 0) and missing colours white.
@@ -40,7 +40,7 @@ enum MeshExtractor {
             let counts = AttributeValues.int32s(prim.value("faceVertexCounts", at: ctx.time)),
             let fvi = AttributeValues.int32s(prim.value("faceVertexIndices", at: ctx.time))
         else {
-            ctx.warn("MESH_INVALID_TOPOLOGY", "points, faceVertexCounts or faceVertexIndices missing or mistyped", path)
+            ctx.warn("USD_MESH_INVALID_TOPOLOGY", "points, faceVertexCounts or faceVertexIndices missing or mistyped", path)
             return nil
         }
         let holes = AttributeValues.int32s(prim.value("holeIndices", at: ctx.time))
@@ -52,15 +52,15 @@ enum MeshExtractor {
             return nil
         }
         guard topology.triangleCount > 0 else {
-            ctx.warn("MESH_EMPTY", "mesh has no drawable faces", path)
+            ctx.warn("USD_MESH_EMPTY", "mesh has no drawable faces", path)
             return nil
         }
         if topology.degenerateFaces > 0 {
             ctx.warn(
-                "MESH_DEGENERATE_FACES", "\(topology.degenerateFaces) faces with fewer than 3 corners skipped", path)
+                "USD_MESH_DEGENERATE_FACES", "\(topology.degenerateFaces) faces with fewer than 3 corners skipped", path)
         }
         if let scheme = prim.token("subdivisionScheme"), scheme != "none" {
-            ctx.warn("MESH_SUBDIVISION_CAGE", "subdivisionScheme \(scheme): the control cage is used", path)
+            ctx.warn("USD_MESH_SUBDIVISION_CAGE", "subdivisionScheme \(scheme): the control cage is used", path)
         }
         try ctx.reserveMeshTriangles(topology.triangleCount, path: path)
 
@@ -71,7 +71,7 @@ enum MeshExtractor {
 
         var problem: String?
         func report() {
-            if let p = problem { ctx.warn("PRIMVAR_INVALID", p + "; primvar ignored", path) }
+            if let p = problem { ctx.warn("USD_PRIMVAR_INVALID", p + "; primvar ignored", path) }
             problem = nil
         }
         func validated(_ pv: Primvar?) -> Primvar? {
@@ -82,7 +82,7 @@ enum MeshExtractor {
             if let p = pv.validate(
                 faceCount: topology.faceCount, pointCount: topology.pointCount, cornerCount: topology.cornerCount)
             {
-                ctx.warn("PRIMVAR_INVALID", p + "; primvar ignored", path)
+                ctx.warn("USD_PRIMVAR_INVALID", p + "; primvar ignored", path)
                 return nil
             }
             return pv
@@ -95,7 +95,7 @@ enum MeshExtractor {
                 prim, name: name, components: 3, fallback: .vertex, time: ctx.time, problem: &problem)
             if var n = validated(read) {
                 if n.hasMissing {
-                    ctx.warn("PRIMVAR_INVALID", "\(name) has unassigned (-1) indices; normals ignored", path)
+                    ctx.warn("USD_PRIMVAR_INVALID", "\(name) has unassigned (-1) indices; normals ignored", path)
                     continue
                 }
                 normalize(&n.values)
@@ -106,7 +106,7 @@ enum MeshExtractor {
         var varnames = meshInfo?.varnames ?? []
         for s in subsets { for v in s.info?.varnames ?? [] where !varnames.contains(v) { varnames.append(v) } }
         if varnames.count > 1 {
-            ctx.warn("MESH_MULTIPLE_UV_SETS", "materials read UV sets \(varnames); only \(varnames[0]) is kept", path)
+            ctx.warn("USD_MESH_MULTIPLE_UV_SETS", "materials read UV sets \(varnames); only \(varnames[0]) is kept", path)
         }
         let texNames = prim.attributes.keys.filter { $0.hasPrefix("primvars:") && !$0.hasSuffix(":indices") }
             .filter { prim.attributes[$0]!.typeName.hasPrefix("texCoord2") }.sorted()
@@ -121,7 +121,7 @@ enum MeshExtractor {
         }
         let hasTextures = meshInfo?.hasTextures == true || subsets.contains { $0.info?.hasTextures == true }
         if hasTextures && attrs.uv == nil {
-            ctx.warn("MESH_MISSING_UV", "textured material bound but the mesh has no texture coordinates", path)
+            ctx.warn("USD_MESH_MISSING_UV", "textured material bound but the mesh has no texture coordinates", path)
         }
         // Colours.
         let colorName = meshInfo?.colorPrimvar ?? subsets.lazy.compactMap { $0.info?.colorPrimvar }.first
@@ -216,7 +216,7 @@ enum MeshExtractor {
             guard sp.typeName == "GeomSubset", sp.isActive, sp.token("familyName") == "materialBind" else { continue }
             let elementType = sp.token("elementType") ?? "face"
             guard elementType == "face" else {
-                ctx.warn("GEOMSUBSET_UNSUPPORTED", "elementType \(elementType) is not supported", sp.path)
+                ctx.warn("USD_GEOMSUBSET_UNSUPPORTED", "elementType \(elementType) is not supported", sp.path)
                 continue
             }
             let raw = AttributeValues.int32s(sp.value("indices")) ?? []
@@ -226,7 +226,7 @@ enum MeshExtractor {
             for i in raw {
                 if i >= 0 && Int(i) < faceCount { faces.append(Int(i)) } else { bad += 1 }
             }
-            if bad > 0 { ctx.warn("GEOMSUBSET_INVALID_INDICES", "\(bad) face indices out of range ignored", sp.path) }
+            if bad > 0 { ctx.warn("USD_GEOMSUBSET_INVALID_INDICES", "\(bad) face indices out of range ignored", sp.path) }
             out.append(Subset(faces: faces, info: try ctx.materials.boundMaterial(primIndex: child, ctx: ctx)))
         }
         return out

@@ -33,17 +33,17 @@ struct MeshTopology {
         self.counts = counts
         self.indices = indices
         guard indices.count <= Int(Int32.max), points.count / 3 <= Int(Int32.max) else {
-            throw Problem(code: "MESH_INVALID_TOPOLOGY", message: "more than 2^31 points or face-vertex indices")
+            throw Problem(code: "USD_MESH_INVALID_TOPOLOGY", message: "more than 2^31 points or face-vertex indices")
         }
         for f in points where !f.isFinite {
-            throw Problem(code: "MESH_NONFINITE", message: "points contain NaN or infinite values")
+            throw Problem(code: "USD_MESH_NONFINITE", message: "points contain NaN or infinite values")
         }
         var total = 0
         var triangles = 0
         var degenerate = 0
         for c in counts {
             guard c >= 0 else {
-                throw Problem(code: "MESH_INVALID_TOPOLOGY", message: "faceVertexCounts contains \(c)")
+                throw Problem(code: "USD_MESH_INVALID_TOPOLOGY", message: "faceVertexCounts contains \(c)")
             }
             total += Int(c)
             guard total <= indices.count else { break }
@@ -51,14 +51,14 @@ struct MeshTopology {
         }
         guard total == indices.count else {
             throw Problem(
-                code: "MESH_INVALID_TOPOLOGY",
+                code: "USD_MESH_INVALID_TOPOLOGY",
                 message: "faceVertexCounts add up to \(total > indices.count ? "more than" : String(total)) "
                     + "but there are \(indices.count) faceVertexIndices")
         }
         let limit = points.count / 3
         for i in indices where i < 0 || Int(i) >= limit {
             throw Problem(
-                code: "MESH_INVALID_TOPOLOGY", message: "faceVertexIndices contains \(i), outside 0..<\(limit)")
+                code: "USD_MESH_INVALID_TOPOLOGY", message: "faceVertexIndices contains \(i), outside 0..<\(limit)")
         }
         if degenerate > 0 || !(holes ?? []).isEmpty {
             var skip = [Bool](repeating: false, count: counts.count)

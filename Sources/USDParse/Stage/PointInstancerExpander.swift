@@ -22,7 +22,7 @@ enum PointInstancerExpander {
         let limits = ctx.limits
 
         guard let protoIndices = AttributeValues.int32s(prim.value("protoIndices")) else {
-            ctx.warn("POINTINSTANCER_INVALID", "protoIndices missing or not an int array; no instances", path)
+            ctx.warn("USD_POINTINSTANCER_INVALID", "protoIndices missing or not an int array; no instances", path)
             return
         }
         let n = protoIndices.count
@@ -33,24 +33,24 @@ enum PointInstancerExpander {
         }
         guard let positions = AttributeValues.floats(prim.value("positions"), components: 3), positions.count >= n * 3
         else {
-            ctx.warn("POINTINSTANCER_INVALID", "positions missing or shorter than protoIndices; no instances", path)
+            ctx.warn("USD_POINTINSTANCER_INVALID", "positions missing or shorter than protoIndices; no instances", path)
             return
         }
         var orientations =
             AttributeValues.floats(prim.value("orientations"), components: 4)
             ?? AttributeValues.floats(prim.value("orientationsf"), components: 4)
         if let o = orientations, o.count < n * 4 {
-            ctx.warn("POINTINSTANCER_INVALID", "orientations shorter than protoIndices; ignored", path)
+            ctx.warn("USD_POINTINSTANCER_INVALID", "orientations shorter than protoIndices; ignored", path)
             orientations = nil
         }
         var scales = AttributeValues.floats(prim.value("scales"), components: 3)
         if let s = scales, s.count < n * 3 {
-            ctx.warn("POINTINSTANCER_INVALID", "scales shorter than protoIndices; ignored", path)
+            ctx.warn("USD_POINTINSTANCER_INVALID", "scales shorter than protoIndices; ignored", path)
             scales = nil
         }
         var ids = integers(prim.value("ids"))
         if let i = ids, i.count < n {
-            ctx.warn("POINTINSTANCER_INVALID", "ids shorter than protoIndices; ignored", path)
+            ctx.warn("USD_POINTINSTANCER_INVALID", "ids shorter than protoIndices; ignored", path)
             ids = nil
         }
         var hidden = Set(integers(prim.value("invisibleIds")) ?? [])
@@ -64,7 +64,7 @@ enum PointInstancerExpander {
         defer { traversal.instancerDepth -= 1 }
         for target in targets {
             guard let protoIndex = stage.primIndex(at: target) else {
-                ctx.warn("POINTINSTANCER_INVALID", "prototype \(target) does not exist", path)
+                ctx.warn("USD_POINTINSTANCER_INVALID", "prototype \(target) does not exist", path)
                 templates.append(nil)
                 templateTriangles.append(0)
                 continue
@@ -72,7 +72,7 @@ enum PointInstancerExpander {
             let template = try traversal.template(for: protoIndex)
             if template == nil {
                 ctx.warn(
-                    "POINTINSTANCER_INVALID", "prototype \(target) instances itself or nests too deeply; skipped", path)
+                    "USD_POINTINSTANCER_INVALID", "prototype \(target) instances itself or nests too deeply; skipped", path)
             }
             templates.append(template)
             templateTriangles.append(
@@ -106,7 +106,7 @@ enum PointInstancerExpander {
             newNodes = c
         }
         if badProto > 0 {
-            ctx.warn("POINTINSTANCER_INVALID", "\(badProto) instances reference a missing prototype; dropped", path)
+            ctx.warn("USD_POINTINSTANCER_INVALID", "\(badProto) instances reference a missing prototype; dropped", path)
         }
         if countsDrawn { try ctx.addDrawnTriangles(triangles, path: path) }
 
@@ -125,7 +125,7 @@ enum PointInstancerExpander {
                 m = XformOps.multiply(m, .scale(Double(s[i * 3]), Double(s[i * 3 + 1]), Double(s[i * 3 + 2])))
             }
             if !m.m.allSatisfy({ $0.isFinite }) {
-                ctx.warn("POINTINSTANCER_INVALID", "instance \(i) has a non-finite transform; identity used", path)
+                ctx.warn("USD_POINTINSTANCER_INVALID", "instance \(i) has a non-finite transform; identity used", path)
                 m = .identity
             }
             let instanceNode = nodes.count

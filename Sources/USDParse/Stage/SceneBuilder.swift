@@ -62,7 +62,7 @@ public enum SceneBuilder {
             ctx.scene.metadata.defaultPrim = stage.defaultPrim
             warnTimeSampled(stage: stage, ctx: ctx)
             guard let root = stage.prims.first else {
-                ctx.warn("STAGE_EMPTY", "the stage has no prims", nil)
+                ctx.warn("USD_STAGE_EMPTY", "the stage has no prims", nil)
                 ctx.finishWarnings()
                 return ctx.scene
             }
@@ -86,7 +86,7 @@ public enum SceneBuilder {
         }
     }
 
-    /// One `STAGE_TIME_SAMPLED` warning per stage when points, normals, topology, visibility or
+    /// One `USD_STAGE_TIME_SAMPLED` warning per stage when points, normals, topology, visibility or
     /// xform ops are authored only as time samples, naming the time code used and the first such
     /// attribute (prims in pre-order, attributes by name).
     static func warnTimeSampled(stage: UsdStage, ctx: StageBuildContext) {
@@ -104,7 +104,7 @@ public enum SceneBuilder {
             ctx.time.map { "their values at startTimeCode \($0)" }
             ?? "each one's earliest time sample (the stage has no startTimeCode)"
         ctx.warn(
-            "STAGE_TIME_SAMPLED", "\(count) attributes have only time samples (first \(first)); the scene uses \(when)",
+            "USD_STAGE_TIME_SAMPLED", "\(count) attributes have only time samples (first \(first)); the scene uses \(when)",
             nil)
     }
 
@@ -117,7 +117,7 @@ public enum SceneBuilder {
             switch token.uppercased() {
             case "Y": upAxis = .y
             case "Z": upAxis = .z
-            default: ctx.warn("STAGE_UP_AXIS_INVALID", "upAxis \(token) is not Y or Z; Y assumed", nil)
+            default: ctx.warn("USD_STAGE_UP_AXIS_INVALID", "upAxis \(token) is not Y or Z; Y assumed", nil)
             }
         }
         var metersPerUnit = 0.01
@@ -125,7 +125,7 @@ public enum SceneBuilder {
             if let m = stage.metersPerUnit, m.isFinite, m > 0 {
                 metersPerUnit = m
             } else {
-                ctx.warn("STAGE_UNITS_INVALID", "metersPerUnit is not a positive number; 0.01 assumed", nil)
+                ctx.warn("USD_STAGE_UNITS_INVALID", "metersPerUnit is not a positive number; 0.01 assumed", nil)
             }
         }
         ctx.scene.metadata.sourceUpAxis = upAxis

@@ -85,7 +85,7 @@ final class StageBuildContext {
             if out.fannedConcaveCount > 0 {
                 let kind = stage.primIndex(at: item.job.path).map { stage.prims[$0].typeName } ?? ""
                 pending.fill(
-                    slot: item.warningSlot, code: "MESH_CONCAVE_FANNED",
+                    slot: item.warningSlot, code: "USD_MESH_CONCAVE_FANNED",
                     kind: kind, message: "\(out.fannedConcaveCount) large concave faces were fan-triangulated",
                     path: item.job.path.string, maxListed: StageBuildContext.maxListedPrimsPerKind)
             }
@@ -98,7 +98,7 @@ final class StageBuildContext {
         pending = WarningAggregator()
         if droppedWarnings > 0 {
             scene.warnings.append(
-                SceneWarning(code: "WARNINGS_TRUNCATED", message: "\(droppedWarnings) further warnings were dropped"))
+                SceneWarning(code: "USD_WARNINGS_TRUNCATED", message: "\(droppedWarnings) further warnings were dropped"))
         }
     }
 

@@ -9,7 +9,7 @@ import SceneModel
 /// skipping the subtree), Material/Shader/NodeGraph/GeomSubset and other non-imageable schemas
 /// (physics, render settings, AR behaviours) silently; lights, cameras, skeleton prims,
 /// unsupported geometry (curves, points, volumes…) and childless prims of unknown type with a
-/// `PRIM_UNSUPPORTED_TYPE` warning. A PointInstancer's own children are drawn only through its
+/// `USD_PRIM_UNSUPPORTED_TYPE` warning. A PointInstancer's own children are drawn only through its
 /// instances. `over` prims are treated like `def` (the composed specifier of a referenced prim
 /// can be `over`).
 final class StageTraversal {
@@ -93,7 +93,7 @@ final class StageTraversal {
             switch role {
             case .skip: continue
             case .unsupported(let why):
-                ctx.warn("PRIM_UNSUPPORTED_TYPE", why, prim.path)
+                ctx.warn("USD_PRIM_UNSUPPORTED_TYPE", why, prim.path)
                 continue
             default: break
             }
@@ -116,7 +116,7 @@ final class StageTraversal {
                     local = XformOps.multiply(inverse, world)
                 } else {
                     ctx.warn(
-                        "XFORM_RESET_SINGULAR_PARENT", "parent transform is singular; !resetXformStack! ignored",
+                        "USD_XFORM_RESET_SINGULAR_PARENT", "parent transform is singular; !resetXformStack! ignored",
                         prim.path)
                 }
             } else if isRoot {

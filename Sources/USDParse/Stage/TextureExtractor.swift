@@ -27,7 +27,7 @@ final class TextureExtractor {
         let prim = stage.prims[shader]
         guard ShaderGraph.shaderID(prim) == "UsdUVTexture" else {
             ctx.warn(
-                "MATERIAL_UNSUPPORTED_SHADER",
+                "USD_MATERIAL_UNSUPPORTED_SHADER",
                 "input connected to \(ShaderGraph.shaderID(prim) ?? "an unknown shader") (\(prim.path)); "
                     + "only UsdUVTexture is read",
                 materialPath)
@@ -36,7 +36,7 @@ final class TextureExtractor {
         guard case .value(let fileValue, let layer)? = ShaderGraph.resolve(shader, "inputs:file", stage: stage),
             let path = fileValue.token, !path.isEmpty
         else {
-            ctx.warn("TEXTURE_NOT_FOUND", "\(prim.path) has no inputs:file", materialPath)
+            ctx.warn("USD_TEXTURE_NOT_FOUND", "\(prim.path) has no inputs:file", materialPath)
             return nil
         }
         guard let texture = try loadTexture(path: path, layer: layer ?? "", ctx: ctx, materialPath: materialPath) else {
@@ -69,7 +69,7 @@ final class TextureExtractor {
             byKey[key] = .some(nil)
             let udim = path.contains("<UDIM>") ? " (UDIM tiles are not supported)" : ""
             ctx.warn(
-                "TEXTURE_NOT_FOUND", "texture \(path) (from \(layer.isEmpty ? "?" : layer)) could not be loaded\(udim)",
+                "USD_TEXTURE_NOT_FOUND", "texture \(path) (from \(layer.isEmpty ? "?" : layer)) could not be loaded\(udim)",
                 materialPath)
             return nil
         }
@@ -106,7 +106,7 @@ final class TextureExtractor {
         case "clamp": return .clamp
         case "mirror": return .mirror
         case "black":
-            ctx.warn("TEXTURE_WRAP_BLACK", "\(name) = black is approximated by clamp", materialPath)
+            ctx.warn("USD_TEXTURE_WRAP_BLACK", "\(name) = black is approximated by clamp", materialPath)
             return .clamp
         default: return .repeatTexture  // repeat, useMetadata, unauthored
         }

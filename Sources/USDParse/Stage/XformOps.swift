@@ -31,7 +31,7 @@ enum XformOps {
             return Result(matrix: .identity, resetsXformStack: false)
         }
         guard let order = AttributeValues.tokens(attr.value(at: time)) else {
-            if attr.value(at: time) != nil { findings.append(("XFORM_OP_INVALID", "xformOpOrder is not a token array")) }
+            if attr.value(at: time) != nil { findings.append(("USD_XFORM_OP_INVALID", "xformOpOrder is not a token array")) }
             return Result(matrix: .identity, resetsXformStack: false)
         }
         var matrix = Matrix4.identity
@@ -48,17 +48,17 @@ enum XformOps {
             if invert { name = name.dropFirst("!invert!".count) }
             let opName = String(name)
             guard let opAttr = prim.attributes[opName] else {
-                findings.append(("XFORM_OP_MISSING", "\(opName) is listed in xformOpOrder but not authored"))
+                findings.append(("USD_XFORM_OP_MISSING", "\(opName) is listed in xformOpOrder but not authored"))
                 continue
             }
             guard let value = opAttr.value(at: time) else {
-                findings.append(("XFORM_OP_MISSING", "\(opName) has no value"))
+                findings.append(("USD_XFORM_OP_MISSING", "\(opName) has no value"))
                 continue
             }
             guard var op = opMatrix(name: opName, value: value, findings: &findings) else { continue }
             if invert {
                 guard let inv = op.inverse else {
-                    findings.append(("XFORM_OP_INVALID", "\(opName) cannot be inverted (singular)"))
+                    findings.append(("USD_XFORM_OP_INVALID", "\(opName) cannot be inverted (singular)"))
                     continue
                 }
                 op = inv
@@ -73,12 +73,12 @@ enum XformOps {
     static func opMatrix(name: String, value: SdfValue, findings: inout [Finding]) -> Matrix4? {
         let parts = name.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count >= 2, parts[0] == "xformOp" else {
-            findings.append(("XFORM_OP_UNSUPPORTED", "\(name) is not an xformOp attribute"))
+            findings.append(("USD_XFORM_OP_UNSUPPORTED", "\(name) is not an xformOp attribute"))
             return nil
         }
         let type = String(parts[1])
         func bad(_ why: String) -> Matrix4? {
-            findings.append(("XFORM_OP_INVALID", "\(name): \(why)"))
+            findings.append(("USD_XFORM_OP_INVALID", "\(name): \(why)"))
             return nil
         }
         guard let d = AttributeValues.doubles(value), d.allSatisfy({ $0.isFinite }) else {
@@ -109,7 +109,7 @@ enum XformOps {
             guard d.count == 16 else { return bad("expected a 4×4 matrix") }
             return Matrix4(usdRowMajor: d)
         default:
-            findings.append(("XFORM_OP_UNSUPPORTED", "\(name): unknown op type \(type)"))
+            findings.append(("USD_XFORM_OP_UNSUPPORTED", "\(name): unknown op type \(type)"))
             return nil
         }
     }
