@@ -12,9 +12,7 @@ public final class OutputSweeper: @unchecked Sendable {
     private let storage: any ObjectStore
     private let logger: JSONLogger
     private let metrics: Metrics
-    private let cond = NSCondition()
-    private var stopping = false
-    private var thread: Thread?
+    private let periodic = PeriodicThread()
 
     init(config: WorkerConfig, storage: any ObjectStore, logger: JSONLogger, metrics: Metrics) {
         self.config = config
@@ -26,37 +24,15 @@ public final class OutputSweeper: @unchecked Sendable {
     /// Starts the thread (no-op when the interval is 0 or there is no database).
     func start() {
         guard config.gcIntervalSeconds > 0, let url = config.databaseURL else { return }
-        let t = Thread { [self] in loop(url: url) }
-        t.name = "output-sweeper"
-        thread = t
-        t.start()
-    }
-
-    /// Asks the thread to stop (it finishes the version it is on).
-    func stop() {
-        cond.lock()
-        stopping = true
-        cond.broadcast()
-        cond.unlock()
-    }
-
-    private var shouldStop: Bool {
-        cond.lock()
-        defer { cond.unlock() }
-        return stopping
-    }
-
-    private func loop(url: String) {
-        while true {
-            cond.lock()
-            let until = Date().addingTimeInterval(config.gcIntervalSeconds)
-            while !stopping && Date() < until { _ = cond.wait(until: until) }
-            let stop = stopping
-            cond.unlock()
-            if stop { return }
+        periodic.start(name: "output-sweeper", interval: config.gcIntervalSeconds, runAtStart: false) { [self] in
             sweepOnce(url: url)
         }
     }
+
+    /// Asks the thread to stop (it finishes the version it is on).
+    func stop() { periodic.stop() }
+
+    private var shouldStop: Bool { periodic.shouldStop }
 
     private func sweepOnce(url: String) {
         do {

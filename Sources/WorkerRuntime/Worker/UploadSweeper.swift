@@ -52,8 +52,7 @@ final class UploadSweeper: @unchecked Sendable {
     private let storage: any ObjectStore
     private let logger: JSONLogger
     private let metrics: Metrics
-    private let cond = NSCondition()
-    private var stopping = false
+    private let periodic = PeriodicThread()
     private var connection: PGConnection?
 
     init(config: WorkerConfig, storage: any ObjectStore, logger: JSONLogger, metrics: Metrics) {
@@ -76,35 +75,14 @@ final class UploadSweeper: @unchecked Sendable {
     /// upload settings are 0 or there is no database).
     func start() {
         guard config.uploadStaleSeconds > 0 || config.uploadExpireSeconds > 0, let url = config.databaseURL else { return }
-        let t = Thread { [self] in loop(url: url) }
-        t.name = "upload-sweeper"
-        t.start()
+        periodic.start(name: "upload-sweeper", interval: config.rescueSeconds, runAtStart: true,
+                       body: { [self] in sweepOnce(url: url) }, finally: { [self] in connection?.close() })
     }
 
     /// Asks the thread to stop (it finishes the version it is on).
-    func stop() {
-        cond.lock()
-        stopping = true
-        cond.broadcast()
-        cond.unlock()
-    }
+    func stop() { periodic.stop() }
 
-    private var shouldStop: Bool {
-        cond.lock()
-        defer { cond.unlock() }
-        return stopping
-    }
-
-    private func loop(url: String) {
-        defer { connection?.close() }
-        while !shouldStop {
-            sweepOnce(url: url)
-            cond.lock()
-            let until = Date().addingTimeInterval(config.rescueSeconds)
-            while !stopping && Date() < until { _ = cond.wait(until: until) }
-            cond.unlock()
-        }
-    }
+    private var shouldStop: Bool { periodic.shouldStop }
 
     private func sweepOnce(url: String) {
         do {
