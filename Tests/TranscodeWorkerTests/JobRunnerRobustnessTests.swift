@@ -11,29 +11,18 @@ import Glibc
 #endif
 
 /// An `ObjectStore` whose `get` runs a hook first and then fails with a retryable error.
-final class FailingGetStore: ObjectStore, @unchecked Sendable {
-    let base: any ObjectStore
+final class FailingGetStore: ForwardingStore, @unchecked Sendable {
     let onGet: @Sendable () -> Void
 
     init(_ base: any ObjectStore, onGet: @escaping @Sendable () -> Void) {
-        self.base = base
         self.onGet = onGet
+        super.init(base)
     }
 
-    func get(_ key: String, maxBytes: Int) throws(StorageError) -> [UInt8] {
+    override func get(_ key: String, maxBytes: Int) throws(StorageError) -> [UInt8] {
         onGet()
         throw StorageError(code: StorageError.unavailable, message: "storage down for the test", key: key, isRetryable: true)
     }
-    func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError) {
-        try base.put(key, bytes: bytes, contentType: contentType, cacheControl: cacheControl)
-    }
-    func delete(_ key: String) throws(StorageError) { try base.delete(key) }
-    func listObjects(prefix: String) throws(StorageError) -> [StoredObject] { try base.listObjects(prefix: prefix) }
-    func list(prefix: String) throws(StorageError) -> [String] { try base.list(prefix: prefix) }
-    func size(_ key: String) throws(StorageError) -> Int? { try base.size(key) }
-    var location: String { base.location }
-    var bucket: String { base.bucket }
-    var keyPrefix: String { base.keyPrefix }
 }
 
 @Suite("Job runner robustness on real Postgres", .enabled(if: postgresConfigured))

@@ -141,15 +141,12 @@ final class JobThread: @unchecked Sendable {
     }
 }
 
-/// An `ObjectStore` that forwards to another and records every write in order.
-final class JobRecordingStore: ObjectStore, @unchecked Sendable {
-    let base: any ObjectStore
+/// An `ObjectStore` that forwards to another and records every read and write in order.
+final class JobRecordingStore: ForwardingStore, @unchecked Sendable {
     private let lock = NSLock()
     private var writes: [(key: String, contentType: String)] = []
     private var cacheControls: [String: String] = [:]
     private var reads: [String] = []
-
-    init(_ base: any ObjectStore) { self.base = base }
 
     var puts: [(key: String, contentType: String)] { lock.withLock { writes } }
     /// The `Cache-Control` each written key was given (absent: none).
@@ -157,24 +154,17 @@ final class JobRecordingStore: ObjectStore, @unchecked Sendable {
     /// Every key read, in order.
     var gets: [String] { lock.withLock { reads } }
 
-    func get(_ key: String, maxBytes: Int) throws(StorageError) -> [UInt8] {
+    override func get(_ key: String, maxBytes: Int) throws(StorageError) -> [UInt8] {
         lock.withLock { reads.append(key) }
         return try base.get(key, maxBytes: maxBytes)
     }
-    func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError) {
+    override func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError) {
         try base.put(key, bytes: bytes, contentType: contentType, cacheControl: cacheControl)
         lock.withLock {
             writes.append((key, contentType))
             cacheControls[key] = cacheControl
         }
     }
-    func delete(_ key: String) throws(StorageError) { try base.delete(key) }
-    func listObjects(prefix: String) throws(StorageError) -> [StoredObject] { try base.listObjects(prefix: prefix) }
-    func list(prefix: String) throws(StorageError) -> [String] { try base.list(prefix: prefix) }
-    func size(_ key: String) throws(StorageError) -> Int? { try base.size(key) }
-    var location: String { base.location }
-    var bucket: String { base.bucket }
-    var keyPrefix: String { base.keyPrefix }
 }
 
 /// Collects the events sent on `SchemaCatalog.eventsChannel` of one database.

@@ -289,16 +289,15 @@ final class SweepBox<T>: @unchecked Sendable {
 }
 
 /// An object store that runs `hook` once, on the first `size` call, before answering.
-final class HookedStore: ObjectStore, @unchecked Sendable {
-    let base: FileObjectStore
+final class HookedStore: ForwardingStore, @unchecked Sendable {
     private let lock = NSLock()
     private var hook: (() -> Void)?
     init(base: FileObjectStore, hook: @escaping () -> Void) {
-        self.base = base
         self.hook = hook
+        super.init(base)
     }
 
-    func size(_ key: String) throws(StorageError) -> Int? {
+    override func size(_ key: String) throws(StorageError) -> Int? {
         lock.lock()
         let h = hook
         hook = nil
@@ -306,13 +305,4 @@ final class HookedStore: ObjectStore, @unchecked Sendable {
         h?()
         return try base.size(key)
     }
-
-    func get(_ key: String, maxBytes: Int) throws(StorageError) -> [UInt8] { try base.get(key, maxBytes: maxBytes) }
-    func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError) { try base.put(key, bytes: bytes, contentType: contentType, cacheControl: cacheControl) }
-    func delete(_ key: String) throws(StorageError) { try base.delete(key) }
-    func list(prefix: String) throws(StorageError) -> [String] { try base.list(prefix: prefix) }
-    func listObjects(prefix: String) throws(StorageError) -> [StoredObject] { try base.listObjects(prefix: prefix) }
-    var location: String { base.location }
-    var bucket: String { base.bucket }
-    var keyPrefix: String { base.keyPrefix }
 }

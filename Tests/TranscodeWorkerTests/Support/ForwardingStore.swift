@@ -1,0 +1,21 @@
+@testable import ObjectStorage
+
+/// An `ObjectStore` that forwards every call to another; the test stores subclass it and override
+/// the calls they watch or break.
+class ForwardingStore: ObjectStore, @unchecked Sendable {
+    let base: any ObjectStore
+
+    init(_ base: any ObjectStore) { self.base = base }
+
+    func get(_ key: String, maxBytes: Int) throws(StorageError) -> [UInt8] { try base.get(key, maxBytes: maxBytes) }
+    func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError) {
+        try base.put(key, bytes: bytes, contentType: contentType, cacheControl: cacheControl)
+    }
+    func delete(_ key: String) throws(StorageError) { try base.delete(key) }
+    func list(prefix: String) throws(StorageError) -> [String] { try base.list(prefix: prefix) }
+    func listObjects(prefix: String) throws(StorageError) -> [StoredObject] { try base.listObjects(prefix: prefix) }
+    func size(_ key: String) throws(StorageError) -> Int? { try base.size(key) }
+    var location: String { base.location }
+    var bucket: String { base.bucket }
+    var keyPrefix: String { base.keyPrefix }
+}
