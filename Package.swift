@@ -101,6 +101,7 @@ let package = Package(
             name: "TranscodeWorkerTests",
             dependencies: ["TestSupport", "TranscodeWorker", "WorkerRuntime", "PGQueue", "ObjectStorage", "WorkerHTTP", "JSONCore",
                            "USDParse", "SceneModel", "Thumbnailer"],
+            exclude: ["Support/edge/serve.ts", "Support/edge/same_secret_test.ts"],
             swiftSettings: strict),
         .testTarget(name: "ManifestTests", dependencies: ["TestSupport", "Manifest", "SceneModel", "JSONCore"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "FuzzHarnessTests", dependencies: ["TestSupport", "FuzzHarness"], swiftSettings: strict),
