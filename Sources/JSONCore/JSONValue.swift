@@ -29,13 +29,6 @@ public indirect enum JSONValue: Equatable, Sendable {
         case .string, .array, .object, .members: return false
         }
     }
-
-    /// Appends `s` as a JSON string literal (see `JSONWriter`'s string rules).
-    public static func writeString(_ s: String, into out: inout String) {
-        var bytes: [UInt8] = []
-        JSONWriter.writeString(s, into: &bytes)
-        out += String(decoding: bytes, as: UTF8.self)
-    }
 }
 
 /// One key/value pair of a `members` object.

@@ -111,8 +111,7 @@ struct ProcessCommand {
         if let status = ChildSandbox.prepareWorker(config, logger: logger) { return status }
         let storage: any ObjectStore, outputs: any ObjectStore
         do {
-            storage = try StorageURL.open(config.storageURL)
-            outputs = try config.outputStorageURL.map { (url) throws(StorageError) in try StorageURL.open(url) } ?? storage
+            (storage, outputs) = try config.openStores()
         } catch {
             return fail("storage: \(error)", status: ExitStatus.internalError)
         }

@@ -106,8 +106,7 @@ struct RunCommand {
         }
         let storage: any ObjectStore, outputs: any ObjectStore
         do {
-            storage = try StorageURL.open(config.storageURL)
-            outputs = try config.outputStorageURL.map { (url) throws(StorageError) in try StorageURL.open(url) } ?? storage
+            (storage, outputs) = try config.openStores()
         } catch {
             logger.error("cannot open storage", ["error": .string("\(error)")])
             return ExitStatus.usage

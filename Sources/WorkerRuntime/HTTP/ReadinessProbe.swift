@@ -31,7 +31,7 @@ final class ReadinessProbe: @unchecked Sendable {
     ///   - now: the clock, seconds (monotonic; tests pass their own).
     init(cacheSeconds: Double = ReadinessProbe.defaultCacheSeconds,
                 waitSeconds: Double = ReadinessProbe.defaultWaitSeconds,
-                now: @escaping @Sendable () -> Double = WorkerDaemon.now,
+                now: @escaping @Sendable () -> Double = Clock.seconds,
                 check: @escaping @Sendable () -> Bool) {
         self.check = check
         self.cacheSeconds = cacheSeconds

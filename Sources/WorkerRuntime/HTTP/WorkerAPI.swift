@@ -86,7 +86,7 @@ public final class WorkerAPI: @unchecked Sendable {
     }
 
     private func refreshQueueGauges() {
-        let now = WorkerDaemon.now()
+        let now = Clock.seconds()
         guard metrics.queueSampleIsStale(now: now, maxAge: Self.queueSampleSeconds) else { return }
         do {
             let status = try withDatabase { (c) throws(DatabaseError) in try QueueStore(connection: c).status() }

@@ -86,7 +86,7 @@ public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible
     /// `ROOMPLAN_*`, `THUMB_*`), then by the phase it happened in. The detailed code leads the message.
     static func pipeline(code: String, message: String, phase: String, retryable: Bool) -> FailureReason {
         let detail = "\(code): \(message)"
-        let step = stepPhase(phase)
+        let step = JobStep(pipelinePhase: phase)
         switch code {
         case _ where code.hasPrefix("USD_"):
             return FailureReason(reason: usdzParseError, message: detail, phase: step, isRetryable: retryable)
@@ -146,9 +146,6 @@ public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible
     static func internalFault(_ message: String, phase: JobStep) -> FailureReason {
         FailureReason(reason: `internal`, message: message, phase: phase, isRetryable: true)
     }
-
-    /// The pipeline's own phase names folded onto the contract's steps (`JobStep(pipelinePhase:)`).
-    static func stepPhase(_ pipelinePhase: String) -> JobStep { JobStep(pipelinePhase: pipelinePhase) }
 
     static func clip(_ text: String) -> String {
         guard text.count > maxMessageCharacters else { return text }

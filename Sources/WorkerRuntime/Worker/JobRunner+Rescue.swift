@@ -14,9 +14,9 @@ extension JobRunner {
         if let url = config.completionURL {
             let client = CompletionClient(url: url, authHeaders: config.completionHeaders, workerId: config.workerId, http: http,
                                           logger: logger, requestTimeout: 10)
-            let deadline = WorkerDaemon.now() + 20
+            let deadline = Clock.seconds() + 20
             switch client.post(client.failedBody(job, failure: failure, maxAttempts: job.maxAttempts), job: job,
-                               shouldContinue: { WorkerDaemon.now() < deadline }) {
+                               shouldContinue: { Clock.seconds() < deadline }) {
             case .accepted: return true
             case .leaseLost: return false
             case .gaveUp(let e):

@@ -13,7 +13,7 @@ final class PhaseTimer: @unchecked Sendable {
 
     /// A phase began (the previous one, if any, ends now).
     func begin(_ phase: String) {
-        let now = WorkerDaemon.now()
+        let now = Clock.seconds()
         lock.lock()
         let previous = current
         current = (phase, now)
@@ -23,7 +23,7 @@ final class PhaseTimer: @unchecked Sendable {
 
     /// The job ended: the running phase ends now.
     func end() {
-        let now = WorkerDaemon.now()
+        let now = Clock.seconds()
         lock.lock()
         let previous = current
         current = nil

@@ -62,7 +62,7 @@ public final class WorkerDaemon: @unchecked Sendable {
         cond.lock()
         if !draining {
             draining = true
-            drainDeadline = Self.now() + config.shutdownGraceSeconds
+            drainDeadline = Clock.seconds() + config.shutdownGraceSeconds
         }
         wakeups += 1
         cond.signal()
@@ -74,7 +74,7 @@ public final class WorkerDaemon: @unchecked Sendable {
         cond.lock()
         draining = true
         hardStop = true
-        drainDeadline = Self.now()
+        drainDeadline = Clock.seconds()
         wakeups += 1
         cond.signal()
         cond.unlock()
@@ -137,7 +137,7 @@ public final class WorkerDaemon: @unchecked Sendable {
 
             if isDraining {
                 if runningCount == 0 { break loop }
-                if !stoppedJobs && (hard || Self.now() >= deadline) {
+                if !stoppedJobs && (hard || Clock.seconds() >= deadline) {
                     stoppedJobs = true
                     logger.info("grace period over: stopping running jobs", ["running": .int(Int64(runningCount))])
                     cond.lock()
@@ -146,8 +146,8 @@ public final class WorkerDaemon: @unchecked Sendable {
                 }
             } else {
                 do {
-                    if Self.now() - lastRescue >= config.rescueSeconds {
-                        lastRescue = Self.now()
+                    if Clock.seconds() - lastRescue >= config.rescueSeconds {
+                        lastRescue = Clock.seconds()
                         try rescue(store)
                     }
                     var free = config.concurrency - runningCount
@@ -176,7 +176,7 @@ public final class WorkerDaemon: @unchecked Sendable {
                 }
             }
             var timeout = config.pollSeconds
-            if !isDraining { timeout = min(timeout, max(0.01, lastRescue + config.rescueSeconds - Self.now())) }
+            if !isDraining { timeout = min(timeout, max(0.01, lastRescue + config.rescueSeconds - Clock.seconds())) }
             if isDraining { timeout = min(timeout, 0.2) }
             wait(seconds: timeout, since: wakeSnapshot)
         }
@@ -345,7 +345,4 @@ public final class WorkerDaemon: @unchecked Sendable {
         }
         throw last
     }
-
-    /// Monotonic seconds (`Clock`, the one clock of the runtime).
-    static func now() -> Double { Clock.seconds() }
 }
