@@ -5,25 +5,8 @@ import ObjectStorage
 /// `reason` (what clients and operators see), a safe `message` that starts with the detailed code
 /// (`USD_TRUNCATED: …`), the phase it happened in, and whether another attempt can help.
 ///
-/// Reasons:
-///
-/// | reason | retryable | meaning |
-/// |---|---|---|
-/// | `SOURCE_NOT_FOUND` | no | a source (or a recorded redacted texture) is missing from storage |
-/// | `SOURCE_KEY_REFUSED` | no | a source, JSON or redacted-texture key lies outside the version's own prefix |
-/// | `FILE_TOO_LARGE` | no | a source is larger than `maxSourceBytes` |
-/// | `SOURCE_DOWNLOAD_FAILED` | yes, unless storage refused the credentials (403) | storage could not be read |
-/// | `USDZ_PARSE_ERROR` | no | the USD / USDZ is invalid (`USD_*` codes) |
-/// | `ROOMPLAN_JSON_INVALID` | no | the CapturedRoom JSON is invalid (`ROOMPLAN_*` codes) |
-/// | `REDACTION_INVALID` | no | a replacement texture matches no texture or several, one texture has two different recorded replacements, or the redactions exceed their limits |
-/// | `LAYERING_FAILED` | no | layering, the `.glb` or the manifest could not be built |
-/// | `PREVIEW_FAILED` | no | thumbnails could not be rendered (`THUMB_*` codes) |
-/// | `OUTPUT_UPLOAD_FAILED` | yes | an output could not be stored |
-/// | `TIMEOUT` | yes | the attempt ran past `attemptTimeoutSeconds` |
-/// | `CANCELLED` | no | an operator cancelled the version |
-/// | `UPLOAD_EXPIRED` | no | the version stayed `uploading` past `TRANSCODE_UPLOAD_EXPIRE_SECONDS` without its sources in storage (set by the upload sweep, never by an attempt) |
-/// | `COMPLETION_REJECTED` | yes | `transcode-done` refused the report with a 4xx other than 409 |
-/// | `INTERNAL` | yes | the child process died or broke its protocol, or another worker fault |
+/// The reasons are the constants below; whether each is retried and what it means is listed
+/// once, in `ErrorCatalog.reasons` (TranscodeWorker), from which `docs/errors.md` is generated.
 public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible {
     public static let sourceNotFound = "SOURCE_NOT_FOUND"
     public static let sourceKeyRefused = "SOURCE_KEY_REFUSED"
