@@ -13,10 +13,10 @@ enum NodeExtras {
         var members = [
             JSONMember("defaultVisible", .bool(layer.defaultVisible)),
             JSONMember("kind", .string("layer")),
-            JSONMember("layer", .string(layer.id)),
-            JSONMember("layerKind", .string(layer.kind)),
+            JSONMember("layer", .string(layer.id.rawValue)),
+            JSONMember("layerKind", .string(layer.kind.rawValue)),
         ]
-        if let category = layer.category { members.append(JSONMember("category", .string(category))) }
+        if let category = layer.category { members.append(JSONMember("category", .string(category.rawValue))) }
         return wrap(members)
     }
 
@@ -27,11 +27,11 @@ enum NodeExtras {
         let attributes = element.attributes.map { JSONMember($0.key, .string($0.value)) }
         var members = [
             JSONMember("attributes", .members(sorted(attributes))),
-            JSONMember("category", .string(element.category)),
+            JSONMember("category", .string(element.category.rawValue)),
             JSONMember("geometry", .string(element.geometry.rawValue)),
             JSONMember("identifier", .string(element.identifier)),
             JSONMember("kind", .string("element")),
-            JSONMember("layer", .string(element.layer)),
+            JSONMember("layer", .string(element.layer.rawValue)),
         ]
         if let confidence = element.confidence { members.append(JSONMember("confidence", .string(confidence))) }
         if let d = element.dimensions { members.append(JSONMember("dimensions", .doubles([d.x, d.y, d.z]))) }

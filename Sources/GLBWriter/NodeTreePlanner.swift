@@ -124,7 +124,7 @@ struct NodeTreePlanner {
             let index = plan.nodes.count
             var out = PlannedNode(source: NodeIndex(n))
             if let l = layerOf[n] {
-                out.name = "layer:" + layered.layers[l].id
+                out.name = "layer:" + layered.layers[l].id.rawValue
                 out.extras = NodeExtras.layer(layered.layers[l])
             } else if let e = elementOf[n] {
                 out.name = layered.elements[e].identifier

@@ -64,7 +64,8 @@ enum FieldChecks {
 
     /// A layer id: `walls`, `doors`, `windows`, `openings`, `floors`, `unclassified`,
     /// `objects.<category>` (letters, digits, `_`) or `group.<name>` (no white space).
-    static func layerId(_ s: String, field: String) throws -> String {
+    static func layerId(_ id: LayerID, field: String) throws -> String {
+        let s = id.rawValue
         guard isLayerId(s) else {
             throw ManifestError.invalidValue(
                 field: field, value: s,
@@ -73,8 +74,11 @@ enum FieldChecks {
         return s
     }
 
+    /// The layer ids that take no suffix.
+    static let fixedLayerIds: Set<LayerID> = [.walls, .doors, .windows, .openings, .floors, .unclassified]
+
     static func isLayerId(_ s: String) -> Bool {
-        if ["walls", "doors", "windows", "openings", "floors", "unclassified"].contains(s) { return true }
+        if fixedLayerIds.contains(LayerID(s)) { return true }
         if s.hasPrefix("objects.") {
             let rest = s.utf8.dropFirst(8)
             return !rest.isEmpty && rest.allSatisfy { isASCIIAlphanumeric($0) || $0 == UInt8(ascii: "_") }

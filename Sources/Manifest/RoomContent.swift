@@ -19,7 +19,7 @@ struct RoomContent {
     private let glbNodeIndex: [NodeIndex: Int]
 
     /// The accepted values of the closed vocabularies.
-    static let layerKinds = RoomLayer.canonicalOrder
+    static let layerKinds = LayerKind.canonicalOrder.map(\.rawValue)
     static let confidences = ["high", "medium", "low", "unknown"]
     static let grades = ["A", "B", "C"]
     static let floorAreaSources = ["floor", "walls"]
@@ -28,9 +28,9 @@ struct RoomContent {
         self.layered = layered
         self.geometry = geometry
         self.glbNodeIndex = glbNodeIndex
-        var layerIds = Set<String>()
+        var layerIds = Set<LayerID>()
         for (i, l) in layered.layers.enumerated() where !layerIds.insert(l.id).inserted {
-            throw ManifestError.duplicate(field: "layers[\(i)].id", value: l.id)
+            throw ManifestError.duplicate(field: "layers[\(i)].id", value: l.id.rawValue)
         }
         layers = .array(try layered.layers.enumerated().map { try layer($1, field: "layers[\($0)]") })
         elements = .array(try elementOrder().map { try element(layered.elements[$0], field: "elements[\($0)]") })
@@ -82,8 +82,8 @@ struct RoomContent {
         let summary = geometry.summary(of: layer.node)
         return .object([
             "id": .string(try FieldChecks.layerId(layer.id, field: "\(field).id")),
-            "kind": .string(try FieldChecks.oneOf(layer.kind, Self.layerKinds, field: "\(field).kind")),
-            "category": .string(layer.category),
+            "kind": .string(try FieldChecks.oneOf(layer.kind.rawValue, Self.layerKinds, field: "\(field).kind")),
+            "category": .string(layer.category?.rawValue),
             "node": try glbIndex(node, label: "layer \(layer.id)", field: "\(field).node"),
             "node_name": .string(layered.scene.nodes[node.rawValue].name),
             "element_count": .int(layer.elements.count),
@@ -96,7 +96,7 @@ struct RoomContent {
     private mutating func element(_ e: RoomElement, field: String) throws -> JSONValue {
         let node = try checkedNode(e.node, field: "\(field).node")
         guard layered.layers.contains(where: { $0.id == e.layer }) else {
-            throw ManifestError.invalidValue(field: "\(field).layer", value: e.layer, expected: "the id of a layer")
+            throw ManifestError.invalidValue(field: "\(field).layer", value: e.layer.rawValue, expected: "the id of a layer")
         }
         var dimensions = JSONValue.null
         if let d = e.dimensions { dimensions = try FieldChecks.vector(d, field: "\(field).dimensions") }
@@ -109,8 +109,8 @@ struct RoomContent {
         }
         return .object([
             "identifier": .string(try FieldChecks.identifier(e.identifier, field: "\(field).identifier")),
-            "category": .string(try FieldChecks.nonEmpty(e.category, field: "\(field).category")),
-            "layer": .string(e.layer),
+            "category": .string(try FieldChecks.nonEmpty(e.category.rawValue, field: "\(field).category")),
+            "layer": .string(e.layer.rawValue),
             "confidence": try FieldChecks.oneOf(e.confidence, Self.confidences, field: "\(field).confidence"),
             "dimensions": dimensions,
             "transform": try FieldChecks.matrix(e.transform, field: "\(field).transform"),

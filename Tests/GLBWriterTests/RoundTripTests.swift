@@ -44,7 +44,7 @@ import Testing
         let roots = (reader.array("scenes")[0]["nodes"] as? [Any] ?? []).compactMap(int)
         #expect(roots == [0, 3, 5])
         #expect((reader.nodes[6]["children"] as? [Any])?.compactMap(int) == [7, 8])
-        for layer in layered.layers { #expect(output.nodeIndex[layer.node] == reader.node(named: "layer:" + layer.id)) }
+        for layer in layered.layers { #expect(output.nodeIndex[layer.node] == reader.node(named: "layer:" + layer.id.rawValue)) }
         for element in layered.elements {
             #expect(output.nodeIndex[element.node] == reader.node(named: element.identifier))
         }

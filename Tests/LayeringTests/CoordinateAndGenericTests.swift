@@ -71,7 +71,7 @@ import Testing
     ] as [(String, String?, Bool?)])
     func customDataCategories(_ raw: String, _ category: String?, _ isOpen: Bool?) {
         let p = RoomPlanNames.parseUSDCategory(raw)
-        #expect(p.category == category && p.isOpen == isOpen)
+        #expect(p.category?.rawValue == category && p.isOpen == isOpen)
     }
 
     @Test func namesOfPrimsAndGroups() {

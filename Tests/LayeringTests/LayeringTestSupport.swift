@@ -63,11 +63,11 @@ func checkLayoutContract(_ l: LayeredScene, sourceLocation: SourceLocation = #_s
     var previousLayerKey: (Int, String)?
     for layer in l.layers {
         let node = l.scene.nodes[layer.node.rawValue]
-        #expect(node.parent == nil && node.name == "layer:" + layer.id && node.localTransform.isIdentity,
+        #expect(node.parent == nil && node.name == "layer:" + layer.id.rawValue && node.localTransform.isIdentity,
                 sourceLocation: sourceLocation)
-        let kind = RoomLayer.canonicalOrder.firstIndex(of: layer.kind) ?? 99
-        if let p = previousLayerKey { #expect(p < (kind, layer.id), "layer order", sourceLocation: sourceLocation) }
-        previousLayerKey = (kind, layer.id)
+        let kind = LayerKind.canonicalOrder.firstIndex(of: layer.kind) ?? 99
+        if let p = previousLayerKey { #expect(p < (kind, layer.id.rawValue), "layer order", sourceLocation: sourceLocation) }
+        previousLayerKey = (kind, layer.id.rawValue)
         var previous: String?
         for ei in layer.elements {
             let e = l.elements[ei]
@@ -199,5 +199,12 @@ struct TestRoom {
         if version { top += ["\"version\": 2", "\"story\": 0", "\"sections\": []"] }
         if let r = referenceOrigin { top.append("\"referenceOriginTransform\": \(Self.array(r))") }
         return Array(("{" + top.joined(separator: ",\n") + "}").utf8)
+    }
+}
+
+extension Dictionary {
+    /// The same values under transformed keys (the keys must stay distinct).
+    func mapKeys<K: Hashable>(_ transform: (Key) -> K) -> [K: Value] {
+        Dictionary<K, Value>(uniqueKeysWithValues: map { (transform($0.key), $0.value) })
     }
 }

@@ -67,7 +67,7 @@ struct RoomPlanLinkingTests {
                 let path = try #require(e.sourcePrimPath)
                 #expect(path.hasPrefix(groupPath + "/"))
                 // … and it is the element's own gprim: named like its layer's root prim (`Door1`).
-                let category = e.category == "floor" ? "Floor" : e.category.prefix(1).uppercased() + e.category.dropFirst()
+                let category = e.category == "floor" ? "Floor" : e.category.rawValue.prefix(1).uppercased() + e.category.rawValue.dropFirst()
                 #expect(path.split(separator: "/").last!.hasPrefix(category), "\(s.name): \(uuid) → \(path)")
             }
             let linked = l.elements.filter { $0.geometry == .usd }.count
@@ -118,7 +118,7 @@ struct RoomPlanLinkingTests {
         // Two sections, as annotations.
         #expect(l.sections.map(\.label) == ["diningRoom", "livingRoom"])
         #expect(l.sections.allSatisfy { $0.story == 0 })
-        #expect(!l.layers.contains { $0.id.contains("section") })
+        #expect(!l.layers.contains { $0.id.rawValue.contains("section") })
         // Element transforms are the JSON matrices, bit for bit.
         for e in l.elements {
             let j = try #require(parametric.room.surfaces.first { $0.identifier == e.identifier }?.transform

@@ -44,7 +44,7 @@ import Testing
 
     static func element(_ category: String, dims: SIMD3<Double>, corners: [SIMD3<Double>] = [],
                         curve: CapturedRoom.Curve? = nil) -> JSONElement {
-        JSONElement(identifier: "X", category: category, confidence: "high", dimensions: dims, transform: .identity,
+        JSONElement(identifier: "X", category: ElementCategory(category), confidence: "high", dimensions: dims, transform: .identity,
                     parentIdentifier: nil, story: 0, attributes: [:], isOpen: nil, polygonCorners: corners, curve: curve,
                     jsonPath: "walls[0]")
     }

@@ -142,7 +142,7 @@ import SceneModel
         var layered = input.layered
         let node = layered.scene.addNode(Node(name: "0D1E2F3A-4B5C-4D6E-8F70-8192A3B4C5D6", parent: layered.layers[0].node))
         layered.elements.append(RoomElement(
-            identifier: "0D1E2F3A-4B5C-4D6E-8F70-8192A3B4C5D6", category: "opening", layer: "walls", geometry: .none,
+            identifier: "0D1E2F3A-4B5C-4D6E-8F70-8192A3B4C5D6", category: ElementCategory("opening"), layer: LayerID("walls"), geometry: .none,
             node: node))
         layered.layers[0].elements.append(layered.elements.count - 1)
         layered.sections.append(RoomSection(label: "bedroom", center: SIMD3(0, 3, 0), story: 1))
@@ -192,11 +192,11 @@ import SceneModel
             name: "usd:/World/Furniture/Sofa_1", parent: layerNode, localTransform: .translation(1, 0.5, 0), mesh: mesh))
         let layered = LayeredScene(
             scene: scene,
-            layers: [RoomLayer(id: "group.Furniture", kind: "group", node: layerNode, elements: [0])],
+            layers: [RoomLayer(id: LayerID("group.Furniture"), kind: LayerKind("group"), node: layerNode, elements: [0])],
             elements: [RoomElement(
-                identifier: "usd:/World/Furniture/Sofa_1", category: "unclassified", layer: "group.Furniture",
+                identifier: "usd:/World/Furniture/Sofa_1", category: ElementCategory("unclassified"), layer: LayerID("group.Furniture"),
                 sourcePrimPath: "/World/Furniture/Sofa_1", geometry: .usd, node: elementNode)],
-            metrics: RoomMetrics(countsPerLayer: ["group.Furniture": 1]))
+            metrics: RoomMetrics(countsPerLayer: [LayerID("group.Furniture"): 1]))
         let input = ManifestInput(
             layered: layered, generatorVersion: "0.1.0",
             inputs: [InputFile(role: "usd", name: "chair.usdc", format: "usdc", bytes: 512, sha256: SampleRoom.usdSHA)],

@@ -45,14 +45,14 @@ import SceneModel
     @Test func closedVocabulariesAreChecked() {
         expectFieldError("inputs[0].role") { $0.inputs[0].role = "source" }
         expectFieldError("thumbnails[0].kind") { $0.thumbnails[0].kind = "overview" }
-        expectFieldError("layers[0].kind") { $0.layered.layers[0].kind = "wall" }
-        expectFieldError("layers[1].id") { $0.layered.layers[1].id = "door s" }
+        expectFieldError("layers[0].kind") { $0.layered.layers[0].kind = LayerKind("wall") }
+        expectFieldError("layers[1].id") { $0.layered.layers[1].id = LayerID("door s") }
         expectFieldError("elements[0].confidence") { $0.layered.elements[0].confidence = "certain" }
         expectFieldError("quality.grade") { $0.layered.quality.grade = "D" }
         expectFieldError("quality.closure_grade") { $0.layered.quality.closureGrade = "a" }
         expectFieldError("metrics.floor_area_source") { $0.layered.metrics.floorAreaSource = "polygon" }
-        expectFieldError("metrics.counts_per_layer") { $0.layered.metrics.countsPerLayer["bogus"] = 1 }
-        expectFieldError("elements[0].layer") { $0.layered.elements[0].layer = "ceilings" }
+        expectFieldError("metrics.counts_per_layer") { $0.layered.metrics.countsPerLayer[LayerID("bogus")] = 1 }
+        expectFieldError("elements[0].layer") { $0.layered.elements[0].layer = LayerID("ceilings") }
     }
 
     @Test func camerasAreEitherPerspectiveOrOrthographic() {
@@ -87,7 +87,7 @@ import SceneModel
             $0.layered.elements[1].identifier = SampleRoom.wallBack
         }
         expectError(.duplicate(field: "layers[1].id", value: "walls")) {
-            $0.layered.layers[1].id = "walls"
+            $0.layered.layers[1].id = LayerID("walls")
         }
         expectFieldError("elements[2].identifier") { $0.layered.elements[2].identifier = "has space" }
         expectFieldError("elements[3].parent") { $0.layered.elements[3].parentIdentifier = "" }

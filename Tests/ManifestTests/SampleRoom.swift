@@ -67,7 +67,7 @@ enum SampleRoom {
         func wall(_ id: String, _ t: Matrix4, width: Double, confidence: String, prim: String) -> ElementSpec {
             ElementSpec(
                 element: RoomElement(
-                    identifier: id, category: "wall", layer: "walls", confidence: confidence,
+                    identifier: id, category: ElementCategory("wall"), layer: LayerID("walls"), confidence: confidence,
                     dimensions: SIMD3(width, 2.5, 0), transform: t, story: 0, sourcePrimPath: prim, geometry: .usd,
                     node: placeholder),
                 mesh: quadIndex, meshScale: SIMD3(width, 2.5, 1), geometryName: prim.split(separator: "/").last.map(String.init)!)
@@ -75,7 +75,7 @@ enum SampleRoom {
         func chair(_ id: String, _ t: Matrix4, prim: String) -> ElementSpec {
             ElementSpec(
                 element: RoomElement(
-                    identifier: id, category: "chair", layer: "objects.chair", confidence: "high",
+                    identifier: id, category: ElementCategory("chair"), layer: LayerID("objects.chair"), confidence: "high",
                     dimensions: SIMD3(0.5, 0.9, 0.5), transform: t, parentIdentifier: table, story: 0,
                     attributes: ["ChairType": "dining", "ChairArmType": "missing"], sourcePrimPath: prim,
                     geometry: .usd, node: placeholder),
@@ -93,7 +93,7 @@ enum SampleRoom {
             [
                 ElementSpec(
                     element: RoomElement(
-                        identifier: door, category: "door", layer: "doors", confidence: "medium",
+                        identifier: door, category: ElementCategory("door"), layer: LayerID("doors"), confidence: "medium",
                         dimensions: SIMD3(0.9, 2, 0), transform: .translation(1, 1, -1.5), parentIdentifier: wallBack,
                         story: 0, isOpen: true, geometry: .synthesized, node: placeholder),
                     mesh: quadIndex, meshScale: SIMD3(0.9, 2, 1), geometryName: "synthesized"),
@@ -101,7 +101,7 @@ enum SampleRoom {
             [
                 ElementSpec(
                     element: RoomElement(
-                        identifier: floor, category: "floor", layer: "floors", confidence: "high",
+                        identifier: floor, category: ElementCategory("floor"), layer: LayerID("floors"), confidence: "high",
                         dimensions: SIMD3(4, 3, 0), transform: floorFrame, story: 0,
                         sourcePrimPath: "/Room/Parametric_grp/Floor_grp/Floor0", geometry: .usd, node: placeholder,
                         polygonCorners: [SIMD3(-2, -1.5, 0), SIMD3(2, -1.5, 0), SIMD3(2, 1.5, 0), SIMD3(-2, 1.5, 0)]),
@@ -114,7 +114,7 @@ enum SampleRoom {
             [
                 ElementSpec(
                     element: RoomElement(
-                        identifier: table, category: "table", layer: "objects.table", confidence: "high",
+                        identifier: table, category: ElementCategory("table"), layer: LayerID("objects.table"), confidence: "high",
                         dimensions: SIMD3(1.2, 0.75, 0.8), transform: .translation(0, 0.375, 0.2), story: 0,
                         attributes: ["TableType": "rectangular"],
                         sourcePrimPath: "/Room/Parametric_grp/Object_grp/Table0", geometry: .usd, node: placeholder),
@@ -136,7 +136,8 @@ enum SampleRoom {
                 geometryJobs.append((e.node, spec))
             }
             layers.append(RoomLayer(
-                id: layerSpec.id, kind: layerSpec.kind, category: layerSpec.category, node: layerNodes[li],
+                id: LayerID(layerSpec.id), kind: LayerKind(layerSpec.kind), category: layerSpec.category.map { ElementCategory($0) },
+                node: layerNodes[li],
                 elements: indices))
         }
         for job in geometryJobs {
@@ -153,7 +154,7 @@ enum SampleRoom {
             metrics: RoomMetrics(
                 floorArea: 12, floorAreaSource: "floor", perimeter: 14, wallCount: 3, wallLength: 10,
                 ceilingHeight: 2.5,
-                countsPerLayer: ["walls": 3, "doors": 1, "floors": 1, "objects.chair": 2, "objects.table": 1],
+                countsPerLayer: [LayerID("walls"): 3, LayerID("doors"): 1, LayerID("floors"): 1, LayerID("objects.chair"): 2, LayerID("objects.table"): 1],
                 countsPerStory: [0: 8]),
             quality: QualityGrade(
                 grade: "B", highConfidenceWallShare: 2.0 / 3.0, wallConfidenceGrade: "B", furnitureCount: 3,

@@ -137,7 +137,7 @@ enum RoomFixture {
             let members = specs.filter { layerID($0.1.category) == id }.sorted { $0.0 < $1.0 }
             guard !members.isEmpty else { continue }
             let layerNode = scene.addNode(Node(name: "layer:" + id))
-            var layer = RoomLayer(id: id, kind: id.hasPrefix("objects") ? "objects" : id, node: layerNode)
+            var layer = RoomLayer(id: LayerID(id), kind: LayerID(id).kind, node: layerNode)
             for (name, s) in members {
                 let t = transform(origin: s.origin, x: s.x, z: s.z)
                 let en = scene.addNode(Node(name: name, parent: layerNode, localTransform: t))
@@ -159,7 +159,7 @@ enum RoomFixture {
                 layer.elements.append(elements.count)
                 elements.append(
                     RoomElement(
-                        identifier: name, category: s.category, layer: id, dimensions: s.size, transform: t,
+                        identifier: name, category: ElementCategory(s.category), layer: LayerID(id), dimensions: s.size, transform: t,
                         parentIdentifier: s.parent, isOpen: s.category == "door" ? false : nil, geometry: .synthesized,
                         node: en, polygonCorners: s.corners))
             }

@@ -38,13 +38,13 @@ enum TestScenes {
         }
         for root in scene.roots {
             let layerNode = out.addNode(Node(name: "layer:group.\(root.rawValue)"))
-            var layer = RoomLayer(id: "group.\(root.rawValue)", kind: "group", node: layerNode)
+            var layer = RoomLayer(id: .group("\(root.rawValue)"), kind: .group, node: layerNode)
             copy(root.rawValue, parent: layerNode)
             let en = map[root.rawValue]!
             layer.elements.append(elements.count)
             elements.append(
                 RoomElement(
-                    identifier: "e\(root.rawValue)", category: "unclassified", layer: layer.id,
+                    identifier: "e\(root.rawValue)", category: .unclassified, layer: layer.id,
                     geometry: .usd, node: en))
             layers.append(layer)
         }

@@ -6,7 +6,7 @@ struct PlannedElement {
         /// A subtree of the source scene (or only its root node).
         case usd(root: Int, includeDescendants: Bool)
         /// A mesh in the element's local frame, drawn with the category's shared material.
-        case synthesized(Mesh, materialCategory: String)
+        case synthesized(Mesh, materialCategory: ElementCategory)
         case none
     }
 
@@ -28,34 +28,29 @@ struct LayeredSceneAssembler {
     private var meshMap: [Int: MeshIndex] = [:]
     private var materialMap: [Int: MaterialIndex] = [:]
     private var textureMap: [Int: TextureIndex] = [:]
-    private var sharedMaterials: [String: MaterialIndex] = [:]
+    private var sharedMaterials: [ElementCategory: MaterialIndex] = [:]
 
     private init(source: SourceSceneIndex?, metadata: SceneMetadata, warnings: [SceneWarning]) {
         self.source = source
         self.scene = Scene(metadata: metadata, warnings: warnings)
     }
 
-    static func layerOrder(_ a: String, _ b: String) -> Bool {
-        let ka = RoomLayer.canonicalOrder.firstIndex(of: RoomPlanNames.layerKind(of: a)) ?? RoomLayer.canonicalOrder.count
-        let kb = RoomLayer.canonicalOrder.firstIndex(of: RoomPlanNames.layerKind(of: b)) ?? RoomLayer.canonicalOrder.count
-        return (ka, a) < (kb, b)
+    static func layerOrder(_ a: LayerID, _ b: LayerID) -> Bool {
+        (a.kind.displayRank, a.rawValue) < (b.kind.displayRank, b.rawValue)
     }
 
     static func assemble(
         _ planned: [PlannedElement], source: SourceSceneIndex?, metadata: SceneMetadata, sceneWarnings: [SceneWarning]
     ) -> (scene: Scene, layers: [RoomLayer], elements: [RoomElement]) {
         var a = LayeredSceneAssembler(source: source, metadata: metadata, warnings: sceneWarnings)
-        var byLayer: [String: [Int]] = [:]
+        var byLayer: [LayerID: [Int]] = [:]
         for (i, p) in planned.enumerated() { byLayer[p.element.layer, default: []].append(i) }
         let layerIDs = byLayer.keys.sorted(by: layerOrder)
         var layers: [RoomLayer] = []
         var elements: [RoomElement] = []
         for id in layerIDs {
-            let kind = RoomPlanNames.layerKind(of: id)
-            let layerNode = a.scene.addNode(Node(name: "layer:" + id, sourcePath: "", kind: "group"))
-            var layer = RoomLayer(
-                id: id, kind: kind, category: kind == "objects" ? String(id.dropFirst("objects.".count)) : nil,
-                node: layerNode)
+            let layerNode = a.scene.addNode(Node(name: "layer:" + id.rawValue, sourcePath: "", kind: "group"))
+            var layer = RoomLayer(id: id, kind: id.kind, category: id.objectCategory, node: layerNode)
             let members = byLayer[id]!.sorted {
                 (planned[$0].element.identifier, $0) < (planned[$1].element.identifier, $1)
             }
@@ -101,7 +96,7 @@ struct LayeredSceneAssembler {
         return node
     }
 
-    private mutating func sharedMaterial(_ category: String) -> MaterialIndex {
+    private mutating func sharedMaterial(_ category: ElementCategory) -> MaterialIndex {
         if let m = sharedMaterials[category] { return m }
         let m = scene.addMaterial(GeometrySynthesizer.material(for: category))
         sharedMaterials[category] = m

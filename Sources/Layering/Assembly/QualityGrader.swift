@@ -36,8 +36,8 @@ enum QualityGrader {
 
     static func grade(elements: [RoomElement], wallsClosed: Bool?, hasJSON: Bool) -> QualityGrade {
         var q = QualityGrade()
-        let walls = elements.filter { $0.category == "wall" }
-        q.furnitureCount = elements.filter { RoomPlanNames.layerKind(of: $0.layer) == "objects" }.count
+        let walls = elements.filter { $0.category == .wall }
+        q.furnitureCount = elements.filter { $0.layer.kind == .objects }.count
         guard !walls.isEmpty || hasJSON else {
             q.notes = ["not a room: no walls and no CapturedRoom JSON; not graded", durationNote]
             return q

@@ -146,10 +146,10 @@ public enum RoomLayering {
         var synthesizedCount = 0
         for (j, e) in json.enumerated() {
             var el = RoomElement(
-                identifier: e.identifier, category: e.category, layer: RoomPlanNames.layerID(of: e.category),
+                identifier: e.identifier, category: e.category, layer: e.category.layer,
                 confidence: e.confidence, dimensions: e.dimensions, transform: e.transform,
                 parentIdentifier: e.parentIdentifier, story: e.story, attributes: e.attributes,
-                isOpen: e.category == "door" ? e.isOpen : nil, geometry: .synthesized, node: NodeIndex(-1),
+                isOpen: e.category == .door ? e.isOpen : nil, geometry: .synthesized, node: NodeIndex(-1),
                 polygonCorners: e.polygonCorners)
             if let u = link.usdForJSON[j] {
                 let ue = usd[u]
@@ -159,7 +159,7 @@ public enum RoomLayering {
                 }
                 el.sourcePrimPath = ue.sourcePath
                 el.geometry = .usd
-                if e.polygonCorners.count < 3, e.category == "floor" { usdFloorRoots[planned.count] = u }
+                if e.polygonCorners.count < 3, e.category == .floor { usdFloorRoots[planned.count] = u }
                 planned.append(PlannedElement(element: el, geometry: .usd(root: ue.root, includeDescendants: ue.includeDescendants)))
             } else {
                 if index != nil { unmatchedJSON.append(e.identifier) }
@@ -173,20 +173,20 @@ public enum RoomLayering {
         var unclassified = 0
         var usdPlanned: [(planned: Int, usd: Int)] = []
         for (u, ue) in usd.enumerated() where link.jsonForUSD[u] == nil {
-            let category = ue.category ?? "unclassified"
+            let category = ue.category ?? .unclassified
             var dims = ue.dimensions
-            if RoomPlanNames.surfaceCategories.contains(category) { dims.z = 0 }
+            if category.isSurface { dims.z = 0 }
             let el = RoomElement(
                 identifier: ue.uuid ?? "usd:" + ue.sourcePath, category: category,
-                layer: ue.layerOverride ?? RoomPlanNames.layerID(of: category), dimensions: dims, transform: ue.frame,
-                isOpen: category == "door" ? ue.isOpen : nil, sourcePrimPath: ue.sourcePath, geometry: .usd,
+                layer: ue.layerOverride ?? category.layer, dimensions: dims, transform: ue.frame,
+                isOpen: category == .door ? ue.isOpen : nil, sourcePrimPath: ue.sourcePath, geometry: .usd,
                 node: NodeIndex(-1))
             if ue.category == nil {
                 if ue.layerOverride == nil { unclassified += 1 }
             } else if room != nil {
                 unmatchedUSD.append(el.identifier)
             }
-            if category == "floor" { usdFloorRoots[planned.count] = u }
+            if category == .floor { usdFloorRoots[planned.count] = u }
             usdPlanned.append((planned.count, u))
             planned.append(PlannedElement(element: el, geometry: .usd(root: ue.root, includeDescendants: ue.includeDescendants)))
         }

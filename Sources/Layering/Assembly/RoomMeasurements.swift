@@ -121,7 +121,7 @@ enum RoomMeasurements {
         usdFloorMeasures: [String: (area: Double, perimeter: Double)], options: LayeringOptions
     ) -> (metrics: RoomMetrics, wallsClosed: Bool?) {
         var m = RoomMetrics()
-        let walls = elements.filter { $0.category == "wall" }
+        let walls = elements.filter { $0.category == .wall }
         m.wallCount = walls.count
         m.wallLength = walls.reduce(0) { $0 + abs($1.dimensions?.x ?? 0) }
         m.ceilingHeight = median(walls.compactMap { $0.dimensions.map { abs($0.y) } })
@@ -132,7 +132,7 @@ enum RoomMeasurements {
         let segments = walls.compactMap { wallSegment($0, curve: curves[$0.identifier]) }
         let closed: Bool? = walls.isEmpty ? nil : wallsClosed(segments, tolerance: options.wallClosureTolerance)
 
-        let floors = elements.filter { $0.category == "floor" }
+        let floors = elements.filter { $0.category == .floor }
         if !floors.isEmpty {
             var area = 0.0, perimeter = 0.0
             for f in floors {

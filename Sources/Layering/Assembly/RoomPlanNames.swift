@@ -3,22 +3,20 @@ import SceneModel
 /// RoomPlan naming: categories in USD `customData` (`"Door(Isopen: False)"`), in prim names
 /// (`Wall0`, `Chair12`), in group names (`Walls_grp`, `Wall_3_grp`, `Chair_grp`), and layer ids.
 enum RoomPlanNames {
-    static let surfaceCategories = ["wall", "door", "window", "opening", "floor"]
-
     /// Groups that only RoomPlan exports (and their SceneKit re-exports) have.
     static let structuralGroups: Set<String> = [
         "Parametric_grp", "Mesh_grp", "Model_grp", "Arch_grp", "Object_grp", "Section_grp", "Walls_grp", "Floor_grp",
     ]
 
     /// Lowercased letters and digits of `word` → canonical category (`wall`, …, `washerDryer`).
-    private static let canonical: [String: String] = {
-        var map: [String: String] = [:]
-        for c in surfaceCategories + RoomLayer.objectCategories { map[c.lowercased()] = c }
+    private static let canonical: [String: ElementCategory] = {
+        var map: [String: ElementCategory] = [:]
+        for c in ElementCategory.surfaces + ElementCategory.objects { map[c.rawValue.lowercased()] = c }
         return map
     }()
 
     /// The canonical category of a word (`Walls`, `washer_dryer`, `TELEVISION`), accepting plurals.
-    static func category(ofWord word: String) -> String? {
+    static func category(ofWord word: String) -> ElementCategory? {
         let key = String(String.UnicodeScalarView(word.unicodeScalars.filter {
             ($0.value >= 0x30 && $0.value <= 0x39) || ($0.value >= 0x41 && $0.value <= 0x5A)
                 || ($0.value >= 0x61 && $0.value <= 0x7A)
@@ -31,7 +29,7 @@ enum RoomPlanNames {
 
     /// Parses a USD `customData` `Category` value: `Wall`, `Chair`, `Door(Isopen: False)`,
     /// `Door(isOpen: true)`. Returns the category (nil when unknown) and the door state.
-    static func parseUSDCategory(_ raw: String) -> (category: String?, isOpen: Bool?) {
+    static func parseUSDCategory(_ raw: String) -> (category: ElementCategory?, isOpen: Bool?) {
         let trimmed = raw.trimmingSpaces
         guard let paren = trimmed.firstIndex(of: "(") else { return (category(ofWord: trimmed), nil) }
         let name = category(ofWord: String(trimmed[..<paren]))
@@ -52,7 +50,7 @@ enum RoomPlanNames {
     }
 
     /// `Wall0` → wall, `Chair12` → chair, `WasherDryer3` → washerDryer; names with other characters → nil.
-    static func category(ofPrimName name: String) -> String? {
+    static func category(ofPrimName name: String) -> ElementCategory? {
         let letters = name.prefix { $0.isASCII && $0.isLetter }
         let rest = name.dropFirst(letters.count)
         guard !letters.isEmpty, rest.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
@@ -68,7 +66,7 @@ enum RoomPlanNames {
 
     /// `Walls_grp` → wall, `Wall_3_grp` → wall, `Chair_grp` → chair, `Floor_grp` → floor,
     /// `Arch_grp` → nil.
-    static func category(ofGroupName name: String) -> String? {
+    static func category(ofGroupName name: String) -> ElementCategory? {
         guard name.hasSuffix("_grp") else { return nil }
         var stem = Substring(name.dropLast(4))
         // Drop a `_<n>` index (Wall_3_grp).
@@ -77,37 +75,6 @@ enum RoomPlanNames {
             stem = stem[..<us]
         }
         return category(ofWord: String(stem))
-    }
-
-    /// The layer id of a category: `walls`, `doors`, `windows`, `openings`, `floors`,
-    /// `objects.<category>`, or `unclassified`.
-    static func layerID(of category: String) -> String {
-        switch category {
-        case "wall": return "walls"
-        case "door": return "doors"
-        case "window": return "windows"
-        case "opening": return "openings"
-        case "floor": return "floors"
-        case "unclassified", "": return "unclassified"
-        default: return "objects." + sanitize(category)
-        }
-    }
-
-    /// The layer kind of a layer id.
-    static func layerKind(of layerID: String) -> String {
-        if layerID.hasPrefix("objects.") { return "objects" }
-        if layerID.hasPrefix("group.") { return "group" }
-        return layerID
-    }
-
-    /// Keeps ASCII letters, digits, `_` and `-` (at most 64), so ids stay safe in node names and JSON.
-    static func sanitize(_ s: String) -> String {
-        let kept = s.unicodeScalars.filter {
-            ($0.value >= 0x30 && $0.value <= 0x39) || ($0.value >= 0x41 && $0.value <= 0x5A)
-                || ($0.value >= 0x61 && $0.value <= 0x7A) || $0 == "_" || $0 == "-"
-        }.prefix(64)
-        let out = String(String.UnicodeScalarView(kept))
-        return out.isEmpty ? "unnamed" : out
     }
 
     /// `livingRoom0` → livingRoom (a USD Section_grp child name).

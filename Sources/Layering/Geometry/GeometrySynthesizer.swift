@@ -26,18 +26,18 @@ struct GeometrySynthesizer {
     init(options: LayeringOptions) { self.options = options }
 
     /// The shared material of a category: a deterministic grey, opaque.
-    static func material(for category: String) -> Material {
+    static func material(for category: ElementCategory) -> Material {
         let grey: Float
         switch category {
-        case "wall": grey = 0.80
-        case "door": grey = 0.55
-        case "window": grey = 0.70
-        case "opening": grey = 0.40
-        case "floor": grey = 0.65
+        case .wall: grey = 0.80
+        case .door: grey = 0.55
+        case .window: grey = 0.70
+        case .opening: grey = 0.40
+        case .floor: grey = 0.65
         default: grey = 0.50
         }
         return Material(
-            name: "roomplan_\(RoomPlanNames.sanitize(category))_grey", baseColor: SIMD4(grey, grey, grey, 1),
+            name: "roomplan_\(LayerID.safeName(category.rawValue))_grey", baseColor: SIMD4(grey, grey, grey, 1),
             roughness: 0.9, sourcePath: "")
     }
 
@@ -45,24 +45,24 @@ struct GeometrySynthesizer {
         var b = MeshBuilder()
         let w = abs(e.dimensions.x), h = abs(e.dimensions.y), d = abs(e.dimensions.z)
         switch e.category {
-        case "wall":
+        case .wall:
             if let curve = e.curve {
                 curvedWall(curve, height: h, into: &b)
             } else {
                 b.box(min: SIMD3(-w / 2, -h / 2, -options.wallThickness), max: SIMD3(w / 2, h / 2, 0))
             }
-        case "door", "window":
+        case .door, .window:
             let t = options.doorWindowThickness / 2
             b.box(min: SIMD3(-w / 2, -h / 2, -t), max: SIMD3(w / 2, h / 2, t))
-        case "opening":
+        case .opening:
             let t = options.openingThickness / 2
             b.box(min: SIMD3(-w / 2, -h / 2, -t), max: SIMD3(w / 2, h / 2, t))
-        case "floor":
+        case .floor:
             floor(e, into: &b)
         default:
             b.box(min: SIMD3(-w / 2, -h / 2, -d / 2), max: SIMD3(w / 2, h / 2, d / 2))
         }
-        return b.mesh(name: "\(e.category)_\(RoomPlanNames.sanitize(e.identifier))")
+        return b.mesh(name: "\(e.category)_\(LayerID.safeName(e.identifier))")
     }
 
     private mutating func floor(_ e: JSONElement, into b: inout MeshBuilder) {

@@ -4,7 +4,7 @@ import SceneModel
 struct JSONElement {
     var identifier: String
     /// `wall`, `door`, `window`, `opening`, `floor` or the object category.
-    var category: String
+    var category: ElementCategory
     var confidence: String?
     var dimensions: SIMD3<Double>
     var transform: Matrix4
@@ -17,7 +17,7 @@ struct JSONElement {
     /// `walls[3]`, for messages.
     var jsonPath: String
 
-    var isSurface: Bool { RoomPlanNames.surfaceCategories.contains(category) }
+    var isSurface: Bool { category.isSurface }
 
     /// Surfaces (walls, doors, windows, openings, floors) then objects, in file order.
     static func all(of room: CapturedRoom) -> [JSONElement] {
@@ -29,7 +29,7 @@ struct JSONElement {
                 var isOpen: Bool?
                 if case .door(let open) = s.category { isOpen = open }
                 out.append(JSONElement(
-                    identifier: s.identifier, category: s.category.name, confidence: s.confidence?.rawValue,
+                    identifier: s.identifier, category: ElementCategory(s.category.name), confidence: s.confidence?.rawValue,
                     dimensions: SIMD3(Double(s.dimensions.x), Double(s.dimensions.y), Double(s.dimensions.z)),
                     transform: Matrix4(columnMajorFloats: s.transform), parentIdentifier: s.parentIdentifier,
                     story: s.story, attributes: [:], isOpen: isOpen,
@@ -39,7 +39,7 @@ struct JSONElement {
         }
         for (i, o) in room.objects.enumerated() {
             out.append(JSONElement(
-                identifier: o.identifier, category: o.category, confidence: o.confidence?.rawValue,
+                identifier: o.identifier, category: ElementCategory(o.category), confidence: o.confidence?.rawValue,
                 dimensions: SIMD3(Double(o.dimensions.x), Double(o.dimensions.y), Double(o.dimensions.z)),
                 transform: Matrix4(columnMajorFloats: o.transform), parentIdentifier: o.parentIdentifier, story: o.story,
                 attributes: o.attributes, isOpen: nil, polygonCorners: [], curve: nil, jsonPath: "objects[\(i)]"))

@@ -101,7 +101,7 @@ struct RoomJSONMapper {
         _ = try f.object()
         let c = try required(f, "category")
         let category = try c.enumCase().name
-        if !RoomLayer.objectCategories.contains(category) {
+        if !ElementCategory.objects.contains(ElementCategory(category)) {
             warn(LayeringWarningCode.unknownCategory, c.path, "object category \(category) is not one of RoomPlan's 16")
         }
         var o = CapturedRoom.Object(

@@ -87,7 +87,7 @@ struct ElementLinker {
             abs(a - b) <= options.dimensionTolerance + options.relativeDimensionTolerance * max(abs(a), abs(b)) + extra
         }
         let j = json.dimensions
-        let wallExtra = json.category == "wall" ? options.meshWallExtraWidth : 0
+        let wallExtra = json.category == .wall ? options.meshWallExtraWidth : 0
         guard close(j.x, usd.x, extra: wallExtra), close(j.y, usd.y) else { return false }
         if !json.isSurface { return close(j.z, usd.z) }
         return true

@@ -5,7 +5,7 @@ struct USDElement {
     /// RoomPlan UUID (uppercase) from the element layer's root `customData`.
     var uuid: String?
     /// Canonical category (`wall`, `chair`, …); nil for unclassified geometry.
-    var category: String?
+    var category: ElementCategory?
     var isOpen: Bool?
     /// Node whose subtree (or only itself) is the element's geometry.
     var root: Int
@@ -21,7 +21,7 @@ struct USDElement {
     /// windows and openings.
     var hostElement: Int?
     /// `group.<name>` for the non-RoomPlan rule.
-    var layerOverride: String?
+    var layerOverride: LayerID?
 }
 
 /// Finds the elements of a USD scene.
@@ -60,7 +60,7 @@ struct USDElementCollector {
 
     struct Identity {
         var uuid: String?
-        var category: String?
+        var category: ElementCategory?
         var isOpen: Bool?
     }
 
@@ -158,12 +158,12 @@ struct USDElementCollector {
             let oa = RoomPlanNames.ordinal(ofPrimName: a) ?? Int.max, ob = RoomPlanNames.ordinal(ofPrimName: b) ?? Int.max
             return (oa, a, candidates[$0]) < (ob, b, candidates[$1])
         }
-        var queues: [String: [Int]] = [:]
+        var queues: [ElementCategory: [Int]] = [:]
         var unnamed: [Int] = []
         for c in byName where !taken[c] {
             if let cat = childCategory[c] { queues[cat, default: []].append(c) } else { unnamed.append(c) }
         }
-        var heads: [String: Int] = [:]
+        var heads: [ElementCategory: Int] = [:]
         for e in ids.indices where chosen[e] == nil {
             guard let ec = entryCategory[e], let q = queues[ec] else { continue }
             let h = heads[ec] ?? 0
@@ -192,8 +192,8 @@ struct USDElementCollector {
             let cat = entryCategory[e] ?? childCategory[c]
             add(root: candidates[c], includeDescendants: true, uuid: id.uuid, category: cat, isOpen: id.isOpen,
                 identity: true, removeScale: true)
-            if cat == "wall", wallElement == nil { wallElement = elements.count - 1 }
-            if cat == "door" || cat == "window" || cat == "opening" { hosted.append(elements.count - 1) }
+            if cat == .wall, wallElement == nil { wallElement = elements.count - 1 }
+            if cat == .door || cat == .window || cat == .opening { hosted.append(elements.count - 1) }
         }
         if let w = wallElement { for h in hosted { elements[h].hostElement = w } }
     }
@@ -220,11 +220,11 @@ struct USDElementCollector {
         }
         if let c = container, index.mesh(of: c) != nil {
             add(root: c, includeDescendants: false, uuid: nil, category: nil, isOpen: nil, identity: false,
-                removeScale: false, layer: "group." + RoomPlanNames.sanitize(index.node(c).name))
+                removeScale: false, layer: .group(LayerID.safeName(index.node(c).name)))
         }
         let tops = container.map { index.children[$0] } ?? index.roots
         for t in tops where index.hasGeometry[t] {
-            let layer = "group." + RoomPlanNames.sanitize(index.node(t).name)
+            let layer = LayerID.group(LayerID.safeName(index.node(t).name))
             let kids = index.children[t].filter { index.hasGeometry[$0] }
             if kids.isEmpty {
                 add(root: t, includeDescendants: true, uuid: nil, category: nil, isOpen: nil, identity: false,
@@ -259,8 +259,8 @@ struct USDElementCollector {
     // MARK: Helpers
 
     private mutating func add(
-        root: Int, includeDescendants: Bool, uuid: String?, category: String?, isOpen: Bool?, identity: Bool,
-        removeScale: Bool, layer: String? = nil
+        root: Int, includeDescendants: Bool, uuid: String?, category: ElementCategory?, isOpen: Bool?, identity: Bool,
+        removeScale: Bool, layer: LayerID? = nil
     ) {
         let world = index.world[root]
         let frame = (removeScale ? world.removingScale : world).sanitizedFrame

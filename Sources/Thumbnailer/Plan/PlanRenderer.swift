@@ -29,7 +29,7 @@ struct PlanRenderer {
 
         // 1. Floors.
         var drewFloor = false
-        for s in analysis.shapes where s.category == "floor" {
+        for s in analysis.shapes where s.category == .floor {
             let el = elements[s.element]
             if el.polygonCorners.count >= 3 {
                 let m = el.transform
@@ -57,14 +57,14 @@ struct PlanRenderer {
                 drewFloor = true
             }
         }
-        let walls = analysis.shapes.filter { $0.category == "wall" }
+        let walls = analysis.shapes.filter { $0.category == .wall }
         if !drewFloor {
             c.polygon(ElementShape.floorOutline(walls: walls), floorColor)
         }
 
         // 2. Objects, lowest top first so higher surfaces stay visible.
         let objects = analysis.shapes.filter {
-            !RoomAnalysis.structural.contains($0.category) && $0.category != "floor"
+            !RoomAnalysis.structural.contains($0.category) && $0.category != .floor
         }
         .sorted { a, b in
             let ta = a.point(a.hi).y, tb = b.point(b.hi).y
@@ -91,7 +91,7 @@ struct PlanRenderer {
         // 4. Doors, windows, openings cut into the walls.
         var wallByIdentifier: [String: ElementShape] = [:]
         for w in walls { wallByIdentifier[elements[w.element].identifier] = w }
-        for s in analysis.shapes where s.category == "door" || s.category == "window" || s.category == "opening" {
+        for s in analysis.shapes where s.category == .door || s.category == .window || s.category == .opening {
             var (a, b) = wallEnds(s)
             // On the host wall's centre line, within the wall's length.
             if let host = elements[s.element].parentIdentifier.flatMap({ wallByIdentifier[$0] }) {
@@ -104,7 +104,7 @@ struct PlanRenderer {
             let gapHalfWidth = thickness / 2 + 1.5 * mpp
             let mid = (a + b) / 2
             switch s.category {
-            case "door":
+            case .door:
                 c.box(centre: mid, axis: u, halfLength: len / 2, halfWidth: gapHalfWidth, floorColor)
                 // Hinge at the −X jamb; the leaf swings to the room's side of the wall.
                 var n = SIMD2(-u.y, u.x)
@@ -118,7 +118,7 @@ struct PlanRenderer {
                 c.arc(
                     centre: hinge, radius: len, from: a0, to: a0 + delta, widthPixels: 1.5,
                     ColorSpace.linear(hex: Palette.planDoorArc))
-            case "window":
+            case .window:
                 let blue = ColorSpace.linear(hex: Palette.planWindow)
                 let v = SIMD2(-u.y, u.x)
                 c.box(centre: mid, axis: u, halfLength: len / 2, halfWidth: thickness / 2, floorColor)

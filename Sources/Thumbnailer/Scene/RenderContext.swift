@@ -65,7 +65,7 @@ struct RenderContext {
                 resolved[node] = true
             }
         }
-        let roomLike = layered.elements.contains { $0.category == "wall" }
+        let roomLike = layered.elements.contains { $0.category == .wall }
         let tints: [SIMD3<Float>?] = layered.elements.map { e in
             guard roomLike, let hex = Palette.surface(e.category) else { return nil }
             return ColorSpace.linear(hex: hex)
@@ -76,8 +76,8 @@ struct RenderContext {
     /// Rooms scanned without a floor (RoomPlan before iOS 17) get one for the 3D views: the wall
     /// outline at the walls' base, in the floor colour.
     static func addFloorIfMissing(_ layered: LayeredScene, to source: inout RenderScene.Source) {
-        guard !layered.elements.contains(where: { $0.category == "floor" }) else { return }
-        let walls = layered.elements.enumerated().filter { $0.element.category == "wall" }
+        guard !layered.elements.contains(where: { $0.category == .floor }) else { return }
+        let walls = layered.elements.enumerated().filter { $0.element.category == .wall }
             .compactMap { RoomAnalysis.shape(of: $0.element, index: $0.offset, scene: nil, instances: []) }
         guard !walls.isEmpty else { return }
         var floorY = Double.infinity
@@ -101,7 +101,7 @@ struct RenderContext {
             normals += [0, 1, 0]
         }
         for (a, b, c) in triangles { indices += [UInt32(a), UInt32(c), UInt32(b)] }  // counter-clockwise from above
-        let colour = ColorSpace.linear(hex: Palette.surface("floor") ?? 0xD9CDBB)
+        let colour = ColorSpace.linear(hex: Palette.surface(.floor) ?? 0xD9CDBB)
         let material = source.scene.addMaterial(
             Material(name: "floor (outline of the walls)", baseColor: SIMD4(colour, 1)))
         let mesh = source.scene.addMesh(

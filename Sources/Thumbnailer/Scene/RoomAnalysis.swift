@@ -10,7 +10,7 @@ import Darwin
 /// extent of its geometry in that frame (or its RoomPlan dimensions, centred, without geometry).
 struct ElementShape: Sendable {
     var element: Int
-    var category: String
+    var category: ElementCategory
     var origin: SIMD3<Double>
     var ex: SIMD3<Double>
     var ey: SIMD3<Double>
@@ -54,7 +54,7 @@ struct RoomAnalysis: Sendable {
     /// Strided vertices of geometry that belongs to no element (framed in every view).
     var loosePoints: [SIMD3<Double>]
 
-    static let structural: Set<String> = ["wall", "door", "window", "opening"]
+    static let structural: Set<ElementCategory> = [.wall, .door, .window, .opening]
 
     init(layered: LayeredScene, scene: RenderScene) {
         let elements = layered.elements
@@ -69,10 +69,10 @@ struct RoomAnalysis: Sendable {
             if let s = Self.shape(of: el, index: e, scene: scene, instances: instancesOfElement[e]) { shapes.append(s) }
         }
         self.shapes = shapes
-        let walls = shapes.filter { $0.category == "wall" }
+        let walls = shapes.filter { $0.category == .wall }
         roomLike = !walls.isEmpty
         var shell = Bounds.empty
-        for s in shapes where s.category == "wall" || s.category == "floor" {
+        for s in shapes where s.category == .wall || s.category == .floor {
             for i in 0..<8 {
                 shell.include(
                     s.point(

@@ -1,3 +1,5 @@
+import SceneModel
+
 /// The fixed colours of the thumbnails (sRGB hex): background, RoomPlan categories in 3D and in
 /// the plan, plan strokes. RoomPlan exports colour every element white or grey, so room-like
 /// scenes take their untextured surfaces' colours from here, the same in every view.
@@ -6,21 +8,21 @@ enum Palette {
     static let background: UInt32 = 0xF3F4F6
 
     /// 3D surface colour of a category; nil keeps the material's own colour.
-    static func surface(_ category: String) -> UInt32? {
+    static func surface(_ category: ElementCategory) -> UInt32? {
         switch category {
-        case "wall": return 0xECEAE6
-        case "floor": return 0xD9CDBB
-        case "door": return 0xB07F58
-        case "window": return 0xA9CFE8
-        case "opening": return 0xCFCBC4
-        case "unclassified": return nil
+        case .wall: return 0xECEAE6
+        case .floor: return 0xD9CDBB
+        case .door: return 0xB07F58
+        case .window: return 0xA9CFE8
+        case .opening: return 0xCFCBC4
+        case .unclassified: return nil
         default: return object(category)
         }
     }
 
     /// Fill colour of a RoomPlan object category (plan and 3D); unknown categories are grey-blue.
-    static func object(_ category: String) -> UInt32 {
-        switch category {
+    static func object(_ category: ElementCategory) -> UInt32 {
+        switch category.rawValue {
         case "bathtub": return 0x8CC9D9
         case "bed": return 0xB9A3DA
         case "chair": return 0xE9B15E

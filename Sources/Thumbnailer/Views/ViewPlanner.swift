@@ -68,7 +68,7 @@ struct ViewPlanner {
     func heroScore(eye: SIMD3<Double>) -> (occluders: Int, visible: Int) {
         let b = analysis.shellBounds
         guard !b.isEmpty else { return (0, 0) }
-        let walls = analysis.shapes.filter { $0.category == "wall" }
+        let walls = analysis.shapes.filter { $0.category == .wall }
         let cut = Set(cutawayElements(eye: eye))
         var floorPoints: [SIMD3<Double>] = []
         for i in 0..<5 {
@@ -85,7 +85,7 @@ struct ViewPlanner {
             for w in walls where segmentHitsWall(eye, p, w) { occluders += 1 }
         }
         var targets = floorPoints
-        for s in analysis.shapes where !RoomAnalysis.structural.contains(s.category) && s.category != "floor" {
+        for s in analysis.shapes where !RoomAnalysis.structural.contains(s.category) && s.category != .floor {
             targets.append(s.centre)
         }
         var visible = 0
@@ -133,11 +133,11 @@ struct ViewPlanner {
             let ce = dotD(analysis.centre - mid, n), ee = dotD(eye - mid, n)
             return abs(ce) > 0.2 && (ce > 0) != (ee > 0)
         }
-        for s in analysis.shapes where s.category == "wall" && separates(s) {
+        for s in analysis.shapes where s.category == .wall && separates(s) {
             out.append(s.element)
             hiddenWalls.insert(elements[s.element].identifier)
         }
-        for s in analysis.shapes where s.category != "wall" && RoomAnalysis.structural.contains(s.category) {
+        for s in analysis.shapes where s.category != .wall && RoomAnalysis.structural.contains(s.category) {
             if let host = elements[s.element].parentIdentifier, hiddenWalls.contains(host) {
                 out.append(s.element)
             } else if elements[s.element].parentIdentifier == nil && separates(s) {

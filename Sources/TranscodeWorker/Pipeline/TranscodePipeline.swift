@@ -145,7 +145,7 @@ public enum TranscodePipeline {
         }
 
         let summary = PipelineSummary(
-            layers: layered.layers.map { ($0.id, $0.elements.count) },
+            layers: layered.layers.map { ($0.id.rawValue, $0.elements.count) },
             elements: layered.elements.count,
             linkedElements: layered.elements.filter { $0.geometry == .usd }.count,
             synthesizedElements: layered.elements.filter { $0.geometry == .synthesized }.count,

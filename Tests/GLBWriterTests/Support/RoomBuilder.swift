@@ -9,16 +9,16 @@ struct RoomBuilder {
 
     /// Adds a layer (root node) and returns its position in `layers`.
     @discardableResult
-    mutating func addLayer(_ id: String, kind: String? = nil, category: String? = nil) -> Int {
-        let node = scene.addNode(Node(name: "layer:" + id))
-        layers.append(RoomLayer(id: id, kind: kind ?? id, category: category, node: node))
+    mutating func addLayer(_ id: LayerID, kind: LayerKind? = nil, category: ElementCategory? = nil) -> Int {
+        let node = scene.addNode(Node(name: "layer:" + id.rawValue))
+        layers.append(RoomLayer(id: id, kind: kind ?? id.kind, category: category, node: node))
         return layers.count - 1
     }
 
     /// Adds an element node under layer `layer`, optionally drawing `mesh`.
     @discardableResult
     mutating func addElement(
-        _ identifier: String, layer: Int, category: String, transform: Matrix4 = .identity, mesh: MeshIndex? = nil,
+        _ identifier: String, layer: Int, category: ElementCategory, transform: Matrix4 = .identity, mesh: MeshIndex? = nil,
         confidence: String? = "high", dimensions: SIMD3<Double>? = nil, attributes: [String: String] = [:],
         isOpen: Bool? = nil, parent: String? = nil, story: Int? = nil, geometry: GeometrySource = .usd,
         sourcePrimPath: String? = nil
