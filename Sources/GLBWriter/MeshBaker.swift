@@ -46,9 +46,9 @@ enum MeshBaker {
             let c0 = SIMD3(e[0], e[1], e[2])
             let c1 = SIMD3(e[4], e[5], e[6])
             let c2 = SIMD3(e[8], e[9], e[10])
-            let k0 = cross(c1, c2) * s
-            let k1 = cross(c2, c0) * s
-            let k2 = cross(c0, c1) * s
+            let k0 = c1.cross(c2) * s
+            let k1 = c2.cross(c0) * s
+            let k2 = c0.cross(c1) * s
             out.normals.withUnsafeMutableBufferPointer { n in
                 for v in 0..<(n.count / 3) {
                     let r = k0 * Double(n[3 * v]) + k1 * Double(n[3 * v + 1]) + k2 * Double(n[3 * v + 2])
@@ -69,8 +69,4 @@ enum MeshBaker {
         }
         return (out, repaired)
     }
-}
-
-private func cross(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
-    SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
 }

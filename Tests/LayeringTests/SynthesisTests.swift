@@ -10,38 +10,6 @@ import Testing
              primitives: [Mesh.Primitive(indexStart: 0, indexCount: 3, material: nil)])
     }
 
-    static func area(_ pts: [SIMD2<Double>], _ tris: [(Int, Int, Int)]) -> Double {
-        tris.reduce(0) { $0 + Plan.signedArea([pts[$1.0], pts[$1.1], pts[$1.2]]) }
-    }
-
-    @Test func earClipperHandlesLShapesNotchesAndWinding() {
-        let l6: [SIMD2<Double>] = [SIMD2(0, 0), SIMD2(4, 0), SIMD2(4, 2), SIMD2(2, 2), SIMD2(2, 5), SIMD2(0, 5)]
-        let l8: [SIMD2<Double>] = [SIMD2(0, 0), SIMD2(2, 0), SIMD2(4, 0), SIMD2(4, 2), SIMD2(2, 2), SIMD2(2, 5),
-                                   SIMD2(0, 5), SIMD2(0, 2.5)]  // L with two collinear corners: 8 corners
-        let notch: [SIMD2<Double>] = [SIMD2(-3, -2.5), SIMD2(3, -2.5), SIMD2(3, 2.5), SIMD2(0.5, 2.5), SIMD2(0.5, 1.5),
-                                      SIMD2(-0.5, 1.5), SIMD2(-0.5, 2.5), SIMD2(-3, 2.5)]
-        for (poly, area) in [(l6, 14.0), (l8, 14.0), (notch, 29.0)] {
-            for input in [poly, Array(poly.reversed()), poly + [poly[0]], [poly[0]] + poly] {
-                let r = PolygonTriangulator.triangulate(input)
-                #expect(!r.usedFallback)
-                #expect(r.triangles.allSatisfy { Plan.signedArea([input[$0.0], input[$0.1], input[$0.2]]) > 0 })
-                #expect(near(Self.area(input, r.triangles), area, 1e-9))
-            }
-        }
-        #expect(PolygonTriangulator.triangulate([SIMD2(0, 0), SIMD2(1, 0)]).triangles.isEmpty)
-        #expect(PolygonTriangulator.triangulate([SIMD2(0, 0), SIMD2(1, 0), SIMD2(2, 0)]).triangles.isEmpty)
-        // A bow tie has no ear on one side: finished with a fan, reported.
-        let bow = PolygonTriangulator.triangulate([SIMD2(0, 0), SIMD2(2, 2), SIMD2(2, 0), SIMD2(0, 2), SIMD2(-1, 1)])
-        #expect(bow.triangles.count >= 1)
-        // Many corners: bounded.
-        let circle = (0..<256).map { i -> SIMD2<Double> in
-            let a = Double(i) / 256 * 2 * Double.pi
-            return SIMD2(cos(a) * (i % 2 == 0 ? 3 : 2.9), sin(a) * (i % 2 == 0 ? 3 : 2.9))
-        }
-        let c = PolygonTriangulator.triangulate(circle)
-        #expect(c.triangles.count == 254 && !c.usedFallback)
-    }
-
     static func element(_ category: String, dims: SIMD3<Double>, corners: [SIMD3<Double>] = [],
                         curve: CapturedRoom.Curve? = nil) -> JSONElement {
         JSONElement(identifier: "X", category: ElementCategory(category), confidence: "high", dimensions: dims, transform: .identity,
@@ -97,7 +65,7 @@ import Testing
         while t + 2 < m.indices.count {
             let i = (0..<3).map { Int(m.indices[t + $0]) }
             if m.normals[i[0] * 3 + 2] > 0.5 {
-                top += Plan.signedArea(i.map { SIMD2(Double(m.positions[$0 * 3]), Double(m.positions[$0 * 3 + 1])) })
+                top += Polygon2D.signedArea(i.map { SIMD2(Double(m.positions[$0 * 3]), Double(m.positions[$0 * 3 + 1])) })
             }
             t += 3
         }

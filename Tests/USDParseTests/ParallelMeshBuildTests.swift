@@ -7,7 +7,7 @@ import Testing
 /// Meshes are triangulated and assembled on all cores after the traversal; the scene (mesh order,
 /// contents, warnings and their order) must be what a one-mesh-at-a-time build gives.
 @Suite struct ParallelMeshBuildTests {
-    /// A star polygon with `n` corners (concave; above `Triangulator.maxEarClippingCorners` it is fanned).
+    /// A star polygon with `n` corners (concave; above `PolygonTriangulator.maxEarClippingCorners` it is fanned).
     private func star(_ prim: inout UsdPrim, corners n: Int) {
         var points: [SIMD3<Float>] = []
         for k in 0..<n {

@@ -1,3 +1,4 @@
+import SceneModel
 import Testing
 
 @testable import USDParse
@@ -141,7 +142,7 @@ import Testing
 
     @Test func largeConcavePolygonsAreFannedNotClipped() {
         var poly: [SIMD3<Double>] = []
-        let n = Triangulator.maxEarClippingCorners + 2
+        let n = PolygonTriangulator.maxEarClippingCorners + 2
         for k in 0..<n {
             let a = 2 * Double.pi * Double(k) / Double(n)
             let r = k % 2 == 0 ? 1.0 : 0.5

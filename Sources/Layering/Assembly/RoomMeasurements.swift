@@ -89,14 +89,14 @@ enum RoomMeasurements {
             var cur = walls[start].b
             var count = 1
             while count <= walls.count {
-                if count >= 3, Plan.distance(cur, walls[start].a) <= tolerance {
+                if count >= 3, Polygon2D.distance(cur, walls[start].a) <= tolerance {
                     vertices.append((cur + walls[start].a) / 2)
                     return vertices
                 }
                 var best: (d: Double, j: Int, near: SIMD2<Double>, far: SIMD2<Double>)?
                 for j in walls.indices where !used[j] {
                     for (near, far) in [(walls[j].a, walls[j].b), (walls[j].b, walls[j].a)] {
-                        let d = Plan.distance(cur, near)
+                        let d = Polygon2D.distance(cur, near)
                         if d <= tolerance, best == nil || d < best!.d { best = (d, j, near, far) }
                     }
                 }
@@ -138,8 +138,8 @@ enum RoomMeasurements {
             for f in floors {
                 let pts = f.polygonCorners.map { SIMD2($0.x, $0.y) }
                 if pts.count >= 3 {
-                    area += abs(Plan.signedArea(pts))
-                    perimeter += Plan.perimeter(pts)
+                    area += abs(Polygon2D.signedArea(pts))
+                    perimeter += Polygon2D.perimeter(pts)
                 } else if let u = usdFloorMeasures[f.identifier] {
                     area += u.area
                     perimeter += u.perimeter
@@ -153,10 +153,10 @@ enum RoomMeasurements {
             m.floorAreaSource = "floor"
         } else if !segments.isEmpty {
             let polygon = wallLoop(segments, tolerance: options.wallClosureTolerance)
-                ?? Plan.convexHull(segments.flatMap { [$0.a, $0.b] })
+                ?? Polygon2D.convexHull(segments.flatMap { [$0.a, $0.b] })
             if polygon.count >= 3 {
-                m.floorArea = abs(Plan.signedArea(polygon))
-                m.perimeter = Plan.perimeter(polygon)
+                m.floorArea = abs(Polygon2D.signedArea(polygon))
+                m.perimeter = Polygon2D.perimeter(polygon)
                 m.floorAreaSource = "walls"
             }
         }

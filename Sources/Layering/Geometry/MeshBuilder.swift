@@ -45,7 +45,7 @@ struct MeshBuilder {
             indices += [ja, jc, jb]
         }
         // Sides along the outline, oriented outward for a counter-clockwise outline.
-        let ccw = Plan.signedArea(pts) >= 0
+        let ccw = Polygon2D.signedArea(pts) >= 0
         for i in pts.indices {
             var p = pts[i], q = pts[(i + 1) % pts.count]
             if !ccw { swap(&p, &q) }
@@ -61,7 +61,7 @@ struct MeshBuilder {
     mutating func extrudedQuad(_ c: [SIMD3<Double>], yMin: Double, yMax: Double) {
         // Winding in plan: make it counter-clockwise seen from +Y (x → −z turn).
         var q = c.map { SIMD2($0.x, -$0.z) }
-        if Plan.signedArea(q) < 0 { q.reverse() }
+        if Polygon2D.signedArea(q) < 0 { q.reverse() }
         let p = q.map { SIMD3($0.x, 0, -$0.y) }
         func at(_ v: SIMD3<Double>, _ y: Double) -> SIMD3<Double> { SIMD3(v.x, y, v.z) }
         quad(at(p[0], yMax), at(p[1], yMax), at(p[2], yMax), at(p[3], yMax), normal: SIMD3(0, 1, 0))

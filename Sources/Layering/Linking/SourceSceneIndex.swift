@@ -125,7 +125,7 @@ struct SourceSceneIndex {
                 for (a, b) in [(0, 1), (1, 2), (2, 0)] {
                     let k = EdgeKey(keys[a]!, keys[b]!)
                     edges[side][k, default: 0] += 1
-                    edgeLength[k] = Plan.distance(Plan.point(p[a]), Plan.point(p[b]))
+                    edgeLength[k] = Polygon2D.distance(Plan.point(p[a]), Plan.point(p[b]))
                 }
             }
         }

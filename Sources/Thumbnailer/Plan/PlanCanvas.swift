@@ -77,76 +77,9 @@ struct PlanCanvas {
         }
     }
 
-    /// A simple polygon (any winding), ear-clipped; falls back to a fan when clipping stalls.
+    /// A simple polygon (any winding), triangulated by SceneModel's `PolygonTriangulator`.
     mutating func polygon(_ pts: [SIMD2<Double>], _ color: SIMD3<Float>) {
-        for (a, b, c) in Self.triangulate(pts) { triangle(pts[a], pts[b], pts[c], color) }
-    }
-
-    /// Ear clipping of a simple polygon (O(n³) worst case, so at most 512 points are used).
-    static func triangulate(_ input: [SIMD2<Double>]) -> [(Int, Int, Int)] {
-        var idx = Array(input.indices.prefix(512)).filter { input[$0].x.isFinite && input[$0].y.isFinite }
-        guard idx.count >= 3 else { return [] }
-        var area = 0.0
-        for i in idx.indices {
-            let p = input[idx[i]], q = input[idx[(i + 1) % idx.count]]
-            area += p.x * q.y - q.x * p.y
-        }
-        if area < 0 { idx.reverse() }
-        func cross(_ o: SIMD2<Double>, _ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
-            (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
-        }
-        var out: [(Int, Int, Int)] = []
-        var guardCount = 0
-        while idx.count > 3 && guardCount < 2 * idx.count * idx.count + 16 {
-            guardCount += 1
-            var clipped = false
-            for i in idx.indices {
-                let ia = idx[(i + idx.count - 1) % idx.count], ib = idx[i], ic = idx[(i + 1) % idx.count]
-                let a = input[ia], b = input[ib], c = input[ic]
-                guard cross(a, b, c) > 0 else { continue }
-                var inside = false
-                for j in idx where j != ia && j != ib && j != ic {
-                    let p = input[j]
-                    if cross(a, b, p) >= 0 && cross(b, c, p) >= 0 && cross(c, a, p) >= 0 {
-                        inside = true
-                        break
-                    }
-                }
-                if inside { continue }
-                out.append((ia, ib, ic))
-                idx.remove(at: i)
-                clipped = true
-                break
-            }
-            if !clipped { break }
-        }
-        if idx.count >= 3 {
-            for i in 1..<(idx.count - 1) { out.append((idx[0], idx[i], idx[i + 1])) }
-        }
-        return out
-    }
-
-    /// Convex hull (monotone chain), counter-clockwise.
-    static func convexHull(_ points: [SIMD2<Double>]) -> [SIMD2<Double>] {
-        let p = points.filter { $0.x.isFinite && $0.y.isFinite }.sorted { ($0.x, $0.y) < ($1.x, $1.y) }
-        guard p.count >= 3 else { return p }
-        func cross(_ o: SIMD2<Double>, _ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
-            (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
-        }
-        var lower: [SIMD2<Double>] = [], upper: [SIMD2<Double>] = []
-        for q in p {
-            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], q) <= 0 {
-                lower.removeLast()
-            }
-            lower.append(q)
-        }
-        for q in p.reversed() {
-            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], q) <= 0 {
-                upper.removeLast()
-            }
-            upper.append(q)
-        }
-        return Array(lower.dropLast() + upper.dropLast())
+        for (a, b, c) in PolygonTriangulator.triangulate(pts).triangles { triangle(pts[a], pts[b], pts[c], color) }
     }
 
     /// The canvas as a scene: one node, one vertex-coloured mesh, one double-sided white material.

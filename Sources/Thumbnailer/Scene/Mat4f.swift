@@ -32,34 +32,6 @@ struct Mat4f: Sendable {
     }
 }
 
-@inline(__always) func dot3(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> Float { a.x * b.x + a.y * b.y + a.z * b.z }
-
-@inline(__always) func cross3(_ a: SIMD3<Float>, _ b: SIMD3<Float>) -> SIMD3<Float> {
-    SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
-}
-
-@inline(__always) func normalized3(_ v: SIMD3<Float>) -> SIMD3<Float> {
-    let l2 = dot3(v, v)
-    guard l2 > 1e-30, l2.isFinite else { return .zero }
-    return v * (1 / l2.squareRoot())
-}
-
-@inline(__always) func dotD(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double { a.x * b.x + a.y * b.y + a.z * b.z }
-
-@inline(__always) func crossD(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> SIMD3<Double> {
-    SIMD3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x)
-}
-
-@inline(__always) func lengthD(_ v: SIMD3<Double>) -> Double { dotD(v, v).squareRoot() }
-
-@inline(__always) func normalizedD(_ v: SIMD3<Double>) -> SIMD3<Double> {
-    let l = lengthD(v)
-    guard l > 1e-300, l.isFinite else { return .zero }
-    return v / l
-}
-
-@inline(__always) func isFinite3(_ v: SIMD3<Double>) -> Bool { v.x.isFinite && v.y.isFinite && v.z.isFinite }
-
 /// Floor division for possibly negative numerators.
 @inline(__always) func floorDiv(_ a: Int, _ b: Int) -> Int {
     let q = a / b

@@ -93,7 +93,7 @@ struct RenderContext {
             }
         }
         let outline = ElementShape.floorOutline(walls: walls)
-        let triangles = PlanCanvas.triangulate(outline)
+        let triangles = PolygonTriangulator.triangulate(outline).triangles
         guard floorY.isFinite, !triangles.isEmpty else { return }
         var positions: [Float] = [], normals: [Float] = [], indices: [UInt32] = []
         for p in outline {

@@ -160,7 +160,7 @@ final class RenderScene: @unchecked Sendable {
                 let q = SIMD3(
                     Double(positions[(vBase + i) * 3]), Double(positions[(vBase + i) * 3 + 1]),
                     Double(positions[(vBase + i) * 3 + 2]))
-                if isFinite3(q) && abs(q.x) <= Double(keep) && abs(q.y) <= Double(keep) && abs(q.z) <= Double(keep) {
+                if q.isFinite && abs(q.x) <= Double(keep) && abs(q.y) <= Double(keep) && abs(q.z) <= Double(keep) {
                     relBounds.include(q)
                 }
             }
@@ -226,7 +226,7 @@ final class RenderScene: @unchecked Sendable {
             counter += v
             while i < v {
                 let w = m.transformPoint(SIMD3(Double(pos[i * 3]), Double(pos[i * 3 + 1]), Double(pos[i * 3 + 2])))
-                if isFinite3(w) {
+                if w.isFinite {
                     xs.append(w.x)
                     ys.append(w.y)
                     zs.append(w.z)
@@ -266,8 +266,8 @@ final class RenderScene: @unchecked Sendable {
                         func nm(_ i: Int) -> SIMD3<Double> {
                             SIMD3(Double(n[i * 3]), Double(n[i * 3 + 1]), Double(n[i * 3 + 2]))
                         }
-                        let g = crossD(pt(b) - pt(a), pt(c) - pt(a))
-                        let d = dotD(g, nm(a) + nm(b) + nm(c))
+                        let g = (pt(b) - pt(a)).cross(pt(c) - pt(a))
+                        let d = g.dot(nm(a) + nm(b) + nm(c))
                         guard d.isFinite else { continue }
                         if d > 0 { agree += d } else { oppose -= d }
                     }
@@ -326,7 +326,7 @@ final class RenderScene: @unchecked Sendable {
                 var w = SIMD3(
                     n0.x * x + n1.x * y + n2.x * z, n0.y * x + n1.y * y + n2.y * z, n0.z * x + n1.z * y + n2.z * z)
                 w *= sign
-                let l = lengthD(w)
+                let l = w.length
                 if l > 1e-20 && l.isFinite { w /= l } else { w = .zero }
                 nrm[i * 3] = Float(w.x)
                 nrm[i * 3 + 1] = Float(w.y)

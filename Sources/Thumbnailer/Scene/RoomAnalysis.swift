@@ -27,7 +27,7 @@ struct ElementShape: Sendable {
     /// Local coordinates of a world point.
     func local(_ p: SIMD3<Double>) -> SIMD3<Double> {
         let d = p - origin
-        return SIMD3(dotD(d, ex), dotD(d, ey), dotD(d, ez))
+        return SIMD3(d.dot(ex), d.dot(ey), d.dot(ez))
     }
 }
 
@@ -81,12 +81,12 @@ struct RoomAnalysis: Sendable {
                             i & 4 == 0 ? s.lo.z : s.hi.z)))
             }
         }
-        if shell.isEmpty || !isFinite3(shell.min) || !isFinite3(shell.max) { shell = bounds }
+        if shell.isEmpty || !shell.min.isFinite || !shell.max.isFinite { shell = bounds }
         shellBounds = shell
         centre = shell.isEmpty ? .zero : shell.center
         floorY = shell.isEmpty ? 0 : shell.min.y
         let size = bounds.isEmpty ? SIMD3<Double>(1, 1, 1) : bounds.size
-        radius = max(lengthD(size) * 0.5, 1e-3)
+        radius = max(size.length * 0.5, 1e-3)
         wallAngle = Self.dominantAngle(walls)
         var points: [SIMD3<Double>] = []
         // Geometry outside any element (a synthesized floor) is always framed.
@@ -98,7 +98,7 @@ struct RoomAnalysis: Sendable {
             while k < count {
                 let q = load3(scene.positions, Int(scene.indices[first + k]))
                 let p = SIMD3(Double(q.x), Double(q.y), Double(q.z)) + scene.origin
-                if isFinite3(p) { loose.append(p) }
+                if p.isFinite { loose.append(p) }
                 k += stride
             }
         }
@@ -110,7 +110,7 @@ struct RoomAnalysis: Sendable {
                         SIMD3(
                             i & 1 == 0 ? sh.lo.x : sh.hi.x, i & 2 == 0 ? sh.lo.y : sh.hi.y,
                             i & 4 == 0 ? sh.lo.z : sh.hi.z))
-                    if isFinite3(p) { points.append(p) }
+                    if p.isFinite { points.append(p) }
                 }
             }
             points += loose
@@ -123,7 +123,7 @@ struct RoomAnalysis: Sendable {
             while i < scene.vertexCount {
                 let q = load3(scene.positions, i)
                 let p = SIMD3(Double(q.x), Double(q.y), Double(q.z)) + scene.origin
-                if isFinite3(p) && p.x >= keep.min.x && p.y >= keep.min.y && p.z >= keep.min.z && p.x <= keep.max.x
+                if p.isFinite && p.x >= keep.min.x && p.y >= keep.min.y && p.z >= keep.min.z && p.x <= keep.max.x
                     && p.y <= keep.max.y && p.z <= keep.max.z
                 {
                     points.append(p)
@@ -188,10 +188,10 @@ struct RoomAnalysis: Sendable {
         let m = el.transform.m
         guard m.count == 16, m.allSatisfy({ $0.isFinite }) else { return nil }
         let origin = SIMD3(m[12], m[13], m[14])
-        var ex = normalizedD(SIMD3(m[0], m[1], m[2]))
-        var ey = normalizedD(SIMD3(m[4], m[5], m[6]))
-        var ez = normalizedD(SIMD3(m[8], m[9], m[10]))
-        if ex == .zero || ey == .zero || ez == .zero || abs(dotD(ex, ey)) > 0.01 || abs(dotD(ex, ez)) > 0.01 {
+        var ex = SIMD3(m[0], m[1], m[2]).normalizedOrZero
+        var ey = SIMD3(m[4], m[5], m[6]).normalizedOrZero
+        var ez = SIMD3(m[8], m[9], m[10]).normalizedOrZero
+        if ex == .zero || ey == .zero || ez == .zero || abs(ex.dot(ey)) > 0.01 || abs(ex.dot(ez)) > 0.01 {
             ex = SIMD3(1, 0, 0)
             ey = SIMD3(0, 1, 0)
             ez = SIMD3(0, 0, 1)
@@ -201,7 +201,7 @@ struct RoomAnalysis: Sendable {
             lo: SIMD3(repeating: .infinity), hi: SIMD3(repeating: -.infinity))
         if let scene { s.include(scene: scene, instances: instances) }
         if s.lo.x > s.hi.x {
-            guard let d = el.dimensions, isFinite3(d) else { return nil }
+            guard let d = el.dimensions, d.isFinite else { return nil }
             let h = SIMD3(abs(d.x), abs(d.y), abs(d.z)) * 0.5
             s.lo = -h
             s.hi = h
@@ -221,7 +221,7 @@ extension ElementShape {
                 for k in 0..<3 {
                     let p = load3(scene.positions, Int(scene.indices[t * 3 + k]))
                     let w = SIMD3(Double(p.x), Double(p.y), Double(p.z)) + o
-                    guard isFinite3(w) else { continue }
+                    guard w.isFinite else { continue }
                     let l = local(w)
                     lo = pointwiseMin(lo, l)
                     hi = pointwiseMax(hi, l)
@@ -241,7 +241,7 @@ extension ElementShape {
     /// closed loop when they form one (ends within 30 cm), else the convex hull of their ends.
     static func floorOutline(walls: [ElementShape]) -> [SIMD2<Double>] {
         let segments = walls.map { $0.planEnds }
-        guard segments.count >= 3 else { return PlanCanvas.convexHull(segments.flatMap { [$0.0, $0.1] }) }
+        guard segments.count >= 3 else { return Polygon2D.convexHull(segments.flatMap { [$0.0, $0.1] }) }
         let tolerance = 0.3
         func dist(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double { ((a - b) * (a - b)).sum().squareRoot() }
         var used = [Bool](repeating: false, count: segments.count)
@@ -262,6 +262,6 @@ extension ElementShape {
             end = flip ? segments[i].0 : segments[i].1
         }
         if used.allSatisfy({ $0 }) && dist(end, loop[0]) < tolerance && loop.count >= 3 { return loop }
-        return PlanCanvas.convexHull(segments.flatMap { [$0.0, $0.1] })
+        return Polygon2D.convexHull(segments.flatMap { [$0.0, $0.1] })
     }
 }

@@ -93,9 +93,9 @@ enum AmbientOcclusion {
                             let j = sy &* width &+ sx
                             guard depth[j] > -.infinity else { continue }
                             let v = pos[j] - p
-                            let vv = dot3(v, v)
+                            let vv = v.dot(v)
                             guard vv < reach else { continue }
-                            let vn = dot3(v, nrm) - bias
+                            let vn = v.dot(nrm) - bias
                             if vn > 0 { sum += vn / (vv + soften) }
                         }
                         raw[i] = max(0, 1 - scale * sum)

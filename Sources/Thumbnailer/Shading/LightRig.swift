@@ -139,8 +139,8 @@ struct LightRig: Sendable {
         let worldUp = SIMD3<Double>(0, 1, 0)
         var k = -camera.forward * 0.55 - camera.right * 0.45 + worldUp * 0.9
         var fl = -camera.forward * 0.5 + camera.right * 0.8 + worldUp * 0.25
-        k = normalizedD(k)
-        fl = normalizedD(fl)
+        k = k.normalizedOrZero
+        fl = fl.normalizedOrZero
         key = f(k)
         keyIntensity = 0.62
         fill = f(fl)
@@ -158,7 +158,7 @@ struct LightRig: Sendable {
     /// Direct irradiance for a unit normal.
     @inline(__always)
     func direct(_ n: SIMD3<Float>) -> Float {
-        keyIntensity * max(0, dot3(n, key)) + fillIntensity * max(0, dot3(n, fill))
+        keyIntensity * max(0, n.dot(key)) + fillIntensity * max(0, n.dot(fill))
     }
 }
 

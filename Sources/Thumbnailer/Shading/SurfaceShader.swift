@@ -64,7 +64,7 @@ struct SurfaceShader: SampleShader {
         id = elementID
         let v0 = Int(scene.indices[s * 3]), v1 = Int(scene.indices[s * 3 + 1]), v2 = Int(scene.indices[s * 3 + 2])
         let p0 = load3(scene.positions, v0), p1 = load3(scene.positions, v1), p2 = load3(scene.positions, v2)
-        faceNormal = normalized3(cross3(p1 - p0, p2 - p0))
+        faceNormal = (p1 - p0).cross(p2 - p0).normalizedOrZero
         normalSign = t.front ? 1 : -1
         if faceNormal == .zero { faceNormal = SIMD3(0, 1, 0) }
         @inline(__always) func mix3(
@@ -80,7 +80,7 @@ struct SurfaceShader: SampleShader {
                 n1 = mix3(a, b, c, t.weights.1)
                 n2 = mix3(a, b, c, t.weights.2)
                 vertexNormals = !(n0 == n1 && n1 == n2)
-                if !vertexNormals { faceNormal = normalized3(n0) }
+                if !vertexNormals { faceNormal = n0.normalizedOrZero }
             }
         }
         base = mat.base
@@ -184,7 +184,7 @@ struct SurfaceShader: SampleShader {
             let o = ao[index]
             let irradiance: Float
             if vertexNormals {
-                var n = normalized3(n0 * l.x + n1 * l.y + n2 * l.z)
+                var n = (n0 * l.x + n1 * l.y + n2 * l.z).normalizedOrZero
                 if n == .zero { n = faceNormal }
                 n *= normalSign
                 let direct = rig.direct(n)

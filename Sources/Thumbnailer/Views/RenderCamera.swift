@@ -44,16 +44,16 @@ struct RenderCamera: Sendable {
         let radius = sceneRadius.isFinite && sceneRadius > 1e-9 ? sceneRadius : 1
         var eye = camera.position - origin
         var target = camera.target - origin
-        if !isFinite3(eye) { eye = SIMD3(0, 0, radius * 3) }
-        if !isFinite3(target) { target = .zero }
-        var f = normalizedD(target - eye)
+        if !eye.isFinite { eye = SIMD3(0, 0, radius * 3) }
+        if !target.isFinite { target = .zero }
+        var f = (target - eye).normalizedOrZero
         if f == .zero { f = SIMD3(0, 0, -1) }
-        var upHint = isFinite3(camera.up) ? normalizedD(camera.up) : SIMD3(0, 1, 0)
-        if upHint == .zero || abs(dotD(upHint, f)) > 0.9999 {
+        var upHint = camera.up.isFinite ? camera.up.normalizedOrZero : SIMD3(0, 1, 0)
+        if upHint == .zero || abs(upHint.dot(f)) > 0.9999 {
             upHint = abs(f.y) < 0.9 ? SIMD3(0, 1, 0) : SIMD3(0, 0, -1)
         }
-        let r = normalizedD(crossD(f, upHint))
-        let u = crossD(r, f)
+        let r = f.cross(upHint).normalizedOrZero
+        let u = r.cross(f)
         self.eye = eye
         forward = f
         right = r
@@ -65,7 +65,7 @@ struct RenderCamera: Sendable {
             halfX = halfY * aspect
             near = 0
             // Depth keys stay O(1) over the scene's depth range.
-            let range = lengthD(eye) + radius * 4
+            let range = eye.length + radius * 4
             depthScale = 1 / max(range, 1e-9)
         } else {
             perspective = true
@@ -76,7 +76,7 @@ struct RenderCamera: Sendable {
             near = max(radius * 1e-4, 1e-6)
             depthScale = 1
         }
-        let ex = -dotD(r, eye), ey = -dotD(u, eye), ez = -dotD(f, eye)
+        let ex = -r.dot(eye), ey = -u.dot(eye), ez = -f.dot(eye)
         if perspective {
             let sx = 1 / halfX, sy = 1 / halfY
             clipFromWorld = Mat4f(rows: [

@@ -127,10 +127,10 @@ struct ViewPlanner {
         var out: [Int] = []
         func separates(_ s: ElementShape) -> Bool {
             var n = SIMD3(s.ez.x, 0, s.ez.z)
-            n = normalizedD(n)
+            n = n.normalizedOrZero
             guard n != .zero else { return false }
             let mid = s.point(SIMD3(0, 0, (s.lo.z + s.hi.z) / 2))
-            let ce = dotD(analysis.centre - mid, n), ee = dotD(eye - mid, n)
+            let ce = (analysis.centre - mid).dot(n), ee = (eye - mid).dot(n)
             return abs(ce) > 0.2 && (ce > 0) != (ee > 0)
         }
         for s in analysis.shapes where s.category == .wall && separates(s) {
@@ -165,7 +165,7 @@ struct ViewPlanner {
             for i in 0..<8 {
                 let p = s.point(
                     SIMD3(i & 1 == 0 ? s.lo.x : s.hi.x, i & 2 == 0 ? s.lo.y : s.hi.y, i & 4 == 0 ? s.lo.z : s.hi.z))
-                if isFinite3(p) { points.append(p) }
+                if p.isFinite { points.append(p) }
             }
         }
         points += analysis.loosePoints
@@ -182,8 +182,8 @@ struct ViewPlanner {
         let el = elevation * Double.pi / 180
         let dir = SIMD3(sin(azimuth) * cos(el), sin(el), cos(azimuth) * cos(el))
         let f = -dir
-        let r = normalizedD(crossD(f, SIMD3(0, 1, 0)))
-        let u = crossD(r, f)
+        let r = f.cross(SIMD3(0, 1, 0)).normalizedOrZero
+        let u = r.cross(f)
         let tanY = tan(Self.fov * Double.pi / 360), tanX = tanY * Double(width) / Double(max(height, 1))
         var corners = visiblePoints(direction: dir)
         if corners.isEmpty {
@@ -200,16 +200,16 @@ struct ViewPlanner {
             distance = 0
             for p in corners {
                 let d = p - target
-                let x = dotD(d, r), y = dotD(d, u), z = dotD(d, f)
+                let x = d.dot(r), y = d.dot(u), z = d.dot(f)
                 distance = max(distance, abs(x) / fx - z, abs(y) / fy - z)
             }
             distance = max(distance, analysis.radius * 0.2)
             var lo = SIMD2<Double>(repeating: .infinity), hi = SIMD2<Double>(repeating: -.infinity)
             for p in corners {
                 let d = p - target
-                let depth = dotD(d, f) + distance
+                let depth = d.dot(f) + distance
                 guard depth > 1e-9 else { continue }
-                let s = SIMD2(dotD(d, r) / (depth * tanX), dotD(d, u) / (depth * tanY))
+                let s = SIMD2(d.dot(r) / (depth * tanX), d.dot(u) / (depth * tanY))
                 lo = pointwiseMin(lo, s)
                 hi = pointwiseMax(hi, s)
             }
@@ -236,7 +236,7 @@ struct ViewPlanner {
             }
         }
         for p in points {
-            let s = SIMD2(dotD(p, right), dotD(p, up))
+            let s = SIMD2(p.dot(right), p.dot(up))
             lo = pointwiseMin(lo, s)
             hi = pointwiseMax(hi, s)
         }
@@ -257,13 +257,13 @@ struct ViewPlanner {
         let el = elevation * Double.pi / 180, az = azimuth(0)
         let dir = SIMD3(sin(az) * cos(el), sin(el), cos(az) * cos(el))
         let f = -dir
-        let r = normalizedD(crossD(f, SIMD3(0, 1, 0)))
-        let u = crossD(r, f)
+        let r = f.cross(SIMD3(0, 1, 0)).normalizedOrZero
+        let u = r.cross(f)
         var lo = SIMD2<Double>(repeating: .infinity), hi = SIMD2<Double>(repeating: -.infinity)
         for i in 0..<8 {
             let p = SIMD3(
                 i & 1 == 0 ? b.min.x : b.max.x, i & 2 == 0 ? b.min.y : b.max.y, i & 4 == 0 ? b.min.z : b.max.z)
-            let s = SIMD2(dotD(p - b.center, r), dotD(p - b.center, u))
+            let s = SIMD2((p - b.center).dot(r), (p - b.center).dot(u))
             lo = pointwiseMin(lo, s)
             hi = pointwiseMax(hi, s)
         }

@@ -217,7 +217,7 @@ enum ViewRenderer {
                 let p0 = load3(scene.positions, Int(scene.indices[s * 3]))
                 let p1 = load3(scene.positions, Int(scene.indices[s * 3 + 1]))
                 let p2 = load3(scene.positions, Int(scene.indices[s * 3 + 2]))
-                var nn = normalized3(cross3(p1 - p0, p2 - p0))
+                var nn = (p1 - p0).cross(p2 - p0).normalizedOrZero
                 if !t.front { nn = -nn }
                 shader.n = nn
                 Rasterizer.rasterize(t, grid: g, depth: d, mode: .testAndWrite, shader: &shader)

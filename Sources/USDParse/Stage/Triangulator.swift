@@ -1,28 +1,21 @@
-/// Splits one polygon into triangles that keep the polygon's winding.
+import SceneModel
+
+/// Splits one mesh face into triangles that keep the face's winding.
 ///
-/// Triangles and convex polygons are fanned from their first corner. Concave polygons are
-/// ear-clipped in 2D after projecting onto the plane of their Newell normal (the axis with the
-/// largest normal component is dropped, and the projection is chosen so that the polygon is
-/// counter-clockwise). The ear clipper always terminates: when a full pass finds no ear
-/// (self-intersecting or degenerate input) it clips the most convex corner; degenerate polygons
-/// (zero Newell normal) and polygons above `maxEarClippingCorners` are fanned. A polygon of `n`
+/// Triangles are kept; quads are split along the diagonal through their reflex corner; larger
+/// faces are projected onto the plane of their Newell normal (the axis with the largest normal
+/// component is dropped, and the projection is chosen so that the polygon is counter-clockwise)
+/// and handed to SceneModel's `PolygonTriangulator`, which fans convex polygons from their first
+/// corner and ear-clips the rest. Degenerate faces (zero Newell normal) are fanned. A face of `n`
 /// corners always yields exactly `n - 2` triangles.
 ///
 /// The value keeps scratch buffers between calls, so reuse one triangulator per mesh.
 struct Triangulator {
-    /// Concave polygons with more corners than this are fanned (ear clipping is quadratic).
-    static let maxEarClippingCorners = 256
-    /// Total ear-clipping work (inner-loop steps) allowed per triangulator; past it, concave
-    /// polygons are fanned. Bounds the cost of hostile meshes made of many large concave faces.
-    static let maxEarClippingWork = 200_000_000
-
     private var xs: [Double] = []
     private var ys: [Double] = []
-    private var prev: [Int] = []
-    private var next: [Int] = []
-    private var work = 0
+    private var planar = PolygonTriangulator()
     /// Number of concave polygons that had to be fanned (too large, over the work budget).
-    private(set) var fannedConcaveCount = 0
+    var fannedConcaveCount: Int { planar.fannedConcaveCount }
 
     init() {}
 
@@ -97,114 +90,7 @@ struct Triangulator {
             xs.append(u)
             ys.append(w)
         }
-        earClipProjected(count: n, into: &out)
-    }
-
-    /// Triangulates a 2D polygon already loaded in `xs`/`ys` (counter-clockwise expected).
-    private mutating func earClipProjected(count n: Int, into out: inout [Int32]) {
-        // Scale-aware tolerance for "strictly convex" and "inside" tests.
-        var minX = Double.infinity
-        var maxX = -Double.infinity
-        var minY = Double.infinity
-        var maxY = -Double.infinity
-        for k in 0..<n {
-            minX = min(minX, xs[k])
-            maxX = max(maxX, xs[k])
-            minY = min(minY, ys[k])
-            maxY = max(maxY, ys[k])
-        }
-        let extent = max(maxX - minX, maxY - minY)
-        let eps = extent * extent * 1e-12
-        if isConvex(n, eps: eps) { return fan(n, into: &out) }
-        if n > Triangulator.maxEarClippingCorners || work > Triangulator.maxEarClippingWork {
-            fannedConcaveCount += 1
-            return fan(n, into: &out)
-        }
-        prev.removeAll(keepingCapacity: true)
-        next.removeAll(keepingCapacity: true)
-        for k in 0..<n {
-            prev.append(k == 0 ? n - 1 : k - 1)
-            next.append(k == n - 1 ? 0 : k + 1)
-        }
-        var remaining = n
-        var i = 0
-        var stalled = 0
-        while remaining > 3 {
-            let a = prev[i]
-            let c = next[i]
-            if isEar(a, i, c, eps: eps) {
-                emit(a, i, c, into: &out)
-                next[a] = c
-                prev[c] = a
-                remaining -= 1
-                stalled = 0
-                i = a
-                continue
-            }
-            i = c
-            stalled += 1
-            if stalled >= remaining {
-                // No ear in a whole pass: clip the most convex corner to guarantee progress.
-                var best = i
-                var bestCross = -Double.infinity
-                var k = i
-                for _ in 0..<remaining {
-                    let cr = cross(prev[k], k, next[k])
-                    if cr > bestCross {
-                        bestCross = cr
-                        best = k
-                    }
-                    k = next[k]
-                }
-                let pa = prev[best]
-                let pc = next[best]
-                emit(pa, best, pc, into: &out)
-                next[pa] = pc
-                prev[pc] = pa
-                remaining -= 1
-                stalled = 0
-                i = pa
-            }
-        }
-        emit(prev[i], i, next[i], into: &out)
-    }
-
-    @inline(__always)
-    private func cross(_ a: Int, _ b: Int, _ c: Int) -> Double {
-        (xs[b] - xs[a]) * (ys[c] - ys[a]) - (ys[b] - ys[a]) * (xs[c] - xs[a])
-    }
-
-    private func isConvex(_ n: Int, eps: Double) -> Bool {
-        for k in 0..<n {
-            let a = k == 0 ? n - 1 : k - 1
-            let c = k == n - 1 ? 0 : k + 1
-            if cross(a, k, c) < -eps { return false }
-        }
-        return true
-    }
-
-    private mutating func isEar(_ a: Int, _ b: Int, _ c: Int, eps: Double) -> Bool {
-        guard cross(a, b, c) > eps else { return false }
-        var k = next[c]
-        while k != a {
-            work += 1
-            // Only corners that could poke into the triangle matter; skip duplicates of its corners.
-            let same =
-                (xs[k] == xs[a] && ys[k] == ys[a]) || (xs[k] == xs[b] && ys[k] == ys[b])
-                || (xs[k] == xs[c] && ys[k] == ys[c])
-            if !same && cross(a, b, k) >= -eps && cross(b, c, k) >= -eps && cross(c, a, k) >= -eps {
-                return false
-            }
-            k = next[k]
-        }
-        return true
-    }
-
-    @inline(__always)
-    private func emit(_ a: Int, _ b: Int, _ c: Int, into out: inout [Int32]) {
-        out.append(Int32(a))
-        out.append(Int32(b))
-        out.append(Int32(c))
+        planar.triangulateCounterClockwise(&xs, &ys, into: &out)
     }
 
     private func fan(_ n: Int, into out: inout [Int32]) {
