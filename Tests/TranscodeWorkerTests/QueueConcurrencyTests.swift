@@ -81,10 +81,8 @@ struct QueueConcurrencyTests {
     }
 
     @Test func claimsFollowPriorityThenFirstInFirstOut() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let room = QueueKit.newID()
 
         // Inserted out of order: (priority, seconds since it became runnable).
@@ -116,10 +114,8 @@ struct QueueConcurrencyTests {
     }
 
     @Test func concurrentFinalizeOfOneLeaseSucceedsOnceAndSendsOneEvent() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let events = try QueueListener(db, channel: SchemaCatalog.eventsChannel)
         let v = try QueueKit.insert(c, room: QueueKit.newID())
         let job = try #require(try store.claim(workerId: "w", leaseSeconds: 30))
@@ -151,10 +147,8 @@ struct QueueConcurrencyTests {
     }
 
     @Test func concurrentSweepsRescueOrTakeOverEachExpiredLeaseOnce() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let room = QueueKit.newID()
         try c.query("INSERT INTO rooms (id, name) VALUES ($1::uuid, 'sweep')", [room])
         // 60 versions with attempts left, 20 on their last attempt.

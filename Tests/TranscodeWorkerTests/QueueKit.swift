@@ -11,6 +11,19 @@ import Testing
 enum QueueKit {
     static func newID() -> String { UUID().uuidString.lowercased() }
 
+    /// A fresh migrated database, a connection to it and a queue store on that connection. The
+    /// caller drops the database (`defer { db.drop() }`).
+    static func open() throws -> (TestDatabase, PGConnection, QueueStore) {
+        let db = try TestDatabase()
+        do {
+            let c = try db.connect()
+            return (db, c, QueueStore(connection: c))
+        } catch {
+            db.drop()
+            throw error
+        }
+    }
+
     /// Inserts a room (when new) and one version with any status and schedule; returns its id.
     @discardableResult
     static func insert(_ c: PGConnection, room: String, status: String = "queued", priority: Int = 0,

@@ -11,10 +11,8 @@ extension QueueLifecycleTests {
     /// `jsonb_build_object` (`VARIADIC "any"`); without `::text` casts Postgres refused the whole
     /// statement with `could not determine data type of parameter $3` (SQLSTATE 42P08).
     @Test func retriesBackOffThenTheLastAttemptFailsWithAnEvent() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let events = try QueueListener(db, channel: SchemaCatalog.eventsChannel)
         let room = QueueKit.newID()
         let v = try QueueKit.insert(c, room: room, maxAttempts: 3)
@@ -90,10 +88,8 @@ extension QueueLifecycleTests {
     }
 
     @Test func backoffIsCappedAndTheWorkerLimitEndsRetriesEarly() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let v = try QueueKit.insert(c, room: QueueKit.newID(), maxAttempts: 5)
 
         let first = try #require(try store.claim(workerId: "w", leaseSeconds: 30))
@@ -123,10 +119,8 @@ extension QueueLifecycleTests {
     // MARK: Finalize
 
     @Test func finalizeIsFencedIdempotentAndSendsOneEvent() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let events = try QueueListener(db, channel: SchemaCatalog.eventsChannel)
         let room = QueueKit.newID()
         let v = try QueueKit.insert(c, room: room)

@@ -8,10 +8,8 @@ extension QueueLifecycleTests {
     // MARK: Heartbeat
 
     @Test func heartbeatExtendsTheLeaseRecordsThePhaseAndReportsCancelAndLoss() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let room = QueueKit.newID()
         let v = try QueueKit.insert(c, room: room)
         let job = try #require(try store.claim(workerId: "w-hb", leaseSeconds: 30))
@@ -69,10 +67,8 @@ extension QueueLifecycleTests {
     // MARK: Release
 
     @Test func releaseGivesTheAttemptBack() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let v = try QueueKit.insert(c, room: QueueKit.newID(), maxAttempts: 5)
 
         // A first attempt that died (rescued at once), so the release has an attempt to give back.

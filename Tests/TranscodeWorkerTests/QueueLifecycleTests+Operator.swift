@@ -8,10 +8,8 @@ extension QueueLifecycleTests {
     // MARK: Reprocess
 
     @Test func reprocessKeepsTheVersionReadyUntilTheNewOutputsAreIn() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let events = try QueueListener(db, channel: SchemaCatalog.eventsChannel)
         let room = QueueKit.newID()
 
@@ -134,10 +132,8 @@ extension QueueLifecycleTests {
     // MARK: Cancel
 
     @Test func cancelFailsQueuedFlagsRunningAndWithdrawsReprocess() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let events = try QueueListener(db, channel: SchemaCatalog.eventsChannel)
         let room = QueueKit.newID()
 
@@ -217,10 +213,8 @@ extension QueueLifecycleTests {
     /// worker died before its next heartbeat, the rescuer re-queued it and the next claim wiped
     /// the request: the version was transcoded although an operator had cancelled it.
     @Test func cancelOfARunningVersionSurvivesItsWorkerDying() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let v = try QueueKit.insert(c, room: QueueKit.newID(), maxAttempts: 5)
         _ = try #require(try store.claim(workerId: "w-doomed", leaseSeconds: 30))
         #expect(try store.cancel(versionId: v).running)
@@ -241,10 +235,8 @@ extension QueueLifecycleTests {
     // MARK: Operator retry
 
     @Test func retryFailedVersionsOneOrAllWithFilters() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let roomA = QueueKit.newID(), roomB = QueueKit.newID()
 
         let (readyA, _) = try QueueKit.makeReady(c, store, room: roomA, schema: 1)
@@ -311,10 +303,8 @@ extension QueueLifecycleTests {
     // MARK: Status
 
     @Test func statusCountsWaitingInFlightAgeAndFailures() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let room = QueueKit.newID()
 
         let empty = try store.status()

@@ -8,10 +8,8 @@ extension QueueLifecycleTests {
     // MARK: Rescuer
 
     @Test func rescuerRequeuesExpiredLeasesThenTakesOverExhaustedOnes() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let events = try QueueListener(db, channel: SchemaCatalog.eventsChannel)
         let room = QueueKit.newID()
         let v = try QueueKit.insert(c, room: room, maxAttempts: 3)
@@ -106,10 +104,8 @@ extension QueueLifecycleTests {
     /// worker `ok, idempotent_replay` (status queued) instead of `LEASE_LOST`. Only a final entry
     /// may count as a replay.
     @Test func staleWorkerReportingFailureAfterARescueGetsLeaseLost() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let v = try QueueKit.insert(c, room: QueueKit.newID(), maxAttempts: 3)
         let job = try #require(try store.claim(workerId: "w-stalled", leaseSeconds: 30))
         try QueueKit.expireLease(c, v)

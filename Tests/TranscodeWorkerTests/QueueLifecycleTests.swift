@@ -12,10 +12,8 @@ struct QueueLifecycleTests {
     // MARK: Enqueue and wake-ups
 
     @Test func enqueueAnswersByStateAndWakesWorkers() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let wake = try QueueListener(db, channel: SchemaCatalog.queuedChannel)
         let room = QueueKit.newID()
 
@@ -85,10 +83,8 @@ struct QueueLifecycleTests {
     /// upload-complete call answered `.queued`, reset `run_after` to now() (moving the version
     /// behind everything enqueued since, and cutting a backoff short) and sent another NOTIFY.
     @Test func enqueueOfAQueuedVersionIsDeduplicatedAndKeepsItsPlace() throws {
-        let db = try TestDatabase()
+        let (db, c, store) = try QueueKit.open()
         defer { db.drop() }
-        let c = try db.connect()
-        let store = QueueStore(connection: c)
         let room = QueueKit.newID()
         let v = try QueueKit.insert(c, room: room, status: "uploading")
         #expect(try store.enqueue(versionId: v) == .queued(attempt: 0))

@@ -28,8 +28,7 @@ struct CancelCommand {
 
     init(_ args: [String]) throws {
         options = try DatabaseOptions(args)
-        guard let id = try options.singlePositional("VERSION_ID") else { throw UsageError("cancel needs a VERSION_ID") }
-        versionId = try DatabaseOptions.uuid(id, "VERSION_ID")
+        versionId = try options.versionID(for: "cancel")
     }
 
     func run() throws -> Int32 {

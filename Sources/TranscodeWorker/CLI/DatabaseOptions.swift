@@ -105,6 +105,12 @@ struct DatabaseOptions {
         return positional.first
     }
 
+    /// The one VERSION_ID argument of `command`, lowercased; a usage error when missing or not a UUID.
+    func versionID(for command: String) throws -> String {
+        guard let id = try singlePositional("VERSION_ID") else { throw UsageError("\(command) needs a VERSION_ID") }
+        return try Self.uuid(id, "VERSION_ID")
+    }
+
     // MARK: Connection and failures
 
     /// Opens a connection, runs `body` with it, closes it, and turns a thrown `DatabaseError` or
@@ -142,6 +148,11 @@ struct DatabaseOptions {
     /// Prints one result object (with `--json`).
     func emitJSON(_ object: [String: JSONValue]) {
         emit(JSONValue.object(object).serialized())
+    }
+
+    /// Writes `object` as one JSON line with `--json`, else the human line `text`.
+    func emit(json object: [String: JSONValue], text: @autoclosure () -> String) {
+        if json { emitJSON(object) } else { emit(text()) }
     }
 
     /// Writes a line to standard output and flushes it, so a reader behind a pipe or a file sees

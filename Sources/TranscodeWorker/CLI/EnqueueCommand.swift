@@ -28,8 +28,7 @@ struct EnqueueCommand {
 
     init(_ args: [String]) throws {
         options = try DatabaseOptions(args)
-        guard let id = try options.singlePositional("VERSION_ID") else { throw UsageError("enqueue needs a VERSION_ID") }
-        versionId = try DatabaseOptions.uuid(id, "VERSION_ID")
+        versionId = try options.versionID(for: "enqueue")
     }
 
     func run() throws -> Int32 {
@@ -39,29 +38,23 @@ struct EnqueueCommand {
             let before = try store.show(versionId: versionId)?["status"]
             switch try store.enqueue(versionId: versionId) {
             case .queued where before == "queued":
-                if options.json {
-                    options.emitJSON(["version_id": .string(versionId), "result": .string("deduplicated"),
-                                      "status": .string("queued"), "deduplicated": .bool(true)])
-                } else {
-                    options.emit("deduplicated \(versionId): already queued, nothing to add")
-                }
+                options.emit(
+                    json: ["version_id": .string(versionId), "result": .string("deduplicated"),
+                           "status": .string("queued"), "deduplicated": .bool(true)],
+                    text: "deduplicated \(versionId): already queued, nothing to add")
                 return ExitStatus.ok
             case .queued(let attempt):
-                if options.json {
-                    options.emitJSON(["version_id": .string(versionId), "result": .string("queued"),
-                                      "status": .string("queued"), "deduplicated": .bool(false),
-                                      "attempt": .int(Int64(attempt))])
-                } else {
-                    options.emit("queued \(versionId)")
-                }
+                options.emit(
+                    json: ["version_id": .string(versionId), "result": .string("queued"),
+                           "status": .string("queued"), "deduplicated": .bool(false),
+                           "attempt": .int(Int64(attempt))],
+                    text: "queued \(versionId)")
                 return ExitStatus.ok
             case .deduplicated(let status):
-                if options.json {
-                    options.emitJSON(["version_id": .string(versionId), "result": .string("deduplicated"),
-                                      "status": .string(status), "deduplicated": .bool(true)])
-                } else {
-                    options.emit("deduplicated \(versionId): already \(status), nothing changed")
-                }
+                options.emit(
+                    json: ["version_id": .string(versionId), "result": .string("deduplicated"),
+                           "status": .string(status), "deduplicated": .bool(true)],
+                    text: "deduplicated \(versionId): already \(status), nothing changed")
                 return ExitStatus.ok
             case .notFound:
                 return options.fail(code: "VERSION_NOT_FOUND", message: "no version \(versionId)",

@@ -31,8 +31,7 @@ struct ShowCommand {
 
     init(_ args: [String]) throws {
         options = try DatabaseOptions(args)
-        guard let id = try options.singlePositional("VERSION_ID") else { throw UsageError("show needs a VERSION_ID") }
-        versionId = try DatabaseOptions.uuid(id, "VERSION_ID")
+        versionId = try options.versionID(for: "show")
     }
 
     func run() throws -> Int32 {
