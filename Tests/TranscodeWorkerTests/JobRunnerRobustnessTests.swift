@@ -32,11 +32,17 @@ struct JobRunnerRobustnessTests {
                   observer: nil, reportDeadlineSeconds: reportDeadline)
     }
 
-    @Test func readyReportGivesUpAtTheDeadlineAndLeavesOutputs() throws {
+    /// A fixture whose `transcode-done` answers 503 to every call.
+    private func busyDoneFunction() throws -> (JobFixture, LoopbackHTTPServer) {
         let f = try JobFixture()
         let server = try LoopbackHTTPServer { _ in (503, [], Array("busy".utf8)) }
-        defer { server.stop() }
         f.config.doneURL = server.url("/functions/v1/transcode-done")
+        return (f, server)
+    }
+
+    @Test func readyReportGivesUpAtTheDeadlineAndLeavesOutputs() throws {
+        let (f, server) = try busyDoneFunction()
+        defer { server.stop() }
         let version = try f.submitSample()
         let job = try f.claim()
         let running = f.start(runner(f, reportDeadline: 1), job, control: JobControl())
@@ -51,10 +57,8 @@ struct JobRunnerRobustnessTests {
     }
 
     @Test func failureReportIsRecordedInSQLAfterTheDeadline() throws {
-        let f = try JobFixture()
-        let server = try LoopbackHTTPServer { _ in (503, [], Array("busy".utf8)) }
+        let (f, server) = try busyDoneFunction()
         defer { server.stop() }
-        f.config.doneURL = server.url("/functions/v1/transcode-done")
         let sample = try JobFixture.sample(JobFixture.sampleUSDZ)
         let version = try f.submit(usd: Array(sample.prefix(200)), json: nil)
         let job = try f.claim()
@@ -68,10 +72,8 @@ struct JobRunnerRobustnessTests {
     }
 
     @Test func shutdownAfterCancelEndsAFailingReportPromptly() throws {
-        let f = try JobFixture()
-        let server = try LoopbackHTTPServer { _ in (503, [], Array("busy".utf8)) }
+        let (f, server) = try busyDoneFunction()
         defer { server.stop() }
-        f.config.doneURL = server.url("/functions/v1/transcode-done")
         let sample = try JobFixture.sample(JobFixture.sampleUSDZ)
         let version = try f.submit(usd: Array(sample.prefix(200)), json: nil)
         let job = try f.claim()

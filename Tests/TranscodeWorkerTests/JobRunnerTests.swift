@@ -113,6 +113,18 @@ final class JobFixture: @unchecked Sendable {
     }
 
     /// Runs `runner.run` on a thread of its own (as the daemon does) and returns a way to wait.
+    /// Submits and claims the sample, starts its attempt, and returns once the attempt has moved
+    /// past `claimed` (or 30 s passed).
+    func startSamplePastClaim() throws -> (version: String, job: ClaimedJob, control: JobControl, running: JobThread) {
+        let version = try submitSample()
+        let job = try claim()
+        let control = JobControl()
+        let running = start(runner(), job, control: control)
+        let deadline = Date().addingTimeInterval(30)
+        while control.phase == "claimed" && Date() < deadline { usleep(2000) }
+        return (version, job, control, running)
+    }
+
     func start(_ runner: JobRunner, _ job: ClaimedJob, control: JobControl) -> JobThread {
         let running = JobThread()
         let thread = Thread {
@@ -425,12 +437,7 @@ struct JobRunnerTests {
 
     @Test func shutdownReleasesWithoutBurningAnAttempt() throws {
         let f = try JobFixture()
-        let version = try f.submitSample()
-        let job = try f.claim()
-        let control = JobControl()
-        let running = f.start(f.runner(), job, control: control)
-        let deadline = Date().addingTimeInterval(30)
-        while control.phase == "claimed" && Date() < deadline { usleep(2000) }
+        let (version, job, control, running) = try f.startSamplePastClaim()
         control.requestStop(.shutdown)
         #expect(running.wait() == .released)
         let row = try f.row(version)
@@ -442,12 +449,7 @@ struct JobRunnerTests {
 
     @Test func cancelWhileRunningFailsWithCancelled() throws {
         let f = try JobFixture()
-        let version = try f.submitSample()
-        let job = try f.claim()
-        let control = JobControl()
-        let running = f.start(f.runner(), job, control: control)
-        let deadline = Date().addingTimeInterval(30)
-        while control.phase == "claimed" && Date() < deadline { usleep(2000) }
+        let (version, job, control, running) = try f.startSamplePastClaim()
         let cancel = try f.store.cancel(versionId: version)
         #expect(cancel.ok && cancel.running)
         #expect(running.wait() == .failed(reason: "CANCELLED"))

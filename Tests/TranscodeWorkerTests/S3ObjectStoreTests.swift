@@ -7,16 +7,6 @@ import Testing
 
 @Suite("S3 object store on a local S3 server", .enabled(if: s3Configured), .serialized)
 struct S3ObjectStoreTests {
-    /// The storage error `body` throws, or nil.
-    private func failure<T>(_ body: () throws(StorageError) -> T) -> StorageError? {
-        do throws(StorageError) {
-            _ = try body()
-            return nil
-        } catch {
-            return error
-        }
-    }
-
     @Test func roundTrip() throws {
         let store = try TestS3.makeStore(prefix: "rooms/r1")
         let glb = Array("glTF-bytes \u{0}\u{1}\u{ff}".utf8)
@@ -72,8 +62,8 @@ struct S3ObjectStoreTests {
 
     @Test func missingKeyIsNotFound() throws {
         let store = try TestS3.makeStore()
-        #expect(failure { () throws(StorageError) in try store.get("nope/a.glb", maxBytes: 100) }?.code == StorageError.notFound)
-        #expect(failure { () throws(StorageError) in try store.get("nope/a.glb", maxBytes: 100) }?.isRetryable == false)
+        #expect(storageFailure { () throws(StorageError) in try store.get("nope/a.glb", maxBytes: 100) }?.code == StorageError.notFound)
+        #expect(storageFailure { () throws(StorageError) in try store.get("nope/a.glb", maxBytes: 100) }?.isRetryable == false)
     }
 
     @Test func tooLargeObjectIsRefused() throws {
@@ -81,16 +71,16 @@ struct S3ObjectStoreTests {
         let size = 3 << 20
         try store.put("big.bin", bytes: [UInt8](repeating: 7, count: size), contentType: "application/octet-stream")
         #expect(try store.size("big.bin") == size)
-        #expect(failure { () throws(StorageError) in try store.get("big.bin", maxBytes: 1000) }?.code == StorageError.tooLarge)
-        #expect(failure { () throws(StorageError) in try store.get("big.bin", maxBytes: size - 1) }?.code == StorageError.tooLarge)
+        #expect(storageFailure { () throws(StorageError) in try store.get("big.bin", maxBytes: 1000) }?.code == StorageError.tooLarge)
+        #expect(storageFailure { () throws(StorageError) in try store.get("big.bin", maxBytes: size - 1) }?.code == StorageError.tooLarge)
         #expect(try store.get("big.bin", maxBytes: size).count == size)
     }
 
     @Test func wrongSecretIsForbidden() throws {
         let store = try TestS3.makeStore(secret: "not-the-secret")
-        for error in [failure { () throws(StorageError) in try store.put("a.bin", bytes: [1], contentType: "application/octet-stream") },
-                      failure { () throws(StorageError) in try store.get("a.bin", maxBytes: 10) },
-                      failure { () throws(StorageError) in try store.list(prefix: "") }] {
+        for error in [storageFailure { () throws(StorageError) in try store.put("a.bin", bytes: [1], contentType: "application/octet-stream") },
+                      storageFailure { () throws(StorageError) in try store.get("a.bin", maxBytes: 10) },
+                      storageFailure { () throws(StorageError) in try store.list(prefix: "") }] {
             #expect(error?.code == StorageError.forbidden)
             #expect(error?.isRetryable == false)
             #expect(error?.message.contains("not-the-secret") == false)
@@ -99,9 +89,9 @@ struct S3ObjectStoreTests {
 
     @Test func badKeysAreRejectedBeforeAnyRequest() throws {
         let store = try TestS3.makeStore()
-        #expect(failure { () throws(StorageError) in try store.get("../x", maxBytes: 1) }?.code == StorageError.invalidKey)
-        #expect(failure { () throws(StorageError) in try store.put("/abs", bytes: [], contentType: "") }?.code == StorageError.invalidKey)
-        #expect(failure { () throws(StorageError) in try store.list(prefix: "a//") }?.code == StorageError.invalidKey)
+        #expect(storageFailure { () throws(StorageError) in try store.get("../x", maxBytes: 1) }?.code == StorageError.invalidKey)
+        #expect(storageFailure { () throws(StorageError) in try store.put("/abs", bytes: [], contentType: "") }?.code == StorageError.invalidKey)
+        #expect(storageFailure { () throws(StorageError) in try store.list(prefix: "a//") }?.code == StorageError.invalidKey)
     }
 
     @Test func storageURLOpensTheBucket() throws {
@@ -154,15 +144,6 @@ struct S3ObjectStoreTests {
                           credentials: SigV4Credentials(accessKeyID: "id", secretAccessKey: "secret"), timeout: 10, pageSize: nil)
     }
 
-    private func failure<T>(_ body: () throws(StorageError) -> T) -> StorageError? {
-        do throws(StorageError) {
-            _ = try body()
-            return nil
-        } catch {
-            return error
-        }
-    }
-
     @Test func serverErrorsAndThrottlingAreRetriedThenSucceed() throws {
         let statuses = Statuses([503, 429, 200])
         let server = try LoopbackHTTPServer { _ in (statuses.next(), [("Content-Length", "2")], [104, 105]) }
@@ -179,7 +160,7 @@ struct S3ObjectStoreTests {
         let server = try LoopbackHTTPServer { _ in (500, [], Array("<Error><Code>InternalError</Code></Error>".utf8)) }
         defer { server.stop() }
         let s = try store(server)
-        let error = failure { () throws(StorageError) in try s.put("a.bin", bytes: [1], contentType: "x/y") }
+        let error = storageFailure { () throws(StorageError) in try s.put("a.bin", bytes: [1], contentType: "x/y") }
         #expect(error?.code == StorageError.writeFailed)
         #expect(error?.isRetryable == true)
         #expect(server.requests.count == 4)
@@ -205,8 +186,8 @@ struct S3ObjectStoreTests {
         let server = try LoopbackHTTPServer { _ in (statuses.next(), [], []) }
         defer { server.stop() }
         let s = try store(server)
-        #expect(failure { () throws(StorageError) in try s.size("a") }?.code == StorageError.forbidden)
-        #expect(failure { () throws(StorageError) in try s.get("a", maxBytes: 1) }?.code == StorageError.notFound)
+        #expect(storageFailure { () throws(StorageError) in try s.size("a") }?.code == StorageError.forbidden)
+        #expect(storageFailure { () throws(StorageError) in try s.get("a", maxBytes: 1) }?.code == StorageError.notFound)
         #expect(try s.size("a") == nil)
         try s.delete("a")
         #expect(server.requests.count == 4)

@@ -91,40 +91,16 @@ enum Rasterizer {
     static func rasterize<S: SampleShader>(
         _ t: RasterTriangle, grid g: SampleGrid, depth: UnsafeMutablePointer<Float>, mode: DepthMode, shader: inout S
     ) {
-        let minX = min(t.x0, t.x1, t.x2), maxX = max(t.x0, t.x1, t.x2)
-        let minY = min(t.y0, t.y1, t.y2), maxY = max(t.y0, t.y1, t.y2)
-        let cLo = max(ceilDiv64(minX - g.origin, g.step), Int64(g.c0))
-        let cHi = min(floorDiv64(maxX - g.origin, g.step), Int64(g.c0 + g.cols - 1))
-        let rLo = max(ceilDiv64(minY - g.origin, g.step), Int64(g.r0))
-        let rHi = min(floorDiv64(maxY - g.origin, g.step), Int64(g.r0 + g.rows - 1))
-        guard cLo <= cHi, rLo <= rHi else { return }
-        // Edge i is opposite vertex i: E0 on v1→v2, E1 on v2→v0, E2 on v0→v1.
-        // E(p) = dx·(p.y − a.y) − dy·(p.x − a.x), minus 1 off the top-left edges.
-        let dx0 = t.x2 - t.x1, dy0 = t.y2 - t.y1
-        let dx1 = t.x0 - t.x2, dy1 = t.y0 - t.y2
-        let dx2 = t.x1 - t.x0, dy2 = t.y1 - t.y0
-        let bias0: Int64 = isTopLeft(dx: dx0, dy: dy0) ? 0 : -1
-        let bias1: Int64 = isTopLeft(dx: dx1, dy: dy1) ? 0 : -1
-        let bias2: Int64 = isTopLeft(dx: dx2, dy: dy2) ? 0 : -1
-        let sx0 = -dy0 * g.step, sx1 = -dy1 * g.step, sx2 = -dy2 * g.step
-        let px = g.origin + cLo * g.step
-        let invArea = 1 / Float(t.area)
-        let dk1 = t.k.y - t.k.x, dk2 = t.k.z - t.k.x, k0 = t.k.x
+        guard let e = EdgeSetup(t, grid: g) else { return }
         let cols = Int64(g.cols)
-        for r in rLo...rHi {
-            let py = g.origin + r * g.step
-            let e0 = dx0 * (py - t.y1) - dy0 * (px - t.x1) + bias0
-            let e1 = dx1 * (py - t.y2) - dy1 * (px - t.x2) + bias1
-            let e2 = dx2 * (py - t.y0) - dy2 * (px - t.x0) + bias2
-            // Columns (relative to cLo) where each edge function is non-negative.
-            var lo: Int64 = 0, hi = cHi - cLo
-            if !span(e0, sx0, &lo, &hi) || !span(e1, sx1, &lo, &hi) || !span(e2, sx2, &lo, &hi) { continue }
-            var f1 = e1 + lo * sx1, f2 = e2 + lo * sx2
-            var index = Int((r - Int64(g.r0)) * cols + (cLo + lo - Int64(g.c0)))
+        for r in e.rLo...e.rHi {
+            guard let (lo, hi, e1, e2) = e.row(r, t, grid: g) else { continue }
+            var f1 = e1 + lo * e.sx1, f2 = e2 + lo * e.sx2
+            var index = Int((r - Int64(g.r0)) * cols + (e.cLo + lo - Int64(g.c0)))
             var c = lo
             while c <= hi {
-                let b1 = Float(f1) * invArea, b2 = Float(f2) * invArea
-                let z = k0 + b1 * dk1 + b2 * dk2
+                let b1 = Float(f1) * e.invArea, b2 = Float(f2) * e.invArea
+                let z = e.k0 + b1 * e.dk1 + b2 * e.dk2
                 switch mode {
                 case .testAndWrite:
                     if z > depth[index], shader.shade(index: index, b1: b1, b2: b2, z: z) { depth[index] = z }
@@ -133,8 +109,8 @@ enum Rasterizer {
                 case .none:
                     _ = shader.shade(index: index, b1: b1, b2: b2, z: z)
                 }
-                f1 += sx1
-                f2 += sx2
+                f1 += e.sx1
+                f2 += e.sx2
                 index += 1
                 c += 1
             }
@@ -148,36 +124,15 @@ enum Rasterizer {
         _ t: RasterTriangle, grid g: SampleGrid, buffers b: TileBuffers, ambient: SIMD3<Float>, direct: SIMD3<Float>,
         id: UInt16
     ) {
-        let minX = min(t.x0, t.x1, t.x2), maxX = max(t.x0, t.x1, t.x2)
-        let minY = min(t.y0, t.y1, t.y2), maxY = max(t.y0, t.y1, t.y2)
-        let cLo = max(ceilDiv64(minX - g.origin, g.step), Int64(g.c0))
-        let cHi = min(floorDiv64(maxX - g.origin, g.step), Int64(g.c0 + g.cols - 1))
-        let rLo = max(ceilDiv64(minY - g.origin, g.step), Int64(g.r0))
-        let rHi = min(floorDiv64(maxY - g.origin, g.step), Int64(g.r0 + g.rows - 1))
-        guard cLo <= cHi, rLo <= rHi else { return }
-        let dx0 = t.x2 - t.x1, dy0 = t.y2 - t.y1
-        let dx1 = t.x0 - t.x2, dy1 = t.y0 - t.y2
-        let dx2 = t.x1 - t.x0, dy2 = t.y1 - t.y0
-        let bias0: Int64 = isTopLeft(dx: dx0, dy: dy0) ? 0 : -1
-        let bias1: Int64 = isTopLeft(dx: dx1, dy: dy1) ? 0 : -1
-        let bias2: Int64 = isTopLeft(dx: dx2, dy: dy2) ? 0 : -1
-        let sx0 = -dy0 * g.step, sx1 = -dy1 * g.step, sx2 = -dy2 * g.step
-        let px = g.origin + cLo * g.step
-        let invArea = 1 / Float(t.area)
-        let dk1 = t.k.y - t.k.x, dk2 = t.k.z - t.k.x, k0 = t.k.x
-        let dzdc = (Float(sx1) * dk1 + Float(sx2) * dk2) * invArea
+        guard let e = EdgeSetup(t, grid: g) else { return }
+        let dzdc = (Float(e.sx1) * e.dk1 + Float(e.sx2) * e.dk2) * e.invArea
         let cols = Int64(g.cols)
         let depth = b.depth, color = b.color, ids = b.ids, ao = b.ao
         let a4 = SIMD4(ambient, 0), d4 = SIMD4(direct, 1)
-        for r in rLo...rHi {
-            let py = g.origin + r * g.step
-            let e0 = dx0 * (py - t.y1) - dy0 * (px - t.x1) + bias0
-            let e1 = dx1 * (py - t.y2) - dy1 * (px - t.x2) + bias1
-            let e2 = dx2 * (py - t.y0) - dy2 * (px - t.x0) + bias2
-            var lo: Int64 = 0, hi = cHi - cLo
-            if !span(e0, sx0, &lo, &hi) || !span(e1, sx1, &lo, &hi) || !span(e2, sx2, &lo, &hi) { continue }
-            var z = k0 + (Float(e1 + lo * sx1) * dk1 + Float(e2 + lo * sx2) * dk2) * invArea
-            let start = Int((r - Int64(g.r0)) * cols + (cLo + lo - Int64(g.c0)))
+        for r in e.rLo...e.rHi {
+            guard let (lo, hi, e1, e2) = e.row(r, t, grid: g) else { continue }
+            var z = e.k0 + (Float(e1 + lo * e.sx1) * e.dk1 + Float(e2 + lo * e.sx2) * e.dk2) * e.invArea
+            let start = Int((r - Int64(g.r0)) * cols + (e.cLo + lo - Int64(g.c0)))
             let end = start &+ Int(hi - lo)
             var i = start
             while i <= end {
@@ -190,18 +145,5 @@ enum Rasterizer {
                 i &+= 1
             }
         }
-    }
-
-    /// Narrows [lo, hi] to the c where e + c·s ≥ 0; false when empty.
-    @inline(__always)
-    private static func span(_ e: Int64, _ s: Int64, _ lo: inout Int64, _ hi: inout Int64) -> Bool {
-        if s > 0 {
-            lo = max(lo, ceilDiv64(-e, s))
-        } else if s < 0 {
-            hi = min(hi, floorDiv64(e, -s))
-        } else if e < 0 {
-            return false
-        }
-        return lo <= hi
     }
 }

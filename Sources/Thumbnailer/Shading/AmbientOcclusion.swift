@@ -103,58 +103,56 @@ enum AmbientOcclusion {
                 }
             }
         }
-        // Depth-aware 5×5 blur (separable).
+        // Depth-aware 5×5 blur (separable): along rows into `tmp`, then along columns into `out`.
         var tmp = [Float](repeating: 1, count: n)
         var out = [Float](repeating: 1, count: n)
+        let grid = BlurGrid(depth: depth, linearDepth: lin, width: width, height: height, rowsPerChunk: rowsPerChunk)
         tmp.withUnsafeMutableBufferPointer { t in
-            Parallel.forEach(chunks) { c in
-                for y in (c * rowsPerChunk)..<min(height, (c + 1) * rowsPerChunk) {
-                    for x in 0..<width {
-                        let i = y * width + x
-                        let k = depth[i]
-                        guard k > -.infinity else { continue }
-                        var acc: Float = 0, wsum: Float = 0
-                        for dx in -2...2 {
-                            let sx = x + dx
-                            guard sx >= 0, sx < width else { continue }
-                            let kk = depth[i + dx]
-                            if kk > -.infinity && abs(lin[i + dx] - lin[i]) <= 0.05 * abs(lin[i]) {
-                                acc += raw[i + dx]
-                                wsum += 1
-                            }
-                        }
-                        t[i] = wsum > 0 ? acc / wsum : raw[i]
-                    }
-                }
-            }
+            guard let dst = t.baseAddress else { return }
+            grid.blur(UnsafePointer(raw), into: dst, vertical: false)
         }
         tmp.withUnsafeBufferPointer { t in
             out.withUnsafeMutableBufferPointer { o in
-                Parallel.forEach(chunks) { c in
-                    for y in (c * rowsPerChunk)..<min(height, (c + 1) * rowsPerChunk) {
-                        for x in 0..<width {
-                            let i = y * width + x
-                            let k = depth[i]
-                            guard k > -.infinity else { continue }
-                            var acc: Float = 0, wsum: Float = 0
-                            for dy in -2...2 {
-                                let sy = y + dy
-                                guard sy >= 0, sy < height else { continue }
-                                let j = i + dy * width
-                                let kk = depth[j]
-                                if kk > -.infinity && abs(lin[j] - lin[i]) <= 0.05 * abs(lin[i]) {
-                                    acc += t[j]
-                                    wsum += 1
-                                }
-                            }
-                            o[i] = wsum > 0 ? acc / wsum : t[i]
-                        }
-                    }
-                }
+                guard let src = t.baseAddress, let dst = o.baseAddress else { return }
+                grid.blur(src, into: dst, vertical: true)
             }
         }
         return out
     }
 
     private static func f3(_ v: SIMD3<Double>) -> SIMD3<Float> { SIMD3(Float(v.x), Float(v.y), Float(v.z)) }
+
+    /// The buffers one blur pass reads besides its source: which pixels are covered (depth key
+    /// above −∞) and their linear depth, so the blur does not mix across depth edges.
+    struct BlurGrid {
+        let depth: UnsafeMutablePointer<Float>
+        let linearDepth: UnsafeMutablePointer<Float>
+        let width: Int, height: Int, rowsPerChunk: Int
+
+        /// One 5-tap pass along rows (`vertical` false) or columns; background pixels are left
+        /// as they are in `dst`.
+        func blur(_ src: UnsafePointer<Float>, into dst: UnsafeMutablePointer<Float>, vertical: Bool) {
+            let chunks = (height + rowsPerChunk - 1) / rowsPerChunk
+            let (depth, lin, width, height, rowsPerChunk) = (depth, linearDepth, width, height, rowsPerChunk)
+            Parallel.forEach(chunks) { c in
+                for y in (c * rowsPerChunk)..<min(height, (c + 1) * rowsPerChunk) {
+                    for x in 0..<width {
+                        let i = y * width + x
+                        guard depth[i] > -.infinity else { continue }
+                        var acc: Float = 0, wsum: Float = 0
+                        for d in -2...2 {
+                            let s = (vertical ? y : x) + d
+                            guard s >= 0, s < (vertical ? height : width) else { continue }
+                            let j = i + (vertical ? d * width : d)
+                            if depth[j] > -.infinity && abs(lin[j] - lin[i]) <= 0.05 * abs(lin[i]) {
+                                acc += src[j]
+                                wsum += 1
+                            }
+                        }
+                        dst[i] = wsum > 0 ? acc / wsum : src[i]
+                    }
+                }
+            }
+        }
+    }
 }
