@@ -78,21 +78,23 @@ struct BinaryWriter {
 
     /// Copies `values` as consecutive little-endian floats.
     func put(_ values: UnsafeBufferPointer<Float>, at offset: Int) {
-        precondition(offset >= 0 && offset + values.count * 4 <= count, "BIN write out of range")
-        #if _endian(little)
-            if let src = values.baseAddress { (base + offset).copyMemory(from: src, byteCount: values.count * 4) }
-        #else
-            for (i, v) in values.enumerated() { put(v, at: offset + 4 * i) }
-        #endif
+        copyLittleEndian(values, at: offset) { put($0, at: $1) }
     }
 
     /// Copies `values` as consecutive little-endian 32-bit integers.
     func put(_ values: UnsafeBufferPointer<UInt32>, at offset: Int) {
-        precondition(offset >= 0 && offset + values.count * 4 <= count, "BIN write out of range")
+        copyLittleEndian(values, at: offset) { put($0, at: $1) }
+    }
+
+    /// Copies `values` in one block on little-endian machines; elsewhere one by one with `putOne`
+    /// (value, byte offset), which writes little-endian.
+    private func copyLittleEndian<T>(_ values: UnsafeBufferPointer<T>, at offset: Int, putOne: (T, Int) -> Void) {
+        let size = MemoryLayout<T>.stride
+        precondition(offset >= 0 && offset + values.count * size <= count, "BIN write out of range")
         #if _endian(little)
-            if let src = values.baseAddress { (base + offset).copyMemory(from: src, byteCount: values.count * 4) }
+            if let src = values.baseAddress { (base + offset).copyMemory(from: src, byteCount: values.count * size) }
         #else
-            for (i, v) in values.enumerated() { put(v, at: offset + 4 * i) }
+            for (i, v) in values.enumerated() { putOne(v, offset + size * i) }
         #endif
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -197,16 +198,11 @@ struct ChildSandboxStartupTests {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: command[0])
         p.arguments = Array(command.dropFirst())
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let data = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let logs = String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap {
+        let (status, stderr) = try p.runCapturingStandardError()
+        let logs = stderr.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
         }
-        return (p.terminationStatus, logs)
+        return (status, logs)
     }
 
     @Test("the worker logs what job children get", .enabled(if: CommandLineToolTests.binary != nil))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import TranscodeWorker
 @testable import ObjectStorage
@@ -44,13 +45,7 @@ struct SecretConfigTests {
         p.currentDirectoryURL = scratch
         p.environment = ["PATH": "/usr/bin:/bin", "HOME": scratch.path, "TRANSCODE_STORAGE_URL": "file://" + scratch.path + "/storage"]
             .merging(environment) { _, new in new }
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let data = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        return try p.runCapturingStandardError()
     }
 
     @Test func outputStorageAndItsCacheControlAreSettings() throws {

@@ -51,15 +51,18 @@ import Testing
         }
     }
 
+    /// Two unit quads side by side in z = 0, sharing the edge x = 1.
+    static func twoQuadStrip(_ prim: inout UsdPrim) {
+        prim.mesh(
+            points: [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(2, 0, 0), SIMD3(0, 1, 0), SIMD3(1, 1, 0), SIMD3(2, 1, 0)],
+            counts: [4, 4], indices: [0, 1, 4, 3, 1, 2, 5, 4])
+    }
+
     @Test func indexedFaceVaryingUVsWeldAndFlipV() throws {
         // Two quads sharing an edge; st indexed so the shared edge has equal UVs on both faces.
         let s = TestStage()
         s.prim("/Strip", "Mesh") {
-            $0.mesh(
-                points: [
-                    SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(2, 0, 0), SIMD3(0, 1, 0), SIMD3(1, 1, 0), SIMD3(2, 1, 0),
-                ],
-                counts: [4, 4], indices: [0, 1, 4, 3, 1, 2, 5, 4])
+            Self.twoQuadStrip(&$0)
             $0.set(
                 "primvars:st", "texCoord2f[]",
                 StageValue.float2s([SIMD2(0, 0), SIMD2(0.5, 0), SIMD2(1, 0), SIMD2(0, 1), SIMD2(0.5, 1), SIMD2(1, 1)]),
@@ -76,11 +79,7 @@ import Testing
     @Test func distinctFaceVaryingValuesSplitVertices() throws {
         let s = TestStage()
         s.prim("/Strip", "Mesh") {
-            $0.mesh(
-                points: [
-                    SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(2, 0, 0), SIMD3(0, 1, 0), SIMD3(1, 1, 0), SIMD3(2, 1, 0),
-                ],
-                counts: [4, 4], indices: [0, 1, 4, 3, 1, 2, 5, 4])
+            Self.twoQuadStrip(&$0)
             // Per-face islands: the shared edge gets different UVs on each face.
             $0.set(
                 "primvars:st", "texCoord2f[]",
