@@ -43,4 +43,14 @@ public enum Digest {
         }
         return String(decoding: s, as: UTF8.self)
     }
+
+    /// The value of one hexadecimal digit (`0-9`, `a-f`, `A-F`), or nil.
+    static func hexDigitValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
 }

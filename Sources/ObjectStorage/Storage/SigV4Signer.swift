@@ -222,7 +222,7 @@ public enum SigV4Signer {
         out.reserveCapacity(bytes.count)
         var i = 0
         while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let hi = hexValue(bytes[i + 1]), let lo = hexValue(bytes[i + 2]) {
+            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let hi = Digest.hexDigitValue(bytes[i + 1]), let lo = Digest.hexDigitValue(bytes[i + 2]) {
                 out.append(hi << 4 | lo)
                 i += 3
             } else {
@@ -252,14 +252,5 @@ public enum SigV4Signer {
             }
         }
         return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }

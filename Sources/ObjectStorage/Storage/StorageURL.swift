@@ -106,7 +106,7 @@ public enum StorageURL {
         var iterator = text.utf8.makeIterator()
         while let byte = iterator.next() {
             guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+            guard let high = iterator.next().flatMap(Digest.hexDigitValue), let low = iterator.next().flatMap(Digest.hexDigitValue) else {
                 throw invalid("a storage URL has a malformed percent escape")
             }
             bytes.append(high << 4 | low)
@@ -132,15 +132,6 @@ public enum StorageURL {
             }
         }
         return out
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     private static func invalid(_ message: String) -> StorageError {

@@ -4,13 +4,16 @@ extension CrateValueDecoder {
     /// Arrays shorter than this are always stored raw, even when flagged compressed.
     static let minCompressedCount = 16
 
-    func decodeArray(_ rep: CrateValueRep, _ type: CrateType, _ valueType: SdfValueType) throws(USDParseError) -> SdfValue {
+    /// A cursor just past the element count of the array `rep` points at, and that count
+    /// (checked against `maxArrayElements`). Before 0.5.0 a rank (always 1) precedes a 32-bit
+    /// count; before 0.7.0 the count is 32-bit; since, 64-bit.
+    func arrayHeader(_ rep: CrateValueRep) throws(USDParseError) -> (CrateCursor, Int) {
         guard rep.payload >= UInt64(CrateBootstrap.size), rep.payload < UInt64(view.count) else {
             throw USDParseError(.corrupt, "array value rep \(rep) points outside the value data")
         }
         var c = try CrateCursor(view, at: Int(rep.payload))
-        let count: Int
         let cap = limits.maxArrayElements
+        let count: Int
         if !version.atLeast(0, 5) {
             _ = try c.u32()  // rank, always 1
             count = try c.count32("array element", cap: cap, capName: "maxArrayElements", minItemBytes: 0)
@@ -19,6 +22,11 @@ extension CrateValueDecoder {
         } else {
             count = try c.count("array element", cap: cap, capName: "maxArrayElements", minItemBytes: 0)
         }
+        return (c, count)
+    }
+
+    func decodeArray(_ rep: CrateValueRep, _ type: CrateType, _ valueType: SdfValueType) throws(USDParseError) -> SdfValue {
+        var (c, count) = try arrayHeader(rep)
         if rep.isCompressed {
             let isInteger = type == .int || type == .uint || type == .int64 || type == .uint64
             let isFloat = type == .half || type == .float || type == .double

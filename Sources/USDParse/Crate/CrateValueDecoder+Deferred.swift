@@ -10,20 +10,7 @@ extension CrateValueDecoder {
     func deferredArray(
         _ rep: CrateValueRep, _ type: CrateType, _ valueType: SdfValueType
     ) throws(USDParseError) -> SdfValue? {
-        guard rep.payload >= UInt64(CrateBootstrap.size), rep.payload < UInt64(view.count) else {
-            throw USDParseError(.corrupt, "array value rep \(rep) points outside the value data")
-        }
-        var c = try CrateCursor(view, at: Int(rep.payload))
-        let count: Int
-        let cap = limits.maxArrayElements
-        if !version.atLeast(0, 5) {
-            _ = try c.u32()
-            count = try c.count32("array element", cap: cap, capName: "maxArrayElements", minItemBytes: 0)
-        } else if !version.atLeast(0, 7) {
-            count = try c.count32("array element", cap: cap, capName: "maxArrayElements", minItemBytes: 0)
-        } else {
-            count = try c.count("array element", cap: cap, capName: "maxArrayElements", minItemBytes: 0)
-        }
+        let (c, count) = try arrayHeader(rep)
         let what = "\(valueType.rawValue)[\(count)]"
         let decoded = try Checked.bytes(try Checked.bytes(count, valueType.components, what), type.componentSize, what)
         guard decoded >= Self.deferredArrayBytes else { return nil }
