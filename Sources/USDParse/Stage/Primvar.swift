@@ -3,6 +3,17 @@
 enum PrimvarInterpolation: String, Sendable {
     case constant, uniform, vertex, faceVarying
 
+    /// The argument that belongs to this interpolation.
+    @inline(__always)
+    func select(constant: Int, uniform: Int, vertex: Int, faceVarying: Int) -> Int {
+        switch self {
+        case .constant: return constant
+        case .uniform: return uniform
+        case .vertex: return vertex
+        case .faceVarying: return faceVarying
+        }
+    }
+
     init?(token: String) {
         switch token {
         case "constant": self = .constant
@@ -71,13 +82,7 @@ struct Primvar {
 
     /// Checks sizes and index ranges against the topology; returns a problem description or nil.
     mutating func validate(faceCount: Int, pointCount: Int, cornerCount: Int) -> String? {
-        let required: Int
-        switch interpolation {
-        case .constant: required = 1
-        case .uniform: required = faceCount
-        case .vertex: required = pointCount
-        case .faceVarying: required = cornerCount
-        }
+        let required = interpolation.select(constant: 1, uniform: faceCount, vertex: pointCount, faceVarying: cornerCount)
         let elements = elementCount
         if let indices {
             guard indices.count >= required else {
@@ -107,13 +112,7 @@ struct Primvar {
     /// −1 when an indexed primvar has no value there.
     @inline(__always)
     func element(corner: Int, face: Int, point: Int) -> Int {
-        let e: Int
-        switch interpolation {
-        case .constant: e = 0
-        case .uniform: e = face
-        case .vertex: e = point
-        case .faceVarying: e = corner
-        }
+        let e = interpolation.select(constant: 0, uniform: face, vertex: point, faceVarying: corner)
         if let indices { return Int(indices[e]) }
         return e
     }
