@@ -99,21 +99,17 @@ public enum CrateReader {
         try step(CrateTOC.strings, strings?.start) { () throws(USDParseError) in
             try t.readStrings(view, strings, limits: limits, budget: budget)
         }
-        let fields = try located(CrateTOC.fields)
-        try step(fields.name, fields.start) { () throws(USDParseError) in
-            try t.readFields(view, fields, limits: limits, budget: budget)
-        }
-        let fieldSets = try located(CrateTOC.fieldSets)
-        try step(fieldSets.name, fieldSets.start) { () throws(USDParseError) in
-            try t.readFieldSets(view, fieldSets, limits: limits, budget: budget)
-        }
-        let paths = try located(CrateTOC.paths)
-        try step(paths.name, paths.start) { () throws(USDParseError) in
-            try t.readPaths(view, paths, limits: limits, budget: budget)
-        }
-        let specs = try located(CrateTOC.specs)
-        try step(specs.name, specs.start) { () throws(USDParseError) in
-            try t.readSpecs(view, specs, limits: limits, budget: budget)
+        // The remaining sections are required, and each depends on the ones before it.
+        for name in [CrateTOC.fields, CrateTOC.fieldSets, CrateTOC.paths, CrateTOC.specs] {
+            let s = try located(name)
+            try step(s.name, s.start) { () throws(USDParseError) in
+                switch name {
+                case CrateTOC.fields: try t.readFields(view, s, limits: limits, budget: budget)
+                case CrateTOC.fieldSets: try t.readFieldSets(view, s, limits: limits, budget: budget)
+                case CrateTOC.paths: try t.readPaths(view, s, limits: limits, budget: budget)
+                default: try t.readSpecs(view, s, limits: limits, budget: budget)
+                }
+            }
         }
         return t
     }
