@@ -2,9 +2,11 @@
 // The CrowdRoom transcode worker: USDZ/USDC/USDA + RoomPlan JSON → layered .glb, manifest and thumbnails.
 //
 // Module rules (enforced by the dependency lists below, so a violation does not compile):
-//  1. Feature modules (USDParse, Layering, GLBWriter, Thumbnailer, Manifest) depend on SceneModel,
-//     JSONCore (the one JSON value, writer and bounded reader) and their own C wrappers only; they
-//     never import each other. They parse, build and render bytes in memory: no IO, no logging.
+//  1. Feature modules (USDParse, Layering, GLBWriter, Thumbnailer, Manifest) depend on SceneModel
+//     (the shared vocabulary: scene, layered room, typed layer and category names, view camera,
+//     the polygon triangulator, vector helpers), JSONCore (the one JSON value, writer and bounded
+//     reader) and their own C wrappers only; they never import each other. They parse, build and
+//     render bytes in memory: no IO, no logging.
 //  2. The runtime targets never import a feature module, so the daemon cannot parse untrusted bytes:
 //     JSONCore (leaf, shared with the features), ObjectStorage (storage backends, the HTTP client, SigV4; libcrypto), PGQueue
 //     (Postgres, schema, queue statements; libpq), WorkerHTTP (the HTTP server; libmicrohttpd) and
