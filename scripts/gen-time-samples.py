@@ -6,6 +6,8 @@ crate writer) hold meshes whose points, normals, xform ops and visibility are au
 time samples, with and without `startTimeCode`. time_samples.expected.json records, per file:
 
   time      the time code a viewer uses: startTimeCode when authored, else null (earliest sample)
+  instances per PointInstancer: UsdGeom.PointInstancer.ComputeInstanceTransformsAtTime(time) with
+            the prototype transform excluded and invisible ids masked out (row-major, 16 numbers each)
   prims     per prim path: the values usd-core's UsdAttribute.Get(time) returns at that time
             (Usd.TimeCode.EarliestTime() when `time` is null) for points and normals, the local
             transform from UsdGeom.Xformable.GetLocalTransformation(time) (row-major, 16 numbers),
@@ -93,6 +95,29 @@ def build(stage, t0, t1, start, matrix_ops):
     hidden.GetVisibilityAttr().Set(UsdGeom.Tokens.inherited, t0)
     hidden.GetVisibilityAttr().Set(UsdGeom.Tokens.invisible, t0 + (t1 - t0) * 0.3)
 
+    # A PointInstancer whose every instance attribute has only time samples: three instances at
+    # the first sample, one of them invisible, four at the last (array lengths differ, so the
+    # earlier sample holds until the last one).
+    scatter = UsdGeom.PointInstancer.Define(stage, "/Root/Scatter")
+    proto = UsdGeom.Mesh.Define(stage, "/Root/Scatter/Protos/Tri")
+    proto.CreateFaceVertexCountsAttr([3])
+    proto.CreateFaceVertexIndicesAttr([0, 1, 2])
+    proto.CreatePointsAttr(Vt.Vec3fArray([(0, 0, 0), (1, 0, 0), (0, 1, 0)]))
+    scatter.CreatePrototypesRel().SetTargets([proto.GetPath()])
+    q = Gf.Quath(math.cos(math.radians(45)), 0, math.sin(math.radians(45)), 0)
+    samples = {
+        t0: ([0, 0, 0], [(0, 0, 0), (2, 0, 0), (4, 0, 0)], [q] * 3, [(1, 2, 1)] * 3, [10, 11, 12], [11]),
+        t1: ([0, 0, 0, 0], [(0, 0, 1), (2, 0, 2), (4, 0, 3), (6, 0, 4)], [Gf.Quath(1, 0, 0, 0)] * 4, [(1, 1, 1)] * 4,
+             [10, 11, 12, 13], []),
+    }
+    for time, (indices, positions, orientations, scales, ids, invisible) in samples.items():
+        scatter.CreateProtoIndicesAttr().Set(Vt.IntArray(indices), time)
+        scatter.CreatePositionsAttr().Set(Vt.Vec3fArray([Gf.Vec3f(*p) for p in positions]), time)
+        scatter.CreateOrientationsAttr().Set(Vt.QuathArray(orientations), time)
+        scatter.CreateScalesAttr().Set(Vt.Vec3fArray([Gf.Vec3f(*s) for s in scales]), time)
+        scatter.CreateIdsAttr().Set(Vt.Int64Array(ids), time)
+        scatter.CreateInvisibleIdsAttr().Set(Vt.Int64Array(invisible), time)
+
 
 def flat(v):
     if v is None:
@@ -100,17 +125,33 @@ def flat(v):
     return [float(c) for e in v for c in e]
 
 
+def iter_ancestors(prim):
+    p = prim.GetParent()
+    while p and p.GetPath() != Sdf.Path.absoluteRootPath:
+        yield p
+        p = p.GetParent()
+
+
 def answers(stage):
     start = stage.GetStartTimeCode() if stage.HasAuthoredMetadata("startTimeCode") else None
     t = Usd.TimeCode(start) if start is not None else Usd.TimeCode.EarliestTime()
     prims = {}
     for prim in stage.Traverse():
+        # Prototypes under a PointInstancer are drawn only through its instances.
+        if any(a.IsA(UsdGeom.PointInstancer) for a in iter_ancestors(prim)):
+            continue
         entry = {}
         xf = UsdGeom.Xformable(prim)
         if xf:
             m = xf.GetLocalTransformation(t)
             entry["local"] = [float(m[r][c]) for r in range(4) for c in range(4)]
             entry["visibility"] = str(UsdGeom.Imageable(prim).GetVisibilityAttr().Get(t))
+        if prim.IsA(UsdGeom.PointInstancer):
+            # The instance transforms (prototype transform excluded), invisible ids masked out, at
+            # the time used: what the scene's `<instancer>_<i>` nodes must hold, in order.
+            pi = UsdGeom.PointInstancer(prim)
+            mats = pi.ComputeInstanceTransformsAtTime(t, t, UsdGeom.PointInstancer.ExcludeProtoXform)
+            entry["instances"] = [[float(m[r][c]) for r in range(4) for c in range(4)] for m in mats]
         if prim.IsA(UsdGeom.Mesh):
             mesh = UsdGeom.Mesh(prim)
             entry["points"] = flat(mesh.GetPointsAttr().Get(t))

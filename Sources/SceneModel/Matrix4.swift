@@ -56,11 +56,16 @@ public struct Matrix4: Hashable, Sendable {
         }
     }
 
-    /// Rotation from a unit quaternion (imaginary `x, y, z`, real `w`); normalised first.
-    public static func rotation(quaternionX x: Double, y: Double, z: Double, w: Double) -> Matrix4 {
+    /// Rotation from a quaternion (imaginary `x, y, z`, real `w`), normalised first unless
+    /// `normalizing` is false; then the unit-quaternion formula is applied to the values as given
+    /// (what USD does for PointInstancer orientations, whose half-precision values are rarely of
+    /// exactly unit length). A zero or non-finite quaternion gives the identity.
+    public static func rotation(
+        quaternionX x: Double, y: Double, z: Double, w: Double, normalizing: Bool = true
+    ) -> Matrix4 {
         let n = (x * x + y * y + z * z + w * w).squareRoot()
         guard n > 0, n.isFinite else { return .identity }
-        let (qx, qy, qz, qw) = (x / n, y / n, z / n, w / n)
+        let (qx, qy, qz, qw) = normalizing ? (x / n, y / n, z / n, w / n) : (x, y, z, w)
         return Matrix4(columnMajor: [
             1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy + qz * qw), 2 * (qx * qz - qy * qw), 0,
             2 * (qx * qy - qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz + qx * qw), 0,

@@ -20,6 +20,7 @@ import Testing
         var points: [Double]?
         var normals: [Double]?
         var points_default: Bool?
+        var instances: [[Double]]?
     }
 
     static let expected: [String: Expected] = {
@@ -81,6 +82,17 @@ import Testing
                 continue
             }
             let n = try #require(node, "\(file) \(path)")
+            if let instances = want.instances {
+                // One `<instancer>_<i>` child per visible instance, in order, holding its transform.
+                let index = try #require(scene.nodes.firstIndex { $0.sourcePath == path })
+                let made = scene.nodes.filter {
+                    $0.parent?.rawValue == index && $0.name.hasPrefix(n.name + "_") && $0.sourcePath == path
+                }
+                #expect(made.count == instances.count, "\(file) \(path) instances")
+                for (got, want) in zip(made, instances) {
+                    #expect(close(got.localTransform.m, want, tolerance: 1e-5), "\(file) \(got.name) \(got.localTransform.m)")
+                }
+            }
             if let local = want.local {
                 #expect(close(n.localTransform.m, local, tolerance: 1e-6), "\(file) \(path) \(n.localTransform.m)")
             }

@@ -4,12 +4,15 @@ import SceneModel
 /// children re-create the prototype subtree (meshes shared, not copied).
 ///
 /// Per instance `i` the transform is `translate(positions[i]) × rotate(orientations[i]) ×
-/// scale(scales[i])` (column vectors: scale first), and the prototype root's own transform
-/// stays on the re-created root node (UsdGeom's "include prototype transform"). Instances are
+/// scale(scales[i])` (column vectors: scale first; the orientation is used as authored, not
+/// normalised, as usd-core does), and the prototype root's own transform stays on the
+/// re-created root node (UsdGeom's "include prototype transform"). Instances are
 /// dropped when their id (`ids[i]`, else `i`) is in `invisibleIds` or in the prim's
 /// `inactiveIds` metadata, or when `protoIndices[i]` names no usable prototype. Velocities and
-/// accelerations are not applied. Limits: instances and created nodes are capped by
-/// `maxComposedPrims`, instanced triangles by `maxTriangles` (`USD_LIMIT_EXCEEDED`).
+/// accelerations are not applied. Attributes authored only as time samples are read at the
+/// stage's `startTimeCode` (else the earliest sample), like the rest of the scene. Limits:
+/// instances and created nodes are capped by `maxComposedPrims`, instanced triangles by
+/// `maxTriangles` (`USD_LIMIT_EXCEEDED`).
 enum PointInstancerExpander {
     static func expand(
         instancerPrim pi: Int, instancerNode: Int, traversal: StageTraversal, countsDrawn: Bool,
@@ -21,7 +24,7 @@ enum PointInstancerExpander {
         let path = prim.path
         let limits = ctx.limits
 
-        guard let protoIndices = AttributeValues.int32s(prim.value("protoIndices")) else {
+        guard let protoIndices = AttributeValues.int32s(prim.value("protoIndices", at: ctx.time)) else {
             ctx.warn("USD_POINTINSTANCER_INVALID", "protoIndices missing or not an int array; no instances", path)
             return
         }
@@ -31,29 +34,29 @@ enum PointInstancerExpander {
                 .limitExceeded, "\(n) instances exceed maxComposedPrims (\(limits.maxComposedPrims))",
                 primPath: path.string)
         }
-        guard let positions = AttributeValues.floats(prim.value("positions"), components: 3), positions.count >= n * 3
+        guard let positions = AttributeValues.floats(prim.value("positions", at: ctx.time), components: 3), positions.count >= n * 3
         else {
             ctx.warn("USD_POINTINSTANCER_INVALID", "positions missing or shorter than protoIndices; no instances", path)
             return
         }
         var orientations =
-            AttributeValues.floats(prim.value("orientations"), components: 4)
-            ?? AttributeValues.floats(prim.value("orientationsf"), components: 4)
+            AttributeValues.floats(prim.value("orientations", at: ctx.time), components: 4)
+            ?? AttributeValues.floats(prim.value("orientationsf", at: ctx.time), components: 4)
         if let o = orientations, o.count < n * 4 {
             ctx.warn("USD_POINTINSTANCER_INVALID", "orientations shorter than protoIndices; ignored", path)
             orientations = nil
         }
-        var scales = AttributeValues.floats(prim.value("scales"), components: 3)
+        var scales = AttributeValues.floats(prim.value("scales", at: ctx.time), components: 3)
         if let s = scales, s.count < n * 3 {
             ctx.warn("USD_POINTINSTANCER_INVALID", "scales shorter than protoIndices; ignored", path)
             scales = nil
         }
-        var ids = integers(prim.value("ids"))
+        var ids = integers(prim.value("ids", at: ctx.time))
         if let i = ids, i.count < n {
             ctx.warn("USD_POINTINSTANCER_INVALID", "ids shorter than protoIndices; ignored", path)
             ids = nil
         }
-        var hidden = Set(integers(prim.value("invisibleIds")) ?? [])
+        var hidden = Set(integers(prim.value("invisibleIds", at: ctx.time)) ?? [])
         if case .intListOp(let op)? = prim.metadata["inactiveIds"] { hidden.formUnion(op.flattened) }
 
         // Prototype templates, converted once each.
@@ -118,7 +121,7 @@ enum PointInstancerExpander {
             if let o = orientations {
                 let q = (Double(o[i * 4]), Double(o[i * 4 + 1]), Double(o[i * 4 + 2]), Double(o[i * 4 + 3]))
                 if [q.0, q.1, q.2, q.3].allSatisfy({ $0.isFinite }) {
-                    m = XformOps.multiply(m, .rotation(quaternionX: q.0, y: q.1, z: q.2, w: q.3))
+                    m = XformOps.multiply(m, .rotation(quaternionX: q.0, y: q.1, z: q.2, w: q.3, normalizing: false))
                 }
             }
             if let s = scales {

@@ -77,24 +77,26 @@ public enum SceneBuilder {
     }
 
     /// Attributes the scene reads at a time code when they have no default (`ctx.time`).
-    static func isTimeSampledInput(_ name: String) -> Bool {
+    static func isTimeSampledInput(_ name: String, primType: String) -> Bool {
         switch name {
         case "points", "normals", "primvars:normals", "faceVertexCounts", "faceVertexIndices", "holeIndices",
             "visibility", "xformOpOrder":
             return true
+        case "protoIndices", "positions", "orientations", "orientationsf", "scales", "ids", "invisibleIds":
+            return primType == "PointInstancer"
         default: return name.hasPrefix("xformOp:") || name.hasPrefix("primvars:normals:")
         }
     }
 
-    /// One `USD_STAGE_TIME_SAMPLED` warning per stage when points, normals, topology, visibility or
-    /// xform ops are authored only as time samples, naming the time code used and the first such
+    /// One `USD_STAGE_TIME_SAMPLED` warning per stage when points, normals, topology, visibility,
+    /// xform ops or PointInstancer instance attributes are authored only as time samples, naming the time code used and the first such
     /// attribute (prims in pre-order, attributes by name).
     static func warnTimeSampled(stage: UsdStage, ctx: StageBuildContext) {
         var count = 0
         var first: String?
         for prim in stage.prims {
             for name in prim.attributes.keys.sorted()
-            where isTimeSampledInput(name) && prim.attributes[name]!.hasOnlyTimeSamples {
+            where isTimeSampledInput(name, primType: prim.typeName) && prim.attributes[name]!.hasOnlyTimeSamples {
                 count += 1
                 if first == nil { first = prim.path.string + "." + name }
             }
