@@ -44,6 +44,8 @@ let package = Package(
         cLibrary("CLibPQ", pkg: "libpq", apt: "libpq-dev"),
         cLibrary("CLibCrypto", pkg: "libcrypto", apt: "libssl-dev"),
         cLibrary("CMicroHTTPD", pkg: "libmicrohttpd", apt: "libmicrohttpd-dev"),
+        // libmeshoptimizer ships no pkg-config file; its header and library are on the default paths.
+        .systemLibrary(name: "CMeshOptimizer", providers: [.apt(["libmeshoptimizer-dev"])]),
 
         // The job child launcher (fork, limits, namespaces, execve): our own C code.
         .target(name: "CSandbox"),
@@ -54,7 +56,7 @@ let package = Package(
         // Feature modules.
         .target(name: "USDParse", dependencies: ["SceneModel", "CZlib", "CLZ4"], swiftSettings: strict),
         .target(name: "Layering", dependencies: ["SceneModel", "JSONCore"], swiftSettings: strict),
-        .target(name: "GLBWriter", dependencies: ["SceneModel", "JSONCore"], swiftSettings: strict),
+        .target(name: "GLBWriter", dependencies: ["SceneModel", "JSONCore", "CMeshOptimizer"], swiftSettings: strict),
         // The software rasteriser is always optimised: unoptimised, it is ~30× slower, and the
         // debug test suite renders every sample.
         .target(

@@ -367,6 +367,10 @@ def resolve_tools(args: argparse.Namespace) -> tuple[dict, dict]:
             # The peers write one .glb and nothing else, so thumbnails are left out when convert has the
             # option (builds from before the thumbnailer reject it and render none anyway).
             extra = ["--no-thumbnails"] if convert_option(binary, "--no-thumbnails") else []
+            # The extent check reads the accessors back, which needs the uncompressed model (the
+            # peers write uncompressed ones too); bench-glb-size.py measures the compressed size.
+            if convert_option(binary, "--glb-compression"):
+                extra += ["--glb-compression", "none"]
             available["ours"] = {
                 "argv": lambda src, run: [binary, "convert", src, "--out", os.path.join(run, "out"), *extra],
                 "glb": lambda run: os.path.join(run, "out", "model.glb"),

@@ -158,8 +158,10 @@ def ensure_inputs(directory: str) -> dict[str, str]:
 def glb_with_worker(worker: str, usdz: str, out_dir: str) -> str | None:
     if not worker or not os.path.exists(worker):
         return None
-    r = subprocess.run([worker, "convert", usdz, "--out", out_dir, "--no-thumbnails"], capture_output=True)
-    if r.returncode != 0:  # a worker without that flag
+    # trimesh (pyrender's loader) has no meshopt decoder: the uncompressed model.
+    r = subprocess.run([worker, "convert", usdz, "--out", out_dir, "--no-thumbnails", "--glb-compression", "none"],
+                       capture_output=True)
+    if r.returncode != 0:  # a worker without those flags
         r = subprocess.run([worker, "convert", usdz, "--out", out_dir], capture_output=True)
     glb = os.path.join(out_dir, "model.glb")
     return glb if r.returncode == 0 and os.path.exists(glb) else None

@@ -7,10 +7,11 @@ APT_PACKAGES=(
   pkg-config python3
   zlib1g-dev liblz4-dev
   libpng-dev libjpeg62-turbo-dev libwebp-dev
-  libpq-dev libssl-dev libmicrohttpd-dev
+  libpq-dev libssl-dev libmicrohttpd-dev libmeshoptimizer-dev
   libcurl4-openssl-dev
   postgresql-15 postgresql-client-15
   chromium
+  gltfpack
 )
 PIP_PACKAGES=(usd-core numpy trimesh pygltflib jsonschema pillow "moto[server]" deno)
 

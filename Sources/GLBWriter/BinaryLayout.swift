@@ -6,6 +6,10 @@ struct BufferViewSpec: Equatable {
     var length: Int
     /// 34962 ARRAY_BUFFER (vertex attributes), 34963 ELEMENT_ARRAY_BUFFER (indices), nil (images).
     var target: Int?
+    /// Bytes from one element to the next: set for vertex streams of a compressed model (the
+    /// meshopt codec needs it, and octahedral normals are 3 bytes in a 4-byte element); nil means
+    /// tightly packed.
+    var stride: Int?
 }
 
 /// The measured layout of the BIN chunk: every view starts on a 4-byte boundary (so every
@@ -19,9 +23,9 @@ struct BinaryLayout {
     private(set) var end = 0
 
     /// Reserves `length` bytes at the next 4-byte boundary and returns the view index.
-    mutating func add(length: Int, target: Int?) -> Int {
+    mutating func add(length: Int, target: Int?, stride: Int? = nil) -> Int {
         let offset = (end + 3) & ~3
-        views.append(BufferViewSpec(offset: offset, length: length, target: target))
+        views.append(BufferViewSpec(offset: offset, length: length, target: target, stride: stride))
         end = offset + length
         return views.count - 1
     }
@@ -35,6 +39,7 @@ struct BinaryLayout {
             o.set("buffer", .int(0))
             if v.offset != 0 { o.set("byteOffset", .int(v.offset)) }
             o.set("byteLength", .int(v.length))
+            o.set("byteStride", v.stride.map { .int($0) })
             o.set("target", v.target.map { .int($0) })
             return o.value
         }

@@ -7,12 +7,25 @@ public struct GLBOptions: Sendable {
     /// shaded smoothly, sharper (hard) edges stay flat and their vertices are split. Clamped to
     /// [0, 180]; non-finite values fall back to 40.
     public var smoothingAngleDegrees: Double
+    /// How geometry is stored (default `.none`, readable everywhere; the worker writes `.meshopt`).
+    public var compression: GLBCompression
+    /// With `.meshopt`: the largest change a position may undergo, in scene units (metres). Each
+    /// mesh keeps as many mantissa bits as its largest coordinate needs to stay within it.
+    /// Non-finite or non-positive values fall back to 0.001 (1 mm).
+    public var positionError: Double
 
     /// - Parameters:
     ///   - generator: text for `asset.generator`.
     ///   - smoothingAngleDegrees: the smooth/hard edge threshold in degrees (default 40).
-    public init(generator: String, smoothingAngleDegrees: Double = 40) {
+    ///   - compression: how geometry is stored (default `.none`).
+    ///   - positionError: the position error bound of `.meshopt`, metres (default 0.001).
+    public init(
+        generator: String, smoothingAngleDegrees: Double = 40, compression: GLBCompression = .none,
+        positionError: Double = 0.001
+    ) {
         self.generator = generator
         self.smoothingAngleDegrees = smoothingAngleDegrees
+        self.compression = compression
+        self.positionError = positionError.isFinite && positionError > 0 ? positionError : 0.001
     }
 }

@@ -20,6 +20,10 @@ public struct GLBOutput: Sendable {
     public var textureCount: Int
     /// glTF images embedded in the BIN chunk.
     public var imageCount: Int
+    /// How the geometry is stored (`.none` also for a `.meshopt` request with nothing to compress).
+    public var compression: GLBCompression
+    /// `extensionsRequired` of the file: what a loader must support (empty for `.none`).
+    public var extensionsRequired: [String]
     /// Findings with stable codes, in the order they were found: `GLB_IMAGE_DROPPED`,
     /// `GLB_TEXTURE_CHANNELS`, `GLB_TEXTURE_SCALE_BIAS`, `GLB_TRANSFORM_BAKED`,
     /// `GLB_NODES_OUTSIDE_LAYERS`, `GLB_VERTEX_DATA_REPAIRED`, `GLB_MATERIAL_CLAMPED`.
@@ -28,7 +32,8 @@ public struct GLBOutput: Sendable {
 
     public init(
         bytes: [UInt8], nodeIndex: [NodeIndex: Int], meshCount: Int, triangleCount: Int, vertexCount: Int,
-        materialCount: Int, textureCount: Int, imageCount: Int, warnings: [SceneWarning]
+        materialCount: Int, textureCount: Int, imageCount: Int, compression: GLBCompression = .none,
+        extensionsRequired: [String] = [], warnings: [SceneWarning]
     ) {
         self.bytes = bytes
         self.nodeIndex = nodeIndex
@@ -38,6 +43,8 @@ public struct GLBOutput: Sendable {
         self.materialCount = materialCount
         self.textureCount = textureCount
         self.imageCount = imageCount
+        self.compression = compression
+        self.extensionsRequired = extensionsRequired
         self.warnings = warnings
     }
 }

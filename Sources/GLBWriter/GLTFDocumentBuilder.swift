@@ -34,7 +34,8 @@ struct GLTFDocumentBuilder {
         warnings += materials.warnings
 
         var layout = BinaryLayout()
-        let meshViews = prepared.map { MeshEncoder.layout($0, in: &layout) }
+        let compression = options.compression
+        let meshViews = MeshLayout.layout(prepared, in: &layout, compression: compression)
         let imageViews = materials.images.map {
             layout.add(length: scene.textures[$0.texture.rawValue].bytes.count, target: nil)
         }
@@ -46,7 +47,7 @@ struct GLTFDocumentBuilder {
         var accessors: [JSONValue] = []
         let defaultMaterial = materials.defaultMaterial ?? 0
         let meshes = prepared.indices.map { i in
-            MeshEncoder.json(prepared[i], views: meshViews[i], accessors: &accessors) { m in
+            MeshEncoder.json(prepared[i], views: meshViews[i], compression: compression, accessors: &accessors) { m in
                 m.flatMap { materials.materialIndex[$0.rawValue] } ?? defaultMaterial
             }
         }
@@ -64,7 +65,11 @@ struct GLTFDocumentBuilder {
                 JSONMember("generator", .string(options.generator)),
                 JSONMember("version", .string("2.0")),
             ]))
-        if materials.usesTextureTransform { doc.set("extensionsUsed", .array([.string("KHR_texture_transform")])) }
+        let packs = compression == .meshopt && !prepared.isEmpty
+        var extensions = packs ? compression.extensionsRequired : []
+        if materials.usesTextureTransform { extensions.append("KHR_texture_transform") }
+        if !extensions.isEmpty { doc.set("extensionsUsed", .array(extensions.sorted().map { JSONValue.string($0) })) }
+        if packs { doc.set("extensionsRequired", .array(compression.extensionsRequired.map { JSONValue.string($0) })) }
         doc.set("scene", .int(0))
         var sceneObject = JSONObjectBuilder()
         if !plan.roots.isEmpty { sceneObject.set("nodes", .array(plan.roots.map { .int($0) })) }
@@ -76,22 +81,38 @@ struct GLTFDocumentBuilder {
         setNonEmpty(&doc, "images", images)
         setNonEmpty(&doc, "samplers", materials.samplers)
         setNonEmpty(&doc, "accessors", accessors)
-        setNonEmpty(&doc, "bufferViews", layout.json)
-        if layout.paddedLength > 0 {
-            doc.set("buffers", .array([.members([JSONMember("byteLength", .int(layout.paddedLength))])]))
-        }
-        let json = GLTFJSON.serialize(doc.value)
 
-        // Write once.
         var repairedPerMesh = [Int](repeating: 0, count: prepared.count)
-        let bytes = try GLBContainer.assemble(json: json, binLength: layout.paddedLength) { bin in
+        func writeLogical(_ bin: BinaryWriter) {
             for i in prepared.indices {
-                repairedPerMesh[i] = MeshEncoder.write(prepared[i], views: meshViews[i], layout: layout, into: bin)
+                repairedPerMesh[i] = MeshEncoder.write(
+                    prepared[i], views: meshViews[i], layout: layout, compression: compression, into: bin)
             }
             for (i, image) in materials.images.enumerated() {
                 bin.put(bytes: scene.textures[image.texture.rawValue].bytes, at: layout.views[imageViews[i]].offset)
             }
             layout.zeroGaps(bin)
+        }
+        let bytes: [UInt8]
+        if packs {
+            // Write the logical buffer, then compress it into the BIN chunk.
+            var logical = [UInt8](repeating: 0, count: layout.paddedLength)
+            logical.withUnsafeMutableBytes { writeLogical(BinaryWriter(base: $0.baseAddress!, count: $0.count)) }
+            let packed = MeshoptPacker.pack(logical: &logical, layout: layout, meshes: prepared, meshViews: meshViews)
+            setNonEmpty(&doc, "bufferViews", packed.bufferViews)
+            doc.set("buffers", .array(packed.buffers))
+            bytes = try GLBContainer.assemble(json: GLTFJSON.serialize(doc.value), binLength: packed.bin.count) { bin in
+                bin.put(bytes: packed.bin, at: 0)
+            }
+        } else {
+            // Write once, in place.
+            setNonEmpty(&doc, "bufferViews", layout.json)
+            if layout.paddedLength > 0 {
+                doc.set("buffers", .array([.members([JSONMember("byteLength", .int(layout.paddedLength))])]))
+            }
+            bytes = try GLBContainer.assemble(json: GLTFJSON.serialize(doc.value), binLength: layout.paddedLength) {
+                writeLogical($0)
+            }
         }
         for (i, count) in repairedPerMesh.enumerated() where count > 0 {
             warnings.append(
@@ -107,7 +128,8 @@ struct GLTFDocumentBuilder {
             triangleCount: prepared.reduce(0) { $0 + $1.triangleCount },
             vertexCount: prepared.reduce(0) { $0 + $1.vertexCount },
             materialCount: materials.materials.count, textureCount: materials.textures.count,
-            imageCount: materials.images.count, warnings: warnings)
+            imageCount: materials.images.count, compression: packs ? compression : .none,
+            extensionsRequired: packs ? compression.extensionsRequired : [], warnings: warnings)
     }
 
     /// Throws `GLB_INVALID_SCENE` when the validator reports errors (up to three are quoted).

@@ -1,48 +1,31 @@
 import SceneModel
 import JSONCore
 
-/// Buffer views of one prepared mesh (view index per stream; nil when the stream is not written).
-struct MeshViews {
-    var position: Int
-    var normal: Int
-    var texcoord: Int?
-    var color: Int?
-    /// One per primitive.
-    var indices: [Int]
-}
-
 /// Lays out and writes one prepared mesh's streams: POSITION, NORMAL (always), TEXCOORD_0 (when
 /// present), COLOR_0 (when the colours vary), then each primitive's indices. Vertex streams are
-/// float32; indices are u16 or u32 per primitive.
+/// float32, except normals of a meshopt model (8-bit octahedral, 4 bytes each); indices are u16 or
+/// u32 per primitive.
 enum MeshEncoder {
-    /// Reserves the mesh's buffer views in `layout`.
-    static func layout(_ mesh: PreparedMesh, in layout: inout BinaryLayout) -> MeshViews {
-        let n = mesh.vertexCount
-        let position = layout.add(length: n * 12, target: BinaryLayout.arrayBuffer)
-        let normal = layout.add(length: n * 12, target: BinaryLayout.arrayBuffer)
-        let texcoord = mesh.writesTexcoords ? layout.add(length: n * 8, target: BinaryLayout.arrayBuffer) : nil
-        let color = mesh.writesColors ? layout.add(length: n * 16, target: BinaryLayout.arrayBuffer) : nil
-        let indices = mesh.primitives.map {
-            layout.add(length: $0.indexCount * ($0.shortIndices ? 2 : 4), target: BinaryLayout.elementArrayBuffer)
-        }
-        return MeshViews(position: position, normal: normal, texcoord: texcoord, color: color, indices: indices)
-    }
-
     /// Writes the mesh's streams into their views. Returns how many vertex values were repaired
     /// (non-finite texture coordinates or colours set to 0, zero or non-finite normals set to +Y).
-    static func write(_ prepared: PreparedMesh, views: MeshViews, layout: BinaryLayout, into bin: BinaryWriter)
-        -> Int
-    {
+    static func write(
+        _ prepared: PreparedMesh, views: MeshViews, layout: BinaryLayout, compression: GLBCompression,
+        into bin: BinaryWriter
+    ) -> Int {
         let mesh = prepared.mesh
         let sourceCount = mesh.positions.count / 3
         var repaired = 0
         mesh.positions.withUnsafeBufferPointer { p in
-            let at = layout.views[views.position].offset
+            let at = layout.offset(of: views.position)
             bin.put(p, at: at)
             duplicateExtras(prepared.extraSource, sourceCount: sourceCount, stride: 12, at: at, bin: bin)
         }
-        let normalAt = layout.views[views.normal].offset
-        if let generated = prepared.generatedNormals {
+        let normalAt = layout.offset(of: views.normal)
+        if compression == .meshopt {
+            // Sanitised unit normals, then 8-bit octahedral (4 bytes each).
+            let unit = unitNormals(prepared, repaired: &repaired)
+            bin.put(bytes: MeshoptCodec.encodeOctahedral(unit), at: normalAt)
+        } else if let generated = prepared.generatedNormals {
             generated.withUnsafeBufferPointer { bin.put($0, at: normalAt) }
         } else {
             mesh.normals.withUnsafeBufferPointer { nm in
@@ -64,23 +47,23 @@ enum MeshEncoder {
                 }
             }
         }
-        if let view = views.texcoord {
+        if let stream = views.texcoord {
             mesh.uv0.withUnsafeBufferPointer { uv in
-                let at = layout.views[view].offset
+                let at = layout.offset(of: stream)
                 repaired += putFinite(uv, clamp: false, at: at, bin: bin)
                 duplicateExtras(prepared.extraSource, sourceCount: sourceCount, stride: 8, at: at, bin: bin)
             }
         }
-        if let view = views.color {
+        if let stream = views.color {
             mesh.colors.withUnsafeBufferPointer { c in
-                let at = layout.views[view].offset
+                let at = layout.offset(of: stream)
                 repaired += putFinite(c, clamp: true, at: at, bin: bin)
                 duplicateExtras(prepared.extraSource, sourceCount: sourceCount, stride: 16, at: at, bin: bin)
             }
         }
         prepared.indices.withUnsafeBufferPointer { idx in
             for (i, primitive) in prepared.primitives.enumerated() {
-                let at = layout.views[views.indices[i]].offset
+                let at = layout.offset(of: views.indices[i])
                 let range = UnsafeBufferPointer(
                     rebasing: idx[primitive.indexStart..<(primitive.indexStart + primitive.indexCount)])
                 if primitive.shortIndices {
@@ -91,6 +74,32 @@ enum MeshEncoder {
             }
         }
         return repaired
+    }
+
+    /// The normals written for the mesh: generated ones, or the mesh's own sanitised (zero or
+    /// non-finite → +Y, counted in `repaired`) and normalised, then the split vertices' copies.
+    private static func unitNormals(_ prepared: PreparedMesh, repaired: inout Int) -> [Float] {
+        if let generated = prepared.generatedNormals { return generated }
+        let nm = prepared.mesh.normals
+        let sourceCount = prepared.mesh.positions.count / 3
+        var out = [Float](repeating: 0, count: prepared.vertexCount * 3)
+        for v in 0..<sourceCount {
+            var n = SIMD3(nm[3 * v], nm[3 * v + 1], nm[3 * v + 2])
+            let len2 = n.x * n.x + n.y * n.y + n.z * n.z
+            if !(len2.isFinite && len2 > 0) {
+                n = SIMD3(0, 1, 0)
+                repaired += 1
+            } else if abs(len2 - 1) > 1e-6 {
+                n = NormalGenerator.normalized(n)
+            }
+            out[3 * v] = n.x
+            out[3 * v + 1] = n.y
+            out[3 * v + 2] = n.z
+        }
+        for (k, s) in prepared.extraSource.enumerated() {
+            for c in 0..<3 { out[3 * (sourceCount + k) + c] = out[3 * Int(s) + c] }
+        }
+        return out
     }
 
     /// Writes `values`, replacing non-finite ones with 0 (and clamping to [0, 1] when asked);
@@ -123,15 +132,18 @@ enum MeshEncoder {
 
     /// Accessor objects for the mesh's views, and the mesh object referring to them.
     static func json(
-        _ mesh: PreparedMesh, views: MeshViews, accessors: inout [JSONValue], material: (MaterialIndex?) -> Int
+        _ mesh: PreparedMesh, views: MeshViews, compression: GLBCompression, accessors: inout [JSONValue],
+        material: (MaterialIndex?) -> Int
     ) -> JSONValue {
         func accessor(
-            _ view: Int, _ componentType: Int, _ count: Int, _ type: String, min: JSONValue? = nil,
-            max: JSONValue? = nil
+            _ stream: StreamRef, _ componentType: Int, _ count: Int, _ type: String, min: JSONValue? = nil,
+            max: JSONValue? = nil, normalized: Bool = false
         ) -> Int {
             var o = JSONObjectBuilder()
-            o.set("bufferView", .int(view))
+            o.set("bufferView", .int(stream.view))
+            if stream.byteOffset != 0 { o.set("byteOffset", .int(stream.byteOffset)) }
             o.set("componentType", .int(componentType))
+            if normalized { o.set("normalized", .bool(true)) }
             o.set("count", .int(count))
             o.set("type", .string(type))
             o.set("min", min)
@@ -149,13 +161,18 @@ enum MeshEncoder {
                         views.position, 5126, mesh.vertexCount, "VEC3",
                         min: .doubles([Double(lo.x), Double(lo.y), Double(lo.z)]),
                         max: .doubles([Double(hi.x), Double(hi.y), Double(hi.z)])))),
-            JSONMember("NORMAL", .int(accessor(views.normal, 5126, mesh.vertexCount, "VEC3"))),
+            JSONMember(
+                "NORMAL",
+                .int(
+                    compression == .meshopt
+                        ? accessor(views.normal, 5120, mesh.vertexCount, "VEC3", normalized: true)
+                        : accessor(views.normal, 5126, mesh.vertexCount, "VEC3"))),
         ]
-        if let view = views.texcoord {
-            attributes.append(JSONMember("TEXCOORD_0", .int(accessor(view, 5126, mesh.vertexCount, "VEC2"))))
+        if let stream = views.texcoord {
+            attributes.append(JSONMember("TEXCOORD_0", .int(accessor(stream, 5126, mesh.vertexCount, "VEC2"))))
         }
-        if let view = views.color {
-            attributes.append(JSONMember("COLOR_0", .int(accessor(view, 5126, mesh.vertexCount, "VEC4"))))
+        if let stream = views.color {
+            attributes.append(JSONMember("COLOR_0", .int(accessor(stream, 5126, mesh.vertexCount, "VEC4"))))
         }
         var primitives: [JSONValue] = []
         for (i, p) in mesh.primitives.enumerated() {

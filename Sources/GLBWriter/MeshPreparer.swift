@@ -59,7 +59,9 @@ enum MeshPreparer {
         mesh.vertexCount > 0 && !drawRanges(mesh).isEmpty
     }
 
-    static func prepare(_ mesh: Mesh, options: GLBOptions) -> PreparedMesh {
+    static func prepare(_ source: Mesh, options: GLBOptions) -> PreparedMesh {
+        var mesh = source
+        if options.compression == .meshopt { quantizePositions(&mesh.positions, error: options.positionError) }
         let vertexCount = mesh.positions.count / 3
         var indices = mesh.indices
         var extraSource: [UInt32] = []
@@ -70,6 +72,11 @@ enum MeshPreparer {
             indices = g.indices
             extraSource = g.extraSource
             generated = g.normals
+        }
+        if options.compression == .meshopt {
+            MeshoptCodec.optimizeVertexCache(
+                &indices, ranges: drawRanges(mesh).map { $0.start..<($0.start + $0.count) },
+                vertexCount: vertexCount + extraSource.count)
         }
         let primitives = drawRanges(mesh).map { range in
             PreparedPrimitive(
@@ -83,6 +90,16 @@ enum MeshPreparer {
             minPosition: lo, maxPosition: hi,
             writesTexcoords: !mesh.uv0.isEmpty && mesh.uv0.count == vertexCount * 2,
             writesColors: mesh.colors.count == vertexCount * 4 && colorsVary(mesh.colors))
+    }
+
+    /// Rounds every coordinate to the mantissa bits the mesh's largest coordinate needs to stay
+    /// within `error` (so bounds computed afterwards are exact for the written data).
+    static func quantizePositions(_ positions: inout [Float], error: Double) {
+        var largest: Float = 0
+        for v in positions where v.isFinite { largest = max(largest, abs(v)) }
+        let bits = FloatQuantizer.mantissaBits(maxMagnitude: largest, error: error)
+        guard bits < 23 else { return }
+        for i in positions.indices { positions[i] = FloatQuantizer.round(positions[i], bits: bits) }
     }
 
     static func maxIndex(_ indices: [UInt32], _ start: Int, _ count: Int) -> UInt32 {

@@ -12,7 +12,7 @@ import JSONCore
 public enum ManifestBuilder {
     /// Version of the manifest's shape, written as `schema_version` and recorded by the worker as
     /// `room_versions.manifest_schema_version`. Bumped on every incompatible change.
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     /// Text of `units.output`: the frame of the GLB and of every coordinate in the manifest.
     public static let outputUnits = "metres, +Y up"
@@ -69,6 +69,12 @@ public enum ManifestBuilder {
                 "path": .string(try FieldChecks.relativePath(input.glb.path, field: "glb.path")),
                 "bytes": try FieldChecks.count(input.glb.bytes, field: "glb.bytes"),
                 "sha256": .string(try FieldChecks.sha256(input.glb.sha256, field: "glb.sha256")),
+                "compression": .string(
+                    try FieldChecks.oneOf(input.glb.compression, ["meshopt", "none"], field: "glb.compression")),
+                "extensions_required": .array(
+                    try input.glb.extensionsRequired.sorted().map {
+                        .string(try FieldChecks.nonEmpty($0, field: "glb.extensions_required"))
+                    }),
             ]),
             "bounds": ManifestNumbers.bounds(geometry.sceneBounds),
             "stories": room.stories,

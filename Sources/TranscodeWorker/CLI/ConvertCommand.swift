@@ -1,6 +1,7 @@
 import Foundation
 import Thumbnailer
 import USDParse
+import GLBWriter
 import JSONCore
 import WorkerRuntime
 
@@ -9,7 +10,7 @@ struct ConvertCommand {
     static let help = """
         USAGE: transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR]
                                         [--no-thumbnails] [--views LIST] [--thumb-size SIZE] [--webp-quality Q]
-                                        [--report] [--json]
+                                        [--glb-compression meshopt|none] [--report] [--json]
 
         Converts a room scan into a layered glTF binary and its manifest, written atomically into DIR:
           DIR/model.glb             one glTF 2.0 binary: a node per layer, a child node per element
@@ -34,6 +35,10 @@ struct ConvertCommand {
           --thumb-size SIZE         Render every selected view at SIZE: N (square) or WxH, 16…4096
                                     (default: the sizes listed above).
           --webp-quality Q          WebP quality 0…100 (default 80).
+          --glb-compression MODE    meshopt (default): EXT_meshopt_compression with KHR_mesh_quantization,
+                                    positions within 1 mm, 8-bit normals; loaders need a meshopt decoder
+                                    (three.js MeshoptDecoder). none: plain float32 streams, for tools
+                                    without one (trimesh, Blender's importer).
           --report                  Also write DIR/report.html: the inputs, quality grade, metrics, the
                                     hero, plan and orbit views, layers, elements, warnings and files on
                                     one HTML page with the images embedded (no external files).
@@ -49,6 +54,7 @@ struct ConvertCommand {
     var json = false
     var writeReport = false
     var thumbnails: ThumbnailOptions? = ThumbnailOptions()
+    var glbCompression = GLBCompression.meshopt
 
     init(_ args: [String]) throws {
         var it = args.makeIterator()
@@ -81,6 +87,10 @@ struct ConvertCommand {
                 else { throw UsageError("--thumb-size needs N or WxH between 16 and 4096") }
                 let size = ThumbnailSize(width: parts[0], height: parts.count == 2 ? parts[1] : parts[0])
                 for kind in ThumbnailView.Kind.allCases { thumbnails?.sizes[kind] = size }
+            case "--glb-compression":
+                let v = try value(a)
+                guard let mode = GLBCompression(rawValue: v) else { throw UsageError("--glb-compression needs meshopt or none") }
+                glbCompression = mode
             case "--webp-quality":
                 guard let q = Float(try value(a)), q >= 0, q <= 100 else { throw UsageError("--webp-quality needs 0…100") }
                 thumbnails?.webpQuality = q
@@ -99,6 +109,7 @@ struct ConvertCommand {
         let limits = ParseLimits.default
         let t0 = Clock.now()
         var pipelineInput = PipelineInput(limits: limits, thumbnails: thumbnails)
+        pipelineInput.glbCompression = glbCompression
         do {
             let name = (input as NSString).lastPathComponent
             let isJSON = input.lowercased().hasSuffix(".json")

@@ -1,5 +1,6 @@
 import Thumbnailer
 import USDParse
+import GLBWriter
 
 /// Everything one conversion needs, already in memory (the caller did the IO).
 public struct PipelineInput: Sendable {
@@ -40,6 +41,9 @@ public struct PipelineInput: Sendable {
     public var limits: ParseLimits
     /// Thumbnails to render (nil: none). Default: every view at its default size, WebP quality 80.
     public var thumbnails: ThumbnailOptions?
+    /// How the model's geometry is stored. Default `.meshopt` (EXT_meshopt_compression); `.none`
+    /// for tools without a meshopt decoder.
+    public var glbCompression: GLBCompression = .meshopt
 
     public init(
         usd: USDSource? = nil, roomPlanJSON: (name: String, bytes: [UInt8])? = nil,

@@ -96,7 +96,10 @@ public enum TranscodePipeline {
 
         // Writing the .glb.
         let glb = try phase("writing") {
-            try GLBWriter.write(layered, options: GLBOptions(generator: "CrowdRoom transcode-worker \(generatorVersion)"))
+            try GLBWriter.write(
+                layered,
+                options: GLBOptions(
+                    generator: "CrowdRoom transcode-worker \(generatorVersion)", compression: input.glbCompression))
         }
         warnings += glb.warnings
 
@@ -132,7 +135,9 @@ public enum TranscodePipeline {
                                     sha256: Digest.hex(Digest.sha256(json.bytes))))
         }
         inputs += redactionInputs
-        let glbArtifact = Artifact(path: "model.glb", bytes: glb.bytes.count, sha256: Digest.hex(Digest.sha256(glb.bytes)))
+        let glbArtifact = Artifact(
+            path: "model.glb", bytes: glb.bytes.count, sha256: Digest.hex(Digest.sha256(glb.bytes)),
+            compression: glb.compression.rawValue, extensionsRequired: glb.extensionsRequired)
         let stats = Stats(meshes: glb.meshCount, triangles: glb.triangleCount, vertices: glb.vertexCount,
                           materials: glb.materialCount, textures: glb.textureCount, glbBytes: glb.bytes.count)
         let manifestWarnings = warnings

@@ -1,0 +1,4 @@
+#ifndef CMESHOPTIMIZER_SHIM_H
+#define CMESHOPTIMIZER_SHIM_H
+#include <meshoptimizer.h>
+#endif

@@ -1,0 +1,119 @@
+import JSONCore
+
+/// Turns the uncompressed BIN of a model into `EXT_meshopt_compression` form: each mesh's vertices
+/// reordered for fetch locality, every vertex and index stream encoded with meshoptimizer into
+/// buffer 0 (the GLB's BIN chunk), images copied after them, and buffer 1 a fallback buffer with
+/// no data that the buffer views address once decoded. The node tree, meshes and accessors are
+/// untouched: a loader that decodes the streams gets back exactly the logical buffer's contents.
+struct MeshoptPacker {
+    /// The BIN chunk (compressed streams, then images; padded to 4 bytes).
+    var bin: [UInt8] = []
+    var bufferViews: [JSONValue] = []
+    var buffers: [JSONValue] = []
+
+    /// Packs `logical` (laid out by `layout`, written in place; reordered by this call).
+    static func pack(
+        logical: inout [UInt8], layout: BinaryLayout, meshes: [PreparedMesh], meshViews: [MeshViews]
+    ) -> MeshoptPacker {
+        var out = MeshoptPacker()
+        // Per view: the compressed bytes and how to describe them (nil for images).
+        var streams = [(data: [UInt8], stride: Int, count: Int, mode: String, filter: String?)?](
+            repeating: nil, count: layout.views.count)
+        var indexSize: [Int: Int] = [:]  // index view → 2 or 4
+        var normalViews = Set<Int>()
+        logical.withUnsafeMutableBytes { raw in
+            // Reorder each mesh's vertices for fetch locality, within its part of the shared views.
+            for (m, mesh) in meshes.enumerated() {
+                let views = meshViews[m]
+                let n = mesh.vertexCount
+                normalViews.insert(views.normal.view)
+                var indices: [UInt32] = []
+                for p in mesh.primitives { indices += mesh.indices[p.indexStart..<(p.indexStart + p.indexCount)] }
+                let vertexStreams = [views.position, views.normal] + [views.texcoord, views.color].compactMap { $0 }
+                if let remap = MeshoptCodec.fetchRemap(indices, vertexCount: n) {
+                    for s in vertexStreams {
+                        let stride = layout.views[s.view].stride ?? 0
+                        let at = layout.offset(of: s)
+                        MeshoptCodec.remapVertices(
+                            UnsafeMutableRawBufferPointer(rebasing: raw[at..<(at + n * stride)]), count: n, stride: stride,
+                            remap: remap)
+                    }
+                    for i in indices.indices { indices[i] = remap[Int(indices[i])] }
+                }
+                // The logical index ranges hold the reordered indices, as a loader decodes them.
+                var start = 0
+                for (k, p) in mesh.primitives.enumerated() {
+                    let at = layout.offset(of: views.indices[k])
+                    indexSize[views.indices[k].view] = p.shortIndices ? 2 : 4
+                    for j in 0..<p.indexCount {
+                        let value = indices[start + j]
+                        if p.shortIndices {
+                            raw.storeBytes(of: UInt16(truncatingIfNeeded: value).littleEndian, toByteOffset: at + 2 * j,
+                                           as: UInt16.self)
+                        } else {
+                            raw.storeBytes(of: value.littleEndian, toByteOffset: at + 4 * j, as: UInt32.self)
+                        }
+                    }
+                    start += p.indexCount
+                }
+            }
+            // Encode every vertex and index view whole.
+            for (v, spec) in layout.views.enumerated() {
+                let bytes = UnsafeRawBufferPointer(rebasing: raw[spec.offset..<(spec.offset + spec.length)])
+                if let stride = spec.stride {
+                    let count = spec.length / stride
+                    streams[v] = (MeshoptCodec.encodeVertices(bytes, count: count, stride: stride), stride, count,
+                                  "ATTRIBUTES", normalViews.contains(v) ? "OCTAHEDRAL" : nil)
+                } else if let size = indexSize[v] {
+                    let count = spec.length / size
+                    let values: [UInt32] = (0..<count).map { j in
+                        size == 2 ? UInt32(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 2 * j, as: UInt16.self)))
+                            : UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * j, as: UInt32.self))
+                    }
+                    let vertices = Int(values.max() ?? 0) + 1
+                    streams[v] = (MeshoptCodec.encodeTriangles(values, vertexCount: vertices), size, count, "TRIANGLES", nil)
+                }
+            }
+        }
+        for (v, spec) in layout.views.enumerated() {
+            let offset = (out.bin.count + 3) & ~3
+            out.bin += [UInt8](repeating: 0, count: offset - out.bin.count)
+            var o = JSONObjectBuilder()
+            if let s = streams[v] {
+                out.bin += s.data
+                var ext = JSONObjectBuilder()
+                ext.set("buffer", .int(0))
+                if offset != 0 { ext.set("byteOffset", .int(offset)) }
+                ext.set("byteLength", .int(s.data.count))
+                ext.set("byteStride", .int(s.stride))
+                ext.set("count", .int(s.count))
+                ext.set("mode", .string(s.mode))
+                ext.set("filter", s.filter.map { .string($0) })
+                o.set("buffer", .int(1))
+                if spec.offset != 0 { o.set("byteOffset", .int(spec.offset)) }
+                o.set("byteLength", .int(spec.length))
+                o.set("byteStride", spec.stride.map { .int($0) })
+                o.set("target", spec.target.map { .int($0) })
+                o.set("extensions", .members([JSONMember("EXT_meshopt_compression", ext.value)]))
+            } else {
+                out.bin += logical[spec.offset..<(spec.offset + spec.length)]
+                o.set("buffer", .int(0))
+                if offset != 0 { o.set("byteOffset", .int(offset)) }
+                o.set("byteLength", .int(spec.length))
+                o.set("target", spec.target.map { .int($0) })
+            }
+            out.bufferViews.append(o.value)
+        }
+        out.bin += [UInt8](repeating: 0, count: ((out.bin.count + 3) & ~3) - out.bin.count)
+        out.buffers = [
+            .members([JSONMember("byteLength", .int(out.bin.count))]),
+            .members([
+                JSONMember("byteLength", .int(layout.paddedLength)),
+                JSONMember(
+                    "extensions",
+                    .members([JSONMember("EXT_meshopt_compression", .members([JSONMember("fallback", .bool(true))]))])),
+            ]),
+        ]
+        return out
+    }
+}
