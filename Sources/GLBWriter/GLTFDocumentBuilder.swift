@@ -16,12 +16,14 @@ struct GLTFDocumentBuilder {
         // Measure.
         let plan = try NodeTreePlanner(layered: layered).plan()
         warnings += plan.warnings
-        let prepared: [PreparedMesh] = plan.meshes.map { source in
+        let candidates: [PreparedMesh] = plan.meshes.map { source in
             switch source {
             case .scene(let m): return MeshPreparer.prepare(scene.meshes[m.rawValue], options: options)
             case .baked(let mesh, _): return MeshPreparer.prepare(mesh, options: options)
             }
         }
+        // Identical meshes are written once; `meshIndex` maps the plan's meshes to written ones.
+        let (prepared, meshIndex) = MeshDeduplicator.unique(candidates)
         var used = [Bool](repeating: false, count: scene.materials.count)
         var needsDefault = false
         for mesh in prepared {
@@ -74,7 +76,7 @@ struct GLTFDocumentBuilder {
         var sceneObject = JSONObjectBuilder()
         if !plan.roots.isEmpty { sceneObject.set("nodes", .array(plan.roots.map { .int($0) })) }
         doc.set("scenes", .array([sceneObject.value]))
-        setNonEmpty(&doc, "nodes", plan.nodes.map(nodeJSON))
+        setNonEmpty(&doc, "nodes", plan.nodes.map { nodeJSON($0, meshIndex: meshIndex) })
         setNonEmpty(&doc, "meshes", meshes)
         setNonEmpty(&doc, "materials", materials.materials)
         setNonEmpty(&doc, "textures", materials.textures)
@@ -142,12 +144,12 @@ struct GLTFDocumentBuilder {
         }
     }
 
-    private func nodeJSON(_ node: PlannedNode) -> JSONValue {
+    private func nodeJSON(_ node: PlannedNode, meshIndex: [Int]) -> JSONValue {
         var o = JSONObjectBuilder()
         o.set("name", node.name.map { .string($0) })
         if !node.children.isEmpty { o.set("children", .array(node.children.map { .int($0) })) }
         o.set("matrix", node.matrix.map { .doubles($0.m) })
-        o.set("mesh", node.mesh.map { .int($0) })
+        o.set("mesh", node.mesh.map { .int(meshIndex[$0]) })
         o.set("extras", node.extras)
         return o.value
     }

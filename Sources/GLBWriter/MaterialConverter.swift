@@ -63,16 +63,28 @@ struct MaterialConverter {
 
     /// Converts the materials flagged in `used` (indexed by scene material) and, when
     /// `needsDefault`, appends the default material.
+    ///
+    /// Materials that differ only in name are written once (the first one's name is kept), so a
+    /// scan whose elements each carry their own copy of one white material gets one glTF material.
     mutating func convert(used: [Bool], needsDefault: Bool) -> ConvertedMaterials {
+        var written: [[UInt8]: Int] = [:]  // the material's JSON without its name → glTF index
+        func add(_ json: JSONValue) -> Int {
+            let key = GLTFJSON.serialize(Self.withoutName(json))
+            if let index = written[key] { return index }
+            written[key] = out.materials.count
+            out.materials.append(json)
+            return out.materials.count - 1
+        }
         for (i, isUsed) in used.enumerated() where isUsed {
-            out.materialIndex[i] = out.materials.count
-            out.materials.append(material(scene.materials[i]))
+            out.materialIndex[i] = add(material(scene.materials[i]))
         }
-        if needsDefault {
-            out.defaultMaterial = out.materials.count
-            out.materials.append(material(Material(name: "default")))
-        }
+        if needsDefault { out.defaultMaterial = add(material(Material(name: "default"))) }
         return out
+    }
+
+    private static func withoutName(_ json: JSONValue) -> JSONValue {
+        guard case .members(let members) = json else { return json }
+        return .members(members.filter { $0.key != "name" })
     }
 
     private mutating func material(_ m: Material) -> JSONValue {

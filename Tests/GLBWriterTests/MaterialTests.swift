@@ -41,7 +41,7 @@ import Testing
 
     @Test func primitivesWithoutMaterialShareOneDefaultMaterialWrittenLast() throws {
         var b = RoomBuilder()
-        let used = b.scene.addMaterial(Material(name: "used"))
+        let used = b.scene.addMaterial(Material(name: "used", baseColor: SIMD4(0.5, 0.5, 0.5, 1)))
         b.scene.addMaterial(Material(name: "unused"))
         let a = b.scene.addMesh(Meshes.triangle())
         let c = b.scene.addMesh(Meshes.quad(material: used))
@@ -55,6 +55,24 @@ import Testing
         #expect(reader.materials.map { $0["name"] as? String } == ["used", "default"])
         let materialOf = (0..<3).map { m in int((reader.meshes[m]["primitives"] as? [[String: Any]])?[0]["material"]) }
         #expect(materialOf == [1, 0, 1])
+    }
+
+    @Test func materialsThatDifferOnlyInNameAreWrittenOnce() throws {
+        var b = RoomBuilder()
+        let white = (0..<3).map { b.scene.addMaterial(Material(name: "white_\($0)", baseColor: SIMD4(0.9, 0.9, 0.9, 1))) }
+        let red = b.scene.addMaterial(Material(name: "red", baseColor: SIMD4(1, 0, 0, 1)))
+        let plain = b.scene.addMaterial(Material(name: "plain"))
+        let layer = b.addLayer("walls")
+        for (i, m) in (white + [red, plain]).enumerated() {
+            b.addElement("E\(i)", layer: layer, category: "wall", mesh: b.scene.addMesh(Meshes.quad(material: m)))
+        }
+        b.addElement("D", layer: layer, category: "wall", mesh: b.scene.addMesh(Meshes.triangle()))
+        let (output, reader) = try writeAndRead(b.layered)
+        // Three whites → one (the first name kept); the default material is the same as `plain`.
+        #expect(output.materialCount == 3)
+        #expect(reader.materials.map { $0["name"] as? String } == ["white_0", "red", "plain"])
+        let materialOf = (0..<6).map { m in int((reader.meshes[m]["primitives"] as? [[String: Any]])?[0]["material"]) }
+        #expect(materialOf == [0, 0, 0, 1, 2, 2])
     }
 
     @Test func pngAndJpegAreEmbeddedAsIs() throws {

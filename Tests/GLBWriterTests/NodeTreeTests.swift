@@ -17,6 +17,32 @@ import Testing
         #expect(output.triangleCount == 12, "a shared mesh counts once")
     }
 
+    @Test func identicalMeshesOfSeparateElementsAreWrittenOnceAndStaySelectable() throws {
+        for compression in GLBCompression.allCases {
+            var b = RoomBuilder()
+            var chair = Meshes.cube8()
+            let m1 = b.scene.addMesh(chair)
+            chair.name = "chair copy"
+            let m2 = b.scene.addMesh(chair)
+            var other = Meshes.cube8()
+            other.positions[0] += 0.5
+            let m3 = b.scene.addMesh(other)
+            let layer = b.addLayer("objects.chair", kind: "objects", category: "chair")
+            b.addElement("C1", layer: layer, category: "chair", transform: .translation(1, 0, 0), mesh: m1)
+            b.addElement("C2", layer: layer, category: "chair", transform: .translation(-1, 0, 0), mesh: m2)
+            b.addElement("C3", layer: layer, category: "chair", transform: .translation(0, 0, 2), mesh: m3)
+            let output = try GLBWriter.write(b.layered, options: GLBOptions(generator: "t", compression: compression))
+            let reader = try GLBTestReader(output.bytes)
+            #expect(output.meshCount == 2 && reader.meshes.count == 2, "\(compression)")
+            let byName = Dictionary(uniqueKeysWithValues: reader.nodes.compactMap { n in
+                (n["name"] as? String).map { ($0, int(n["mesh"])) }
+            })
+            // Each chair keeps its own element node; the two equal ones draw the same glTF mesh.
+            #expect(byName["C1"] == 0 && byName["C2"] == 0 && byName["C3"] == 1, "\(compression) \(byName)")
+            #expect(output.triangleCount == 24)
+        }
+    }
+
     @Test func meshWithoutTrianglesIsNotWrittenAndItsNodeKeepsNoMesh() throws {
         var b = RoomBuilder()
         let empty = b.scene.addMesh(Mesh(name: "empty", positions: [0, 0, 0, 1, 0, 0]))
