@@ -370,7 +370,7 @@ def resolve_tools(args: argparse.Namespace) -> tuple[dict, dict]:
             # The extent check reads the accessors back, which needs the uncompressed model (the
             # peers write uncompressed ones too); bench-glb-size.py measures the compressed size.
             if convert_option(binary, "--glb-compression"):
-                extra += ["--glb-compression", "none"]
+                extra += ["--glb-compression", "none", "--texture-format", "original"]
             available["ours"] = {
                 "argv": lambda src, run: [binary, "convert", src, "--out", os.path.join(run, "out"), *extra],
                 "glb": lambda run: os.path.join(run, "out", "model.glb"),

@@ -159,7 +159,8 @@ def glb_with_worker(worker: str, usdz: str, out_dir: str) -> str | None:
     if not worker or not os.path.exists(worker):
         return None
     # trimesh (pyrender's loader) has no meshopt decoder: the uncompressed model.
-    r = subprocess.run([worker, "convert", usdz, "--out", out_dir, "--no-thumbnails", "--glb-compression", "none"],
+    r = subprocess.run([worker, "convert", usdz, "--out", out_dir, "--no-thumbnails", "--glb-compression", "none",
+                        "--texture-format", "original"],
                        capture_output=True)
     if r.returncode != 0:  # a worker without those flags
         r = subprocess.run([worker, "convert", usdz, "--out", out_dir], capture_output=True)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Converts every sample and every corpus file with the built binary (`--glb-compression none`, as
-those readers have no meshopt decoder), then checks the outputs the way downstream consumers see
+"""Converts every sample and every corpus file with the built binary (`--glb-compression none
+--texture-format original`, as those readers know neither meshopt nor EXT_texture_webp), then checks the outputs the way downstream consumers see
 them: each .glb loads in trimesh and pygltflib without warnings
 (scripts/check-glb.py) and each manifest validates against schemas/layer_manifest.schema.json
 (scripts/validate-manifest.py). Files usd-core refuses must fail with exit status 3.
@@ -54,7 +54,7 @@ def main():
             out = os.path.join(tmp, str(i))
             # trimesh and pygltflib have no meshopt decoder: the checked models are the uncompressed
             # variant (the compressed one is decoded and compared with it by the Swift tests).
-            r = subprocess.run([args.binary, "convert", *argv, "--glb-compression", "none", "--out", out, "--json"], cwd=ROOT,
+            r = subprocess.run([args.binary, "convert", *argv, "--glb-compression", "none", "--texture-format", "original", "--out", out, "--json"], cwd=ROOT,
                                capture_output=True, text=True)
             ok = r.returncode == expected
             detail = ""

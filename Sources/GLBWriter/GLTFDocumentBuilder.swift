@@ -68,10 +68,13 @@ struct GLTFDocumentBuilder {
                 JSONMember("version", .string("2.0")),
             ]))
         let packs = compression == .meshopt && !prepared.isEmpty
-        var extensions = packs ? compression.extensionsRequired : []
+        var required = packs ? compression.extensionsRequired : []
+        if materials.usesWebP { required.append("EXT_texture_webp") }
+        required.sort()
+        var extensions = required
         if materials.usesTextureTransform { extensions.append("KHR_texture_transform") }
         if !extensions.isEmpty { doc.set("extensionsUsed", .array(extensions.sorted().map { JSONValue.string($0) })) }
-        if packs { doc.set("extensionsRequired", .array(compression.extensionsRequired.map { JSONValue.string($0) })) }
+        if !required.isEmpty { doc.set("extensionsRequired", .array(required.map { JSONValue.string($0) })) }
         doc.set("scene", .int(0))
         var sceneObject = JSONObjectBuilder()
         if !plan.roots.isEmpty { sceneObject.set("nodes", .array(plan.roots.map { .int($0) })) }
@@ -131,7 +134,7 @@ struct GLTFDocumentBuilder {
             vertexCount: prepared.reduce(0) { $0 + $1.vertexCount },
             materialCount: materials.materials.count, textureCount: materials.textures.count,
             imageCount: materials.images.count, compression: packs ? compression : .none,
-            extensionsRequired: packs ? compression.extensionsRequired : [], warnings: warnings)
+            extensionsRequired: required, warnings: warnings)
     }
 
     /// Throws `GLB_INVALID_SCENE` when the validator reports errors (up to three are quoted).

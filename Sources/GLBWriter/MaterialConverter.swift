@@ -15,6 +15,8 @@ struct ConvertedMaterials {
     var samplers: [JSONValue] = []
     var images: [ImageEntry] = []
     var usesTextureTransform = false
+    /// True when an embedded image is WebP (then `EXT_texture_webp` is used and required).
+    var usesWebP = false
     /// Scene material index → glTF material index (looked up, never iterated).
     var materialIndex: [Int: Int] = [:]
     /// glTF index of the shared default material for primitives without one.
@@ -192,7 +194,17 @@ struct MaterialConverter {
         } else {
             texture = out.textures.count
             textureByPair[pair] = texture
-            out.textures.append(.members([JSONMember("sampler", .int(sampler)), JSONMember("source", .int(image))]))
+            if out.images[image].mimeType == "image/webp" {
+                // EXT_texture_webp, required: the image is named by the extension, not `source`.
+                out.textures.append(.members([
+                    JSONMember("sampler", .int(sampler)),
+                    JSONMember("extensions", .members([
+                        JSONMember("EXT_texture_webp", .members([JSONMember("source", .int(image))]))
+                    ])),
+                ]))
+            } else {
+                out.textures.append(.members([JSONMember("sampler", .int(sampler)), JSONMember("source", .int(image))]))
+            }
         }
         var info = JSONObjectBuilder()
         info.set("index", .int(texture))
@@ -222,12 +234,12 @@ struct MaterialConverter {
         if let known = imageOfTexture[texture.rawValue] { return known }
         let tex = scene.textures[texture.rawValue]
         let sniffed = Texture.sniffMIMEType(tex.bytes)
-        guard sniffed == "image/png" || sniffed == "image/jpeg" else {
+        guard sniffed == "image/png" || sniffed == "image/jpeg" || sniffed == "image/webp" else {
             imageOfTexture[texture.rawValue] = .some(nil)
             let declared = tex.mimeType.isEmpty ? sniffed : tex.mimeType
             warn(
                 "GLB_IMAGE_DROPPED",
-                "texture \(tex.sourcePath) (\(tex.bytes.isEmpty ? "no bytes" : declared)) is not PNG or JPEG; "
+                "texture \(tex.sourcePath) (\(tex.bytes.isEmpty ? "no bytes" : declared)) is not PNG, JPEG or WebP; "
                     + "dropped, material factors kept (first used by material \(m.name))", tex.sourcePath)
             return nil
         }
@@ -238,6 +250,7 @@ struct MaterialConverter {
         } else {
             index = out.images.count
             imageByContent[key] = index
+            if sniffed == "image/webp" { out.usesWebP = true }
             out.images.append(
                 ImageEntry(
                     texture: texture, mimeType: sniffed, name: tex.sourcePath.isEmpty ? nil : tex.sourcePath))

@@ -100,15 +100,27 @@ import Testing
     }
 
     @Test func otherImageFormatsAreDroppedKeepingTheFactor() throws {
-        let webp = Texture(bytes: Images.webp, mimeType: "image/webp", sourcePath: "0/tile.webp")
+        let exr = Texture(bytes: [0x76, 0x2F, 0x31, 0x01, 2, 0, 0, 0], mimeType: "image/x-exr", sourcePath: "0/tile.exr")
         let m = Material(
             name: "tile", baseColor: SIMD4(0.5, 0.5, 0.5, 1), baseColorTexture: TextureRef(texture: TextureIndex(0)))
-        let (output, reader) = try writeAndRead(texturedRoom(m, textures: [webp]))
+        let (output, reader) = try writeAndRead(texturedRoom(m, textures: [exr]))
         #expect(output.warnings.map(\.code) == ["GLB_IMAGE_DROPPED"])
-        #expect(output.warnings[0].primPath == "0/tile.webp")
+        #expect(output.warnings[0].primPath == "0/tile.exr")
         #expect(output.imageCount == 0 && reader.images.isEmpty && reader.textures.isEmpty)
         #expect(pbr(reader)["baseColorTexture"] == nil)
         #expect((pbr(reader)["baseColorFactor"] as? [Any])?.compactMap(double) == [0.5, 0.5, 0.5, 1])
+    }
+
+    @Test func webPImagesAreNamedByTheRequiredExtension() throws {
+        let webp = Texture(bytes: Images.webp, mimeType: "image/webp", sourcePath: "0/tile.webp")
+        let m = Material(name: "tile", baseColorTexture: TextureRef(texture: TextureIndex(0)))
+        let (output, reader) = try writeAndRead(texturedRoom(m, textures: [webp]))
+        #expect(output.warnings.isEmpty && output.imageCount == 1)
+        #expect(output.extensionsRequired == ["EXT_texture_webp"])
+        #expect(reader.json["extensionsRequired"] as? [String] == ["EXT_texture_webp"])
+        #expect(reader.images.first?["mimeType"] as? String == "image/webp")
+        let ext = (reader.textures.first?["extensions"] as? [String: Any])?["EXT_texture_webp"] as? [String: Any]
+        #expect(int(ext?["source"]) == 0 && reader.textures.first?["source"] == nil)
     }
 
     @Test func samplersImagesAndTexturesAreDeduplicated() throws {

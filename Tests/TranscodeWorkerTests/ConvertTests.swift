@@ -150,12 +150,21 @@ import TestSupport
         let replacement = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.path("samples/textured/redacted/textures/albedo.png"))))
         #expect(originalPNG != replacement)
 
-        let plain = try TranscodePipeline.run(try input(usd: "samples/textured/textured_box.usdz"))
-        #expect(Self.contains(try file(plain, "model.glb"), originalPNG), "without redaction the original is embedded")
+        // With the textures embedded as found, the bytes themselves show which one went in.
+        var asFound = try input(usd: "samples/textured/textured_box.usdz")
+        asFound.textureFormat = .original
+        #expect(Self.contains(try file(try TranscodePipeline.run(asFound), "model.glb"), originalPNG),
+                "without redaction the original is embedded")
+        var redactedAsFound = try input(usd: "samples/textured/textured_box.usdz", redacted: "samples/textured/redacted")
+        redactedAsFound.textureFormat = .original
+        #expect(Self.contains(try file(try TranscodePipeline.run(redactedAsFound), "model.glb"), replacement))
 
+        // By default the model's WebP is made from the replacement, never from the original.
         let r = try TranscodePipeline.run(try input(usd: "samples/textured/textured_box.usdz", redacted: "samples/textured/redacted"))
-        let glb = try file(r, "model.glb")
-        #expect(Self.contains(glb, replacement))
+        let webp = try #require(try TextureReencodeTests.embeddedImages(try file(r, "model.glb")).first)
+        let pixels = try #require(TextureReencodeTests.decodeWebP(webp))
+        let blurred = try TextureDecoder.decode(replacement), unblurred = try TextureDecoder.decode(originalPNG)
+        #expect(TextureReencodeTests.meanDifference(pixels, blurred.rgba) < TextureReencodeTests.meanDifference(pixels, unblurred.rgba))
         for f in r.files { #expect(!Self.contains(f.bytes, originalPNG), "\(f.path) contains the original texture") }
         let manifest = try #require(try JSONSerialization.jsonObject(with: Data(try file(r, "layer_manifest.json"))) as? [String: Any])
         let redactions = try #require(manifest["redactions"] as? [[String: Any]])

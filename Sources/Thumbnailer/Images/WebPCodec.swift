@@ -3,8 +3,13 @@ import CLibWebP
 /// Lossy WebP encoding (and decoding, for tests and utilities) through libwebp — the only file that
 /// calls libwebp. Encoding is single-threaded with a fixed method, so equal pixels give equal bytes.
 enum WebPCodec {
-    /// Encodes opaque RGBA8 pixels (alpha ignored) as lossy WebP; nil when libwebp refuses.
-    static func encode(rgba: [UInt8], width: Int, height: Int, quality: Float, method: Int) -> [UInt8]? {
+    /// Encodes RGBA8 pixels as lossy WebP; nil when libwebp refuses. Alpha is ignored unless
+    /// `keepAlpha`. With `resize`, the picture is first resampled to that size with libwebp's
+    /// rescaler (area-averaging when shrinking).
+    static func encode(
+        rgba: [UInt8], width: Int, height: Int, quality: Float, method: Int, keepAlpha: Bool = false,
+        resize: (width: Int, height: Int)? = nil
+    ) -> [UInt8]? {
         guard width > 0, height > 0, width <= 16383, height <= 16383, rgba.count >= width * height * 4 else {
             return nil
         }
@@ -22,9 +27,16 @@ enum WebPCodec {
         picture.use_argb = 0
         defer { WebPPictureFree(&picture) }
         let imported = rgba.withUnsafeBufferPointer { buf in
-            WebPPictureImportRGBX(&picture, buf.baseAddress, Int32(width * 4))
+            keepAlpha
+                ? WebPPictureImportRGBA(&picture, buf.baseAddress, Int32(width * 4))
+                : WebPPictureImportRGBX(&picture, buf.baseAddress, Int32(width * 4))
         }
         guard imported != 0 else { return nil }
+        if let r = resize, r.width != width || r.height != height {
+            guard r.width > 0, r.height > 0, WebPPictureRescale(&picture, Int32(r.width), Int32(r.height)) != 0 else {
+                return nil
+            }
+        }
         var writer = WebPMemoryWriter()
         WebPMemoryWriterInit(&writer)
         defer { WebPMemoryWriterClear(&writer) }

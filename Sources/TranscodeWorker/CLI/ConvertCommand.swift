@@ -10,7 +10,8 @@ struct ConvertCommand {
     static let help = """
         USAGE: transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR]
                                         [--no-thumbnails] [--views LIST] [--thumb-size SIZE] [--webp-quality Q]
-                                        [--glb-compression meshopt|none] [--report] [--json]
+                                        [--glb-compression meshopt|none] [--texture-format webp|original]
+                                        [--max-texture-size N] [--report] [--json]
 
         Converts a room scan into a layered glTF binary and its manifest, written atomically into DIR:
           DIR/model.glb             one glTF 2.0 binary: a node per layer, a child node per element
@@ -39,6 +40,9 @@ struct ConvertCommand {
                                     positions within 1 mm, 8-bit normals; loaders need a meshopt decoder
                                     (three.js MeshoptDecoder). none: plain float32 streams, for tools
                                     without one (trimesh, Blender's importer).
+          --texture-format FORMAT   webp (default): textures re-encoded as WebP (EXT_texture_webp), at most
+                                    --max-texture-size on their longest side. original: PNG/JPEG as found.
+          --max-texture-size N      Longest texture side in the model, 16…16383 pixels (default 2048).
           --report                  Also write DIR/report.html: the inputs, quality grade, metrics, the
                                     hero, plan and orbit views, layers, elements, warnings and files on
                                     one HTML page with the images embedded (no external files).
@@ -55,6 +59,8 @@ struct ConvertCommand {
     var writeReport = false
     var thumbnails: ThumbnailOptions? = ThumbnailOptions()
     var glbCompression = GLBCompression.meshopt
+    var textureFormat = PipelineInput.TextureFormat.webp
+    var maxTextureSize = 2048
 
     init(_ args: [String]) throws {
         var it = args.makeIterator()
@@ -87,6 +93,13 @@ struct ConvertCommand {
                 else { throw UsageError("--thumb-size needs N or WxH between 16 and 4096") }
                 let size = ThumbnailSize(width: parts[0], height: parts.count == 2 ? parts[1] : parts[0])
                 for kind in ThumbnailView.Kind.allCases { thumbnails?.sizes[kind] = size }
+            case "--texture-format":
+                let v = try value(a)
+                guard let f = PipelineInput.TextureFormat(rawValue: v) else { throw UsageError("--texture-format needs webp or original") }
+                textureFormat = f
+            case "--max-texture-size":
+                guard let n = Int(try value(a)), n >= 16, n <= 16383 else { throw UsageError("--max-texture-size needs 16…16383") }
+                maxTextureSize = n
             case "--glb-compression":
                 let v = try value(a)
                 guard let mode = GLBCompression(rawValue: v) else { throw UsageError("--glb-compression needs meshopt or none") }
@@ -110,6 +123,8 @@ struct ConvertCommand {
         let t0 = Clock.now()
         var pipelineInput = PipelineInput(limits: limits, thumbnails: thumbnails)
         pipelineInput.glbCompression = glbCompression
+        pipelineInput.textureFormat = textureFormat
+        pipelineInput.maxTextureSize = maxTextureSize
         do {
             let name = (input as NSString).lastPathComponent
             let isJSON = input.lowercased().hasSuffix(".json")

@@ -44,6 +44,16 @@ public struct PipelineInput: Sendable {
     /// How the model's geometry is stored. Default `.meshopt` (EXT_meshopt_compression); `.none`
     /// for tools without a meshopt decoder.
     public var glbCompression: GLBCompression = .meshopt
+    /// How the model embeds textures: `.webp` (default; re-encoded, `EXT_texture_webp`) or
+    /// `.original` (the PNG/JPEG bytes as they are).
+    public var textureFormat: TextureFormat = .webp
+    /// With `.webp`: the longest side a texture keeps, pixels (larger ones are scaled down).
+    public var maxTextureSize = 2048
+
+    /// How the model embeds textures.
+    public enum TextureFormat: String, Sendable, CaseIterable {
+        case webp, original
+    }
 
     public init(
         usd: USDSource? = nil, roomPlanJSON: (name: String, bytes: [UInt8])? = nil,

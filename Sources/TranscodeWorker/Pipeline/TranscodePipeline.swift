@@ -94,10 +94,15 @@ public enum TranscodePipeline {
         }
         warnings = (scene?.warnings ?? []) + warnings + layered.warnings
 
-        // Writing the .glb.
+        // Writing the .glb (its textures re-encoded as WebP unless asked not to; the thumbnails and
+        // the manifest keep using the scene's own).
         let glb = try phase("writing") {
-            try GLBWriter.write(
-                layered,
+            var forGLB = layered
+            if input.textureFormat == .webp {
+                warnings += Self.reencodeTextures(&forGLB.scene, maxSide: input.maxTextureSize)
+            }
+            return try GLBWriter.write(
+                forGLB,
                 options: GLBOptions(
                     generator: "CrowdRoom transcode-worker \(generatorVersion)", compression: input.glbCompression))
         }

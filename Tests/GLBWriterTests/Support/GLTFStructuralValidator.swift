@@ -31,7 +31,10 @@ enum GLTFStructuralValidator {
         ] where json[key] != nil {
             check((json[key] as? [Any])?.isEmpty == false, "\(key) present but empty")
         }
-        check(json["extensionsRequired"] == nil, "extensionsRequired present")
+        // The only required extension of an uncompressed model is EXT_texture_webp, when its
+        // textures are WebP.
+        let required = (json["extensionsRequired"] as? [String]) ?? []
+        check(required.allSatisfy { $0 == "EXT_texture_webp" }, "extensionsRequired \(required)")
         let nodes = reader.nodes
         let meshes = reader.meshes
         let accessors = reader.accessors
@@ -191,15 +194,23 @@ enum GLTFStructuralValidator {
             check(["OPAQUE", "MASK", "BLEND"].contains(mode), "material \(i) alphaMode \(mode)")
             check(m["alphaCutoff"] == nil || mode == "MASK", "material \(i) alphaCutoff without MASK")
         }
+        var usedWebP = false
         let declared = Set((json["extensionsUsed"] as? [String]) ?? [])
-        check(declared == usedExtensions, "extensionsUsed \(declared.sorted()) ≠ used \(usedExtensions.sorted())")
         for (i, t) in reader.textures.enumerated() {
-            check((int(t["source"]) ?? -1) >= 0 && int(t["source"])! < reader.images.count, "texture \(i) source")
+            let webp = ((t["extensions"] as? [String: Any])?["EXT_texture_webp"] as? [String: Any]).flatMap { int($0["source"]) }
+            if let webp {
+                check(webp >= 0 && webp < reader.images.count && t["source"] == nil, "texture \(i) EXT_texture_webp source")
+                check(reader.images[webp]["mimeType"] as? String == "image/webp", "texture \(i) WebP image type")
+                check(required.contains("EXT_texture_webp"), "texture \(i) WebP without the extension required")
+                usedWebP = true
+            } else {
+                check((int(t["source"]) ?? -1) >= 0 && int(t["source"])! < reader.images.count, "texture \(i) source")
+            }
             check((int(t["sampler"]) ?? -1) >= 0 && int(t["sampler"])! < reader.samplers.count, "texture \(i) sampler")
         }
         for (i, image) in reader.images.enumerated() {
             let mime = image["mimeType"] as? String ?? ""
-            check(mime == "image/png" || mime == "image/jpeg", "image \(i) mimeType \(mime)")
+            check(mime == "image/png" || mime == "image/jpeg" || mime == "image/webp", "image \(i) mimeType \(mime)")
             guard let v = int(image["bufferView"]), v >= 0, v < views.count, let bin = reader.bin else {
                 problems.append("image \(i) bufferView")
                 continue
@@ -207,8 +218,12 @@ enum GLTFStructuralValidator {
             check(views[v]["target"] == nil, "image \(i) view has a target")
             let start = int(views[v]["byteOffset"]) ?? 0
             let head = Array(bin[start..<min(start + 3, bin.count)])
-            check(head == (mime == "image/png" ? [0x89, 0x50, 0x4E] : [0xFF, 0xD8, 0xFF]), "image \(i) signature")
+            let signature: [UInt8] = mime == "image/png" ? [0x89, 0x50, 0x4E] : mime == "image/webp" ? [0x52, 0x49, 0x46] : [0xFF, 0xD8, 0xFF]
+            check(head == signature, "image \(i) signature")
         }
+        if usedWebP { usedExtensions.insert("EXT_texture_webp") }
+        check(declared == usedExtensions, "extensionsUsed \(declared.sorted()) ≠ used \(usedExtensions.sorted())")
+        check(Set(required).isSubset(of: declared), "extensionsRequired not all in extensionsUsed")
         for (i, s) in reader.samplers.enumerated() {
             for key in ["wrapS", "wrapT"] {
                 check([10497, 33071, 33648].contains(int(s[key]) ?? 10497), "sampler \(i) \(key)")
