@@ -36,7 +36,8 @@ public enum ManifestBuilder {
     static func document(_ input: ManifestInput) throws -> JSONValue {
         let layered = input.layered
         let geometry = SubtreeGeometry(scene: layered.scene)
-        let room = try RoomContent(layered: layered, geometry: geometry, glbNodeIndex: input.glbNodeIndex)
+        let room = try RoomContent(
+            layered: layered, geometry: geometry, glbNodeIndex: input.glbNodeIndex, layerPalette: input.layerPalette)
         let metadata = layered.scene.metadata
         guard metadata.sourceMetersPerUnit.isFinite, metadata.sourceMetersPerUnit > 0 else {
             throw ManifestError.invalidValue(

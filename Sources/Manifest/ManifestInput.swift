@@ -28,14 +28,18 @@ public struct ManifestInput: Hashable, Sendable {
     public var stats: Stats
     /// Every warning of the pipeline (parse, layering, writing, rendering), in order.
     public var warnings: [SceneWarning]
+    /// The colour (sRGB hex) the model's untextured materials of each layer took, when the
+    /// category palette was applied; layers not listed have none.
+    public var layerPalette: [LayerID: UInt32]
 
     /// The input of one manifest; lists may be given in any order (the manifest sorts them).
     public init(
         layered: LayeredScene, generator: String = "crowdroom-transcode-worker", generatorVersion: String,
         versionId: String? = nil, roomId: String? = nil, inputs: [InputFile] = [], glb: Artifact,
         glbNodeIndex: [NodeIndex: Int], thumbnails: [Thumbnail] = [], redactions: [TextureSubstitution] = [],
-        stats: Stats, warnings: [SceneWarning] = []
+        stats: Stats, warnings: [SceneWarning] = [], layerPalette: [LayerID: UInt32] = [:]
     ) {
+        self.layerPalette = layerPalette
         self.layered = layered
         self.generator = generator
         self.generatorVersion = generatorVersion

@@ -17,6 +17,7 @@ struct RoomContent {
     private let layered: LayeredScene
     private let geometry: SubtreeGeometry
     private let glbNodeIndex: [NodeIndex: Int]
+    private let layerPalette: [LayerID: UInt32]
 
     /// The accepted values of the closed vocabularies.
     static let layerKinds = LayerKind.canonicalOrder.map(\.rawValue)
@@ -24,8 +25,12 @@ struct RoomContent {
     static let grades = ["A", "B", "C"]
     static let floorAreaSources = ["floor", "walls"]
 
-    init(layered: LayeredScene, geometry: SubtreeGeometry, glbNodeIndex: [NodeIndex: Int]) throws {
+    init(
+        layered: LayeredScene, geometry: SubtreeGeometry, glbNodeIndex: [NodeIndex: Int],
+        layerPalette: [LayerID: UInt32] = [:]
+    ) throws {
         self.layered = layered
+        self.layerPalette = layerPalette
         self.geometry = geometry
         self.glbNodeIndex = glbNodeIndex
         var layerIds = Set<LayerID>()
@@ -90,6 +95,7 @@ struct RoomContent {
             "triangles": .int(summary.triangles),
             "bounds": ManifestNumbers.bounds(summary.bounds),
             "default_visible": .bool(layer.defaultVisible),
+            "palette": .string(layerPalette[layer.id].map { CategoryPalette.hex($0 & 0xFF_FFFF) }),
         ])
     }
 

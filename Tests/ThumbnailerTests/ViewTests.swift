@@ -119,9 +119,9 @@ struct ViewTests {
         }
         #expect(count(near: Palette.planWall) > 1500, "thick dark walls")
         #expect(count(near: Palette.planFloor) > 20000, "light floor")
-        #expect(count(near: Palette.object(ElementCategory("table"))) > 300, "table in its category colour")
-        #expect(count(near: Palette.object(ElementCategory("chair"))) > 100, "chairs")
-        #expect(count(near: Palette.object(ElementCategory("sofa"))) > 300, "sofa")
+        #expect(count(near: CategoryPalette.object(ElementCategory("table"))) > 300, "table in its category colour")
+        #expect(count(near: CategoryPalette.object(ElementCategory("chair"))) > 100, "chairs")
+        #expect(count(near: CategoryPalette.object(ElementCategory("sofa"))) > 300, "sofa")
         #expect(count(near: Palette.planWindow, tolerance: 60) > 20, "window lines")
         // The door swing: arc pixels inside the room near the door (x = 1 m, on the wall at z = 0).
         let cam = image.camera

@@ -71,7 +71,7 @@ struct PlanRenderer {
             return ta != tb ? ta < tb : a.element < b.element
         }
         for s in objects {
-            let fill = ColorSpace.linear(hex: Palette.object(s.category))
+            let fill = ColorSpace.linear(hex: CategoryPalette.object(s.category))
             let outline = fill * Palette.planObjectOutline
             let (ctr, u, hl, hw) = footprint(s)
             c.box(centre: ctr, axis: u, halfLength: hl, halfWidth: hw, outline)

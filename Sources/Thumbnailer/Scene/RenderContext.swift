@@ -67,7 +67,7 @@ struct RenderContext {
         }
         let roomLike = layered.elements.contains { $0.category == .wall }
         let tints: [SIMD3<Float>?] = layered.elements.map { e in
-            guard roomLike, let hex = Palette.surface(e.category) else { return nil }
+            guard roomLike, let hex = CategoryPalette.surface(e.category) else { return nil }
             return ColorSpace.linear(hex: hex)
         }
         return RenderScene.Source(scene: s, elementOfNode: elementOfNode, drawNode: drawNode, tintOfElement: tints)
@@ -101,7 +101,7 @@ struct RenderContext {
             normals += [0, 1, 0]
         }
         for (a, b, c) in triangles { indices += [UInt32(a), UInt32(c), UInt32(b)] }  // counter-clockwise from above
-        let colour = ColorSpace.linear(hex: Palette.surface(.floor) ?? 0xD9CDBB)
+        let colour = ColorSpace.linear(hex: CategoryPalette.surface(.floor) ?? 0xD9CDBB)
         let material = source.scene.addMaterial(
             Material(name: "floor (outline of the walls)", baseColor: SIMD4(colour, 1)))
         let mesh = source.scene.addMesh(

@@ -11,7 +11,7 @@ struct ConvertCommand {
         USAGE: transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR]
                                         [--no-thumbnails] [--views LIST] [--thumb-size SIZE] [--webp-quality Q]
                                         [--glb-compression meshopt|none] [--texture-format webp|original]
-                                        [--max-texture-size N] [--report] [--json]
+                                        [--max-texture-size N] [--materials palette|source] [--report] [--json]
 
         Converts a room scan into a layered glTF binary and its manifest, written atomically into DIR:
           DIR/model.glb             one glTF 2.0 binary: a node per layer, a child node per element
@@ -43,6 +43,8 @@ struct ConvertCommand {
           --texture-format FORMAT   webp (default): textures re-encoded as WebP (EXT_texture_webp), at most
                                     --max-texture-size on their longest side. original: PNG/JPEG as found.
           --max-texture-size N      Longest texture side in the model, 16…16383 pixels (default 2048).
+          --materials STYLE         palette (default): in room scans, untextured materials take their
+                                    category's colour, as in the thumbnails. source: the scan's own.
           --report                  Also write DIR/report.html: the inputs, quality grade, metrics, the
                                     hero, plan and orbit views, layers, elements, warnings and files on
                                     one HTML page with the images embedded (no external files).
@@ -61,6 +63,7 @@ struct ConvertCommand {
     var glbCompression = GLBCompression.meshopt
     var textureFormat = PipelineInput.TextureFormat.webp
     var maxTextureSize = 2048
+    var materials = PipelineInput.MaterialStyle.palette
 
     init(_ args: [String]) throws {
         var it = args.makeIterator()
@@ -100,6 +103,10 @@ struct ConvertCommand {
             case "--max-texture-size":
                 guard let n = Int(try value(a)), n >= 16, n <= 16383 else { throw UsageError("--max-texture-size needs 16…16383") }
                 maxTextureSize = n
+            case "--materials":
+                let v = try value(a)
+                guard let s = PipelineInput.MaterialStyle(rawValue: v) else { throw UsageError("--materials needs palette or source") }
+                materials = s
             case "--glb-compression":
                 let v = try value(a)
                 guard let mode = GLBCompression(rawValue: v) else { throw UsageError("--glb-compression needs meshopt or none") }
@@ -125,6 +132,7 @@ struct ConvertCommand {
         pipelineInput.glbCompression = glbCompression
         pipelineInput.textureFormat = textureFormat
         pipelineInput.maxTextureSize = maxTextureSize
+        pipelineInput.materials = materials
         do {
             let name = (input as NSString).lastPathComponent
             let isJSON = input.lowercased().hasSuffix(".json")

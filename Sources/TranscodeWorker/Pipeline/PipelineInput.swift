@@ -50,9 +50,18 @@ public struct PipelineInput: Sendable {
     /// With `.webp`: the longest side a texture keeps, pixels (larger ones are scaled down).
     public var maxTextureSize = 2048
 
+    /// The model's colours: `.palette` (default; untextured RoomPlan materials take their
+    /// category's colour, as the thumbnails do) or `.source` (the scan's own materials).
+    public var materials: MaterialStyle = .palette
+
     /// How the model embeds textures.
     public enum TextureFormat: String, Sendable, CaseIterable {
         case webp, original
+    }
+
+    /// Where the model's colours come from.
+    public enum MaterialStyle: String, Sendable, CaseIterable {
+        case palette, source
     }
 
     public init(

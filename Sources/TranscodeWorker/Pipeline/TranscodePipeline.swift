@@ -96,8 +96,10 @@ public enum TranscodePipeline {
 
         // Writing the .glb (its textures re-encoded as WebP unless asked not to; the thumbnails and
         // the manifest keep using the scene's own).
+        var layerPalette: [LayerID: UInt32] = [:]
         let glb = try phase("writing") {
             var forGLB = layered
+            if input.materials == .palette { layerPalette = Self.applyPalette(&forGLB) }
             if input.textureFormat == .webp {
                 warnings += Self.reencodeTextures(&forGLB.scene, maxSide: input.maxTextureSize)
             }
@@ -151,7 +153,7 @@ public enum TranscodePipeline {
                 layered: layered, generator: generatorName, generatorVersion: generatorVersion,
                 versionId: input.versionId, roomId: input.roomId, inputs: inputs, glb: glbArtifact,
                 glbNodeIndex: glb.nodeIndex, thumbnails: thumbnails, redactions: redactions, stats: stats,
-                warnings: manifestWarnings))
+                warnings: manifestWarnings, layerPalette: layerPalette))
         }
 
         let summary = PipelineSummary(
