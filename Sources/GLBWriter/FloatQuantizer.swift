@@ -7,7 +7,9 @@ enum FloatQuantizer {
     static func mantissaBits(maxMagnitude: Float, error: Double) -> Int {
         guard maxMagnitude.isFinite, maxMagnitude > 0, error > 0 else { return 23 }
         var bits = 1
-        while bits < 23 && Double(maxMagnitude) * pow2(-(bits + 1)) > error { bits += 1 }
+        while bits < 23 && Double(maxMagnitude) * Double(sign: .plus, exponent: -(bits + 1), significand: 1) > error {
+            bits += 1
+        }
         return bits
     }
 
@@ -21,11 +23,5 @@ enum FloatQuantizer {
         let mask = ~((UInt32(1) << shift) - 1)
         let r = Float(bitPattern: (v.bitPattern &+ half) & mask)
         return r.isFinite ? r : v
-    }
-
-    private static func pow2(_ e: Int) -> Double {
-        var x = 1.0
-        if e >= 0 { for _ in 0..<e { x *= 2 } } else { for _ in 0..<(-e) { x /= 2 } }
-        return x
     }
 }

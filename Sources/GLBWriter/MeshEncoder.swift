@@ -21,31 +21,11 @@ enum MeshEncoder {
             duplicateExtras(prepared.extraSource, sourceCount: sourceCount, stride: 12, at: at, bin: bin)
         }
         let normalAt = layout.offset(of: views.normal)
+        let unit = unitNormals(prepared, repaired: &repaired)
         if compression == .meshopt {
-            // Sanitised unit normals, then 8-bit octahedral (4 bytes each).
-            let unit = unitNormals(prepared, repaired: &repaired)
-            bin.put(bytes: MeshoptCodec.encodeOctahedral(unit), at: normalAt)
-        } else if let generated = prepared.generatedNormals {
-            generated.withUnsafeBufferPointer { bin.put($0, at: normalAt) }
+            bin.put(bytes: MeshoptCodec.encodeOctahedral(unit), at: normalAt)  // 8-bit octahedral, 4 bytes each
         } else {
-            mesh.normals.withUnsafeBufferPointer { nm in
-                for v in 0..<sourceCount {
-                    let x = nm[3 * v]
-                    let y = nm[3 * v + 1]
-                    let z = nm[3 * v + 2]
-                    let len2 = x * x + y * y + z * z
-                    var n = SIMD3(x, y, z)
-                    if !(len2.isFinite && len2 > 0) {
-                        n = SIMD3(0, 1, 0)
-                        repaired += 1
-                    } else if abs(len2 - 1) > 1e-6 {
-                        n = NormalGenerator.normalized(n)
-                    }
-                    bin.put(n.x, at: normalAt + 12 * v)
-                    bin.put(n.y, at: normalAt + 12 * v + 4)
-                    bin.put(n.z, at: normalAt + 12 * v + 8)
-                }
-            }
+            unit.withUnsafeBufferPointer { bin.put($0, at: normalAt) }
         }
         if let stream = views.texcoord {
             mesh.uv0.withUnsafeBufferPointer { uv in
@@ -76,14 +56,14 @@ enum MeshEncoder {
         return repaired
     }
 
-    /// The normals written for the mesh: generated ones, or the mesh's own sanitised (zero or
-    /// non-finite → +Y, counted in `repaired`) and normalised, then the split vertices' copies.
+    /// The normals written for the mesh, one per output vertex: generated ones, or the mesh's own
+    /// sanitised (zero or non-finite → +Y, counted in `repaired`) and normalised. (Split vertices
+    /// exist only with generated normals, which already cover them.)
     private static func unitNormals(_ prepared: PreparedMesh, repaired: inout Int) -> [Float] {
         if let generated = prepared.generatedNormals { return generated }
         let nm = prepared.mesh.normals
-        let sourceCount = prepared.mesh.positions.count / 3
         var out = [Float](repeating: 0, count: prepared.vertexCount * 3)
-        for v in 0..<sourceCount {
+        for v in 0..<(prepared.mesh.positions.count / 3) {
             var n = SIMD3(nm[3 * v], nm[3 * v + 1], nm[3 * v + 2])
             let len2 = n.x * n.x + n.y * n.y + n.z * n.z
             if !(len2.isFinite && len2 > 0) {
@@ -95,9 +75,6 @@ enum MeshEncoder {
             out[3 * v] = n.x
             out[3 * v + 1] = n.y
             out[3 * v + 2] = n.z
-        }
-        for (k, s) in prepared.extraSource.enumerated() {
-            for c in 0..<3 { out[3 * (sourceCount + k) + c] = out[3 * Int(s) + c] }
         }
         return out
     }

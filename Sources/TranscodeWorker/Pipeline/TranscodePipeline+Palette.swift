@@ -27,11 +27,10 @@ extension TranscodePipeline {
                 visited += 1
                 stack += children[n].map(\.rawValue)
                 guard let m = scene.nodes[n].mesh?.rawValue, m < scene.meshes.count else { continue }
-                var mesh = scene.meshes[m]
+                let mesh = scene.meshes[m]
                 if let owner = meshOwner[m] {
                     if owner == element.category { continue }  // already coloured for this category
                     // Drawn by another category too: this node gets its own copy.
-                    mesh = scene.meshes[m]
                     let copy = scene.addMesh(recolored(mesh, element.category, rgb, &scene, &paletteMaterial))
                     scene.nodes[n].mesh = copy
                     meshOwner[copy.rawValue] = element.category
