@@ -9,8 +9,9 @@ public struct GLBOptions: Sendable {
     public var smoothingAngleDegrees: Double
     /// How geometry is stored (default `.none`, readable everywhere; the worker writes `.meshopt`).
     public var compression: GLBCompression
-    /// With `.meshopt`: the largest change a position may undergo, in scene units (metres). Each
-    /// mesh keeps as many mantissa bits as its largest coordinate needs to stay within it.
+    /// With `.meshopt`: the largest change a position may undergo, in scene units (metres).
+    /// Positions are rounded to the largest power-of-two step whose half is within it (2⁻⁹ for
+    /// 1 mm); coordinates beyond 2²³ steps keep 23 significant bits instead.
     /// Non-finite or non-positive values fall back to 0.001 (1 mm).
     public var positionError: Double
 

@@ -18,8 +18,8 @@ struct GLTFDocumentBuilder {
         warnings += plan.warnings
         let candidates: [PreparedMesh] = plan.meshes.map { source in
             switch source {
-            case .scene(let m): return MeshPreparer.prepare(scene.meshes[m.rawValue], options: options)
-            case .baked(let mesh, _): return MeshPreparer.prepare(mesh, options: options)
+            case .scene(let m): return MeshPreparer.prepare(scene.meshes[m.rawValue], materials: scene.materials, options: options)
+            case .baked(let mesh, _): return MeshPreparer.prepare(mesh, materials: scene.materials, options: options)
             }
         }
         // Identical meshes are written once; `meshIndex` maps the plan's meshes to written ones.
@@ -103,7 +103,9 @@ struct GLTFDocumentBuilder {
             // Write the logical buffer, then compress it into the BIN chunk.
             var logical = [UInt8](repeating: 0, count: layout.paddedLength)
             logical.withUnsafeMutableBytes { writeLogical(BinaryWriter(base: $0.baseAddress!, count: $0.count)) }
-            let packed = MeshoptPacker.pack(logical: &logical, layout: layout, meshes: prepared, meshViews: meshViews)
+            let packed = MeshoptPacker.pack(
+                logical: &logical, layout: layout, meshes: prepared, meshViews: meshViews,
+                positionExponent: FloatQuantizer.gridExponent(error: options.positionError))
             setNonEmpty(&doc, "bufferViews", packed.bufferViews)
             doc.set("buffers", .array(packed.buffers))
             bytes = try GLBContainer.assemble(json: GLTFJSON.serialize(doc.value), binLength: packed.bin.count) { bin in

@@ -21,7 +21,8 @@ enum MeshEncoder {
             duplicateExtras(prepared.extraSource, sourceCount: sourceCount, stride: 12, at: at, bin: bin)
         }
         let normalAt = layout.offset(of: views.normal)
-        let unit = unitNormals(prepared, repaired: &repaired)
+        let (unit, repairedNormals) = MeshPreparer.unitNormals(prepared)
+        repaired += repairedNormals + prepared.repairedNormals
         if compression == .meshopt {
             bin.put(bytes: MeshoptCodec.encodeOctahedral(unit), at: normalAt)  // 8-bit octahedral, 4 bytes each
         } else {
@@ -54,29 +55,6 @@ enum MeshEncoder {
             }
         }
         return repaired
-    }
-
-    /// The normals written for the mesh, one per output vertex: generated ones, or the mesh's own
-    /// sanitised (zero or non-finite → +Y, counted in `repaired`) and normalised. (Split vertices
-    /// exist only with generated normals, which already cover them.)
-    private static func unitNormals(_ prepared: PreparedMesh, repaired: inout Int) -> [Float] {
-        if let generated = prepared.generatedNormals { return generated }
-        let nm = prepared.mesh.normals
-        var out = [Float](repeating: 0, count: prepared.vertexCount * 3)
-        for v in 0..<(prepared.mesh.positions.count / 3) {
-            var n = SIMD3(nm[3 * v], nm[3 * v + 1], nm[3 * v + 2])
-            let len2 = n.x * n.x + n.y * n.y + n.z * n.z
-            if !(len2.isFinite && len2 > 0) {
-                n = SIMD3(0, 1, 0)
-                repaired += 1
-            } else if abs(len2 - 1) > 1e-6 {
-                n = NormalGenerator.normalized(n)
-            }
-            out[3 * v] = n.x
-            out[3 * v + 1] = n.y
-            out[3 * v + 2] = n.z
-        }
-        return out
     }
 
     /// Writes `values`, replacing non-finite ones with 0 (and clamping to [0, 1] when asked);

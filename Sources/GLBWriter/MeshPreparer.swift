@@ -33,6 +33,8 @@ struct PreparedMesh {
     /// COLOR_0 is written only when the colours vary; a constant colour adds nothing a material
     /// cannot say, and the parser already folds constant display colours into materials.
     var writesColors: Bool
+    /// Normals already sanitised by welding (zero or non-finite ones set to +Y), for the warning.
+    var repairedNormals = 0
 
     var triangleCount: Int { primitives.reduce(0) { $0 + $1.indexCount / 3 } }
 }
@@ -59,7 +61,9 @@ enum MeshPreparer {
         mesh.vertexCount > 0 && !drawRanges(mesh).isEmpty
     }
 
-    static func prepare(_ source: Mesh, options: GLBOptions) -> PreparedMesh {
+    /// Texture coordinates are written only when one of the mesh's materials samples a texture
+    /// (nothing reads them otherwise).
+    static func prepare(_ source: Mesh, materials: [Material], options: GLBOptions) -> PreparedMesh {
         var mesh = source
         if options.compression == .meshopt { quantizePositions(&mesh.positions, error: options.positionError) }
         let vertexCount = mesh.positions.count / 3
@@ -73,33 +77,66 @@ enum MeshPreparer {
             extraSource = g.extraSource
             generated = g.normals
         }
-        if options.compression == .meshopt {
-            MeshoptCodec.optimizeVertexCache(
-                &indices, ranges: drawRanges(mesh).map { $0.start..<($0.start + $0.count) },
-                vertexCount: vertexCount + extraSource.count)
-        }
         let primitives = drawRanges(mesh).map { range in
             PreparedPrimitive(
                 indexStart: range.start, indexCount: range.count, material: range.material,
                 shortIndices: maxIndex(indices, range.start, range.count) < 65535)
         }
         let (lo, hi) = bounds(mesh.positions)
-        return PreparedMesh(
+        var prepared = PreparedMesh(
             name: mesh.name, sourcePath: mesh.sourcePath, mesh: mesh, vertexCount: vertexCount + extraSource.count,
             extraSource: extraSource, generatedNormals: generated, indices: indices, primitives: primitives,
             minPosition: lo, maxPosition: hi,
-            writesTexcoords: !mesh.uv0.isEmpty && mesh.uv0.count == vertexCount * 2,
+            writesTexcoords: !mesh.uv0.isEmpty && mesh.uv0.count == vertexCount * 2
+                && samplesTexture(mesh, materials: materials),
             writesColors: mesh.colors.count == vertexCount * 4 && colorsVary(mesh.colors))
+        if options.compression == .meshopt {
+            prepared = VertexWelder.weld(prepared)
+            MeshoptCodec.optimizeVertexCache(
+                &prepared.indices, ranges: prepared.primitives.map { $0.indexStart..<($0.indexStart + $0.indexCount) },
+                vertexCount: prepared.vertexCount)
+        }
+        return prepared
     }
 
-    /// Rounds every coordinate to the mantissa bits the mesh's largest coordinate needs to stay
-    /// within `error` (so bounds computed afterwards are exact for the written data).
+    /// Puts every coordinate on the grid of `FloatQuantizer.gridExponent(error:)`, so each moves by
+    /// at most `error` (bounds computed afterwards are exact for the written data).
     static func quantizePositions(_ positions: inout [Float], error: Double) {
-        var largest: Float = 0
-        for v in positions where v.isFinite { largest = max(largest, abs(v)) }
-        let bits = FloatQuantizer.mantissaBits(maxMagnitude: largest, error: error)
-        guard bits < 23 else { return }
-        for i in positions.indices { positions[i] = FloatQuantizer.round(positions[i], bits: bits) }
+        let exponent = FloatQuantizer.gridExponent(error: error)
+        for i in positions.indices { positions[i] = FloatQuantizer.snap(positions[i], exponent: exponent) }
+    }
+
+    static func samplesTexture(_ mesh: Mesh, materials: [Material]) -> Bool {
+        drawRanges(mesh).contains { range in
+            guard let m = range.material, m.rawValue >= 0, m.rawValue < materials.count else { return false }
+            let material = materials[m.rawValue]
+            return material.baseColorTexture != nil || material.metallicRoughnessTexture != nil
+                || material.emissiveTexture != nil || material.normalTexture != nil || material.occlusionTexture != nil
+        }
+    }
+
+    /// The normals written for the mesh, one per output vertex: generated ones, or the mesh's own
+    /// sanitised (zero or non-finite → +Y, counted in `repaired`) and normalised. (Split vertices
+    /// exist only with generated normals, which already cover them.)
+    static func unitNormals(_ prepared: PreparedMesh) -> (normals: [Float], repaired: Int) {
+        if let generated = prepared.generatedNormals { return (generated, 0) }
+        var repaired = 0
+        let nm = prepared.mesh.normals
+        var out = [Float](repeating: 0, count: prepared.vertexCount * 3)
+        for v in 0..<(prepared.mesh.positions.count / 3) {
+            var n = SIMD3(nm[3 * v], nm[3 * v + 1], nm[3 * v + 2])
+            let len2 = n.x * n.x + n.y * n.y + n.z * n.z
+            if !(len2.isFinite && len2 > 0) {
+                n = SIMD3(0, 1, 0)
+                repaired += 1
+            } else if abs(len2 - 1) > 1e-6 {
+                n = NormalGenerator.normalized(n)
+            }
+            out[3 * v] = n.x
+            out[3 * v + 1] = n.y
+            out[3 * v + 2] = n.z
+        }
+        return (out, repaired)
     }
 
     static func maxIndex(_ indices: [UInt32], _ start: Int, _ count: Int) -> UInt32 {

@@ -87,6 +87,22 @@ enum MeshoptCodec {
         }
     }
 
+    /// For `n` vertices described by `keyWords` 32-bit words each in `keys`, the welded index of
+    /// every vertex that `indices` reference (first-come order; vertices with equal keys share one)
+    /// and `UInt32.max` for the others, and the number of welded vertices.
+    static func vertexRemap(_ indices: [UInt32], vertexCount n: Int, keys: [UInt32], keyWords: Int) -> ([UInt32], Int) {
+        precondition(keys.count == n * keyWords, "one key per vertex")
+        var remap = [UInt32](repeating: UInt32.max, count: n)
+        let unique = remap.withUnsafeMutableBufferPointer { r in
+            indices.withUnsafeBufferPointer { i in
+                keys.withUnsafeBytes { k in
+                    meshopt_generateVertexRemap(r.baseAddress, i.baseAddress, i.count, k.baseAddress, n, 4 * keyWords)
+                }
+            }
+        }
+        return (remap, unique)
+    }
+
     // MARK: Decoding (what a loader does; used to check what was written)
 
     /// Decodes a vertex bitstream to `count × stride` bytes; nil when the data is malformed.
@@ -110,5 +126,11 @@ enum MeshoptCodec {
     /// Applies the `OCTAHEDRAL` filter in place to `count` elements of `stride` (4 or 8) bytes.
     static func decodeOctahedral(_ bytes: inout [UInt8], count: Int, stride: Int) {
         bytes.withUnsafeMutableBytes { meshopt_decodeFilterOct($0.baseAddress, count, stride) }
+    }
+
+    /// Applies the `EXPONENTIAL` filter in place to `count` elements of `stride` bytes (a multiple
+    /// of 4).
+    static func decodeExponential(_ bytes: inout [UInt8], count: Int, stride: Int) {
+        bytes.withUnsafeMutableBytes { meshopt_decodeFilterExp($0.baseAddress, count, stride) }
     }
 }

@@ -13,20 +13,22 @@ struct MeshoptPacker {
 
     /// Packs `logical` (laid out by `layout`, written in place; reordered by this call).
     static func pack(
-        logical: inout [UInt8], layout: BinaryLayout, meshes: [PreparedMesh], meshViews: [MeshViews]
+        logical: inout [UInt8], layout: BinaryLayout, meshes: [PreparedMesh], meshViews: [MeshViews],
+        positionExponent: Int
     ) -> MeshoptPacker {
         var out = MeshoptPacker()
         // Per view: the compressed bytes and how to describe them (nil for images).
         var streams = [(data: [UInt8], stride: Int, count: Int, mode: String, filter: String?)?](
             repeating: nil, count: layout.views.count)
         var indexSize: [Int: Int] = [:]  // index view → 2 or 4
-        var normalViews = Set<Int>()
+        var normalViews = Set<Int>(), positionViews = Set<Int>()
         logical.withUnsafeMutableBytes { raw in
             // Reorder each mesh's vertices for fetch locality, within its part of the shared views.
             for (m, mesh) in meshes.enumerated() {
                 let views = meshViews[m]
                 let n = mesh.vertexCount
                 normalViews.insert(views.normal.view)
+                positionViews.insert(views.position.view)
                 var indices: [UInt32] = []
                 for p in mesh.primitives { indices += mesh.indices[p.indexStart..<(p.indexStart + p.indexCount)] }
                 let vertexStreams = [views.position, views.normal] + [views.texcoord, views.color].compactMap { $0 }
@@ -62,8 +64,13 @@ struct MeshoptPacker {
                 let bytes = UnsafeRawBufferPointer(rebasing: raw[spec.offset..<(spec.offset + spec.length)])
                 if let stride = spec.stride {
                     let count = spec.length / stride
-                    streams[v] = (MeshoptCodec.encodeVertices(bytes, count: count, stride: stride), stride, count,
-                                  "ATTRIBUTES", normalViews.contains(v) ? "OCTAHEDRAL" : nil)
+                    if positionViews.contains(v), let filtered = exponential(bytes, exponent: positionExponent) {
+                        streams[v] = (filtered.withUnsafeBytes { MeshoptCodec.encodeVertices($0, count: count, stride: stride) },
+                                      stride, count, "ATTRIBUTES", "EXPONENTIAL")
+                    } else {
+                        streams[v] = (MeshoptCodec.encodeVertices(bytes, count: count, stride: stride), stride, count,
+                                      "ATTRIBUTES", normalViews.contains(v) ? "OCTAHEDRAL" : nil)
+                    }
                 } else if let size = indexSize[v] {
                     let count = spec.length / size
                     let values: [UInt32] = (0..<count).map { j in
@@ -114,6 +121,18 @@ struct MeshoptPacker {
                     .members([JSONMember("EXT_meshopt_compression", .members([JSONMember("fallback", .bool(true))]))])),
             ]),
         ]
+        return out
+    }
+
+    /// The float32 values of `bytes` in the `EXPONENTIAL` filter's form (see `FloatQuantizer`), or
+    /// nil when some value cannot be held exactly (then the view is written without the filter).
+    private static func exponential(_ bytes: UnsafeRawBufferPointer, exponent: Int) -> [UInt32]? {
+        var out = [UInt32](repeating: 0, count: bytes.count / 4)
+        for i in out.indices {
+            let v = Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
+            guard let bits = FloatQuantizer.exponentialBits(v, exponent: exponent) else { return nil }
+            out[i] = bits.littleEndian
+        }
         return out
     }
 }

@@ -8,7 +8,8 @@ import Testing
 /// holds the uncompressed model's geometry within the stated bounds, with the same node tree.
 @Suite struct MeshoptCompressionTests {
     /// A wavy grid of `n × n` quads in two primitives (two materials), with normals, UVs and
-    /// per-vertex colours, placed far from the origin so positions need many mantissa bits.
+    /// per-vertex colours, placed away from the origin; material `a` samples a texture, so the
+    /// texture coordinates are written.
     static func grid(_ n: Int) -> (Mesh, [Material]) {
         var positions: [Float] = [], normals: [Float] = [], uv: [Float] = [], colors: [Float] = []
         for j in 0...n {
@@ -36,25 +37,32 @@ import Testing
                 Mesh.Primitive(indexStart: 0, indexCount: half, material: MaterialIndex(0)),
                 Mesh.Primitive(indexStart: half, indexCount: indices.count - half, material: MaterialIndex(1)),
             ])
-        return (mesh, [Material(name: "a", baseColor: SIMD4(1, 0, 0, 1)), Material(name: "b")])
+        return (mesh, [Material(name: "a", baseColor: SIMD4(1, 0, 0, 1), baseColorTexture: TextureRef(texture: TextureIndex(0))), Material(name: "b")])
     }
+
+    static let texture = Texture(bytes: Images.png, mimeType: "image/png", sourcePath: "0/grid.png")
 
     func write(_ layered: LayeredScene, _ compression: GLBCompression, error: Double = 0.001) throws -> GLBTestReader {
         let out = try GLBWriter.write(
             layered, options: GLBOptions(generator: "CrowdRoom tests", compression: compression, positionError: error))
+        let problems = GLTFStructuralValidator.validate(out.bytes)
+        #expect(problems.isEmpty, "\(problems)")
         return try GLBTestReader(out.bytes)
     }
 
     /// Triangles of primitive `p` as corner tuples of (position, normal, uv, colour) values.
-    func triangles(_ r: GLBTestReader, _ d: MeshoptTestDecoder?, primitive p: Int) throws -> [[[Double]]] {
+    func triangles(
+        _ r: GLBTestReader, _ d: MeshoptTestDecoder?, primitive p: Int, positionsAndNormalsOnly: Bool = false
+    ) throws -> [[[Double]]] {
         func values(_ accessor: Int) throws -> [[Double]] {
             if let d { return try d.values(accessor) }
             return try MeshoptTestDecoder.plainValues(r, accessor)
         }
         let pos = try values(attribute(r, primitive: p, "POSITION")!)
         let nrm = try values(attribute(r, primitive: p, "NORMAL")!)
-        let uv = try values(attribute(r, primitive: p, "TEXCOORD_0")!)
-        let col = try values(attribute(r, primitive: p, "COLOR_0")!)
+        let count = pos.count
+        let uv = !positionsAndNormalsOnly ? try values(attribute(r, primitive: p, "TEXCOORD_0")!) : Array(repeating: [0, 0], count: count)
+        let col = !positionsAndNormalsOnly ? try values(attribute(r, primitive: p, "COLOR_0")!) : Array(repeating: [0, 0, 0, 0], count: count)
         let idx = try values(indicesAccessor(r, primitive: p)!).map { Int($0[0]) }
         return stride(from: 0, to: idx.count, by: 3).map { t in
             (0..<3).map { k in
@@ -91,7 +99,7 @@ import Testing
 
     @Test func decodedGeometryMatchesTheUncompressedModelWithinItsBounds() throws {
         let (mesh, materials) = Self.grid(24)
-        let layered = singleMeshRoom(mesh, materials: materials)
+        let layered = singleMeshRoom(mesh, materials: materials, textures: [Self.texture])
         let plain = try write(layered, .none)
         let packed = try write(layered, .meshopt)
         let decoded = try MeshoptTestDecoder(packed)
@@ -124,23 +132,39 @@ import Testing
         #expect(packed.accessors[position]["max"] as? [Double] == hi)
     }
 
-    @Test func aLooserBoundKeepsFewerBitsAndStaysWithinIt() throws {
+    @Test func positionsSnapToAGridWithinTheBoundAndTheFilterHoldsThemExactly() throws {
         for error in [0.0001, 0.001, 0.01] {
-            for m: Float in [0.5, 3, 12.5, 40] {
-                let bits = FloatQuantizer.mantissaBits(maxMagnitude: m, error: error)
-                for k in 0..<2000 {
-                    let v = m * (Float(k) / 1999) * (k % 2 == 0 ? 1 : -1)
-                    #expect(Double(abs(FloatQuantizer.round(v, bits: bits) - v)) <= error)
-                }
+            let e = FloatQuantizer.gridExponent(error: error)
+            let step = Double(sign: .plus, exponent: e, significand: 1)
+            #expect(step / 2 <= error && step > error, "step \(step) for \(error)")
+            var values: [Float] = []
+            for k in 0..<4000 { values.append(Float(k - 2000) * 0.0123457 + (k % 3 == 0 ? 0.000_031 : 0)) }
+            values += [0, -0.0, 1e-7, 8191.9, -8191.9, 40_000, -123_456.7, 3.0e9]
+            var bits: [UInt32] = []
+            for v in values {
+                let q = FloatQuantizer.snap(v, exponent: e)
+                // On the grid: within the bound; beyond it (|v| ≥ 2^(23+e)): 23 significant bits.
+                let bound = abs(Double(v)) < Double(FloatQuantizer.mantissaLimit) * step ? error : abs(Double(v)) * 0x1p-23
+                #expect(abs(Double(q) - Double(v)) <= bound, "\(v) → \(q)")
+                bits.append(try #require(FloatQuantizer.exponentialBits(q, exponent: e), "\(q)"))
+            }
+            // meshoptimizer's own decoder turns the filter's form back into exactly the snapped values.
+            var bytes = bits.flatMap { w in (0..<4).map { UInt8(truncatingIfNeeded: w >> (8 * $0)) } }
+            MeshoptCodec.decodeExponential(&bytes, count: bits.count, stride: 4)
+            for (i, v) in values.enumerated() {
+                let decoded = Float(bitPattern: GLBTestReader.u32(bytes, 4 * i))
+                #expect(decoded == FloatQuantizer.snap(v, exponent: e), "\(v)")
             }
         }
-        #expect(FloatQuantizer.mantissaBits(maxMagnitude: 12.5, error: 0.01) < FloatQuantizer.mantissaBits(maxMagnitude: 12.5, error: 0.0001))
-        #expect(FloatQuantizer.round(.nan, bits: 8).isNaN && FloatQuantizer.round(.infinity, bits: 8) == .infinity)
+        #expect(FloatQuantizer.snap(.nan, exponent: -9).isNaN && FloatQuantizer.snap(.infinity, exponent: -9) == .infinity)
+        #expect(FloatQuantizer.exponentialBits(.nan, exponent: -9) == nil)
+        // A value off the grid is refused (the packer then writes the view without the filter).
+        #expect(FloatQuantizer.exponentialBits(0.3, exponent: -9) == nil)
     }
 
     @Test func sameInputSameBytesAndTheStructureAsSpecified() throws {
         let (mesh, materials) = Self.grid(8)
-        let layered = singleMeshRoom(mesh, materials: materials)
+        let layered = singleMeshRoom(mesh, materials: materials, textures: [Self.texture])
         let a = try GLBWriter.write(layered, options: GLBOptions(generator: "t", compression: .meshopt)).bytes
         let b = try GLBWriter.write(layered, options: GLBOptions(generator: "t", compression: .meshopt)).bytes
         #expect(a == b)
@@ -148,13 +172,80 @@ import Testing
         let buffers = r.array("buffers")
         #expect(buffers.count == 2 && int(buffers[0]["byteLength"]) == r.bin?.count)
         #expect(((buffers[1]["extensions"] as? [String: Any])?["EXT_meshopt_compression"] as? [String: Any])?["fallback"] as? Bool == true)
-        for view in r.bufferViews {
+        for view in r.bufferViews where view["target"] != nil {  // vertex and index data; the image is stored as is
             let ext = (view["extensions"] as? [String: Any])?["EXT_meshopt_compression"] as? [String: Any]
             #expect(ext != nil && int(view["buffer"]) == 1)
             #expect(int(ext?["buffer"]) == 0 && (int(ext?["byteOffset"]) ?? 0) % 4 == 0)
         }
         let normal = r.accessors[attribute(r, "NORMAL")!]
         #expect(int(normal["componentType"]) == 5120 && normal["normalized"] as? Bool == true)
+        func filter(_ attributeName: String) -> String? {
+            let view = r.bufferViews[int(r.accessors[attribute(r, attributeName)!]["bufferView"])!]
+            return ((view["extensions"] as? [String: Any])?["EXT_meshopt_compression"] as? [String: Any])?["filter"] as? String
+        }
+        #expect(filter("POSITION") == "EXPONENTIAL" && filter("NORMAL") == "OCTAHEDRAL" && filter("TEXCOORD_0") == nil)
+        #expect(int(r.accessors[attribute(r, "POSITION")!]["componentType"]) == 5126, "positions stay float32")
+    }
+
+    @Test func theValidatorRefusesBrokenCompressionStructure() throws {
+        let (mesh, materials) = Self.grid(4)
+        let bytes = try GLBWriter.write(
+            singleMeshRoom(mesh, materials: materials, textures: [Self.texture]),
+            options: GLBOptions(generator: "t", compression: .meshopt)).bytes
+        #expect(GLTFStructuralValidator.validate(bytes).isEmpty)
+        func edited(_ from: String, _ to: String) -> [UInt8] {
+            // Same-length edits of the JSON text keep every chunk length valid.
+            precondition(from.utf8.count == to.utf8.count)
+            let text = String(decoding: bytes, as: UTF8.self)
+            return Array(text.replacingOccurrences(of: from, with: to).utf8)
+        }
+        let broken = [
+            edited("\"OCTAHEDRAL\"", "\"OCTAHEDRAX\""),  // unknown filter
+            edited("\"TRIANGLES\"", "\"TRIANGLEZ\""),  // unknown mode
+            edited("\"fallback\":true", "\"fallback\":null"),  // buffer 1 not a fallback
+        ]
+        for b in broken {
+            #expect(b != bytes)
+            #expect(!GLTFStructuralValidator.validate(b).isEmpty)
+        }
+        // Compressed data that does not decode.
+        let reader = try GLBTestReader(bytes)
+        var corrupt = bytes
+        let binStart = 20 + reader.jsonChunk.count + 8
+        for i in binStart..<(binStart + 16) { corrupt[i] = 0xFF }
+        #expect(!GLTFStructuralValidator.validate(corrupt).isEmpty)
+    }
+
+    @Test func verticesEqualInEverythingWrittenAreStoredOnce() throws {
+        // A quad of two triangles whose shared corners are duplicated, and an unused vertex.
+        let quad = Mesh(
+            name: "quad", positions: [0, 0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 0, 0, 1, 0, 0, 0, 7, 7, 7],
+            normals: [0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0],
+            indices: [0, 2, 1, 3, 5, 4], primitives: [.init(indexStart: 0, indexCount: 6, material: nil)])
+        let packed = try write(singleMeshRoom(quad), .meshopt)
+        let plain = try write(singleMeshRoom(quad), .none)
+        let position = try #require(attribute(packed, "POSITION"))
+        #expect(int(packed.accessors[position]["count"]) == 4, "duplicated corners merged, the unused vertex dropped")
+        #expect(int(plain.accessors[attribute(plain, "POSITION")!]["count"]) == 7, "the uncompressed model keeps every vertex")
+        let decoded = try MeshoptTestDecoder(packed)
+        let got = try triangles(packed, decoded, primitive: 0, positionsAndNormalsOnly: true)
+        let want = try triangles(plain, nil, primitive: 0, positionsAndNormalsOnly: true)
+        #expect(got.count == 2 && want.allSatisfy { w in got.contains { Self.sameCorners($0, w) } })
+        #expect(packed.accessors[position]["max"] as? [Double] == [1, 0, 1], "bounds of the stored vertices")
+        // Texture coordinates that differ keep vertices apart (a UV seam), when they are written.
+        var seam = quad
+        seam.uv0 = [0, 0, 1, 0, 1, 1, 0.5, 1, 0, 1, 0, 0, 0, 0]
+        let seamed = try write(texturedRoom(seam), .meshopt)
+        #expect(int(seamed.accessors[attribute(seamed, "POSITION")!]["count"]) == 5)
+    }
+
+    @Test func texcoordsAreWrittenOnlyWhenAMaterialSamplesATexture() throws {
+        let (mesh, _) = Self.grid(2)
+        for compression in [GLBCompression.none, .meshopt] {
+            let untextured = try write(singleMeshRoom(mesh, materials: [Material(name: "a"), Material(name: "b")]), compression)
+            #expect(attribute(untextured, "TEXCOORD_0") == nil)
+            #expect(attribute(try write(texturedRoom(mesh), compression), "TEXCOORD_0") != nil)
+        }
     }
 
     @Test func codecRoundTripsAreExact() throws {

@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func seamVerticesAreSmoothedAcrossWithinTheAngle() throws {
-        let (output, reader) = try writeAndRead(singleMeshRoom(fold(30)))
+        let (output, reader) = try writeAndRead(texturedRoom(fold(30)))
         #expect(output.vertexCount == 6)
         let n = try reader.floats(attribute(reader, "NORMAL")!)
         #expect(vec(n, 0) == vec(n, 4) && vec(n, 1) == vec(n, 3), "welded by position for smoothing")
@@ -86,7 +86,7 @@ import Testing
         var cube = Meshes.cube8()
         cube.uv0 = (0..<8).flatMap { [Float($0) / 8, 1 - Float($0) / 8] }
         cube.colors = (0..<8).flatMap { [Float($0) / 8, 0.5, 0.25, 1] }
-        let (_, reader) = try writeAndRead(singleMeshRoom(cube))
+        let (_, reader) = try writeAndRead(texturedRoom(cube))
         let positions = try reader.floats(attribute(reader, "POSITION")!)
         let uv = try reader.floats(attribute(reader, "TEXCOORD_0")!)
         let colors = try reader.floats(attribute(reader, "COLOR_0")!)
@@ -119,7 +119,7 @@ import Testing
     @Test func nonFiniteTexcoordsAreRepaired() throws {
         var mesh = Meshes.quad()
         mesh.uv0[3] = .nan
-        let (output, reader) = try writeAndRead(singleMeshRoom(mesh))
+        let (output, reader) = try writeAndRead(texturedRoom(mesh))
         #expect(try reader.floats(attribute(reader, "TEXCOORD_0")!)[3] == 0)
         #expect(output.warnings.map(\.code) == ["GLB_VERTEX_DATA_REPAIRED"])
     }

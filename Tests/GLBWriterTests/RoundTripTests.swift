@@ -130,7 +130,7 @@ import Testing
 
     @Test func positionsRoundTripExactly() throws {
         let quad = Meshes.quad()
-        let (_, reader) = try writeAndRead(singleMeshRoom(quad))
+        let (_, reader) = try writeAndRead(texturedRoom(quad))
         #expect(try reader.floats(attribute(reader, "POSITION")!) == quad.positions)
         #expect(try reader.floats(attribute(reader, "TEXCOORD_0")!) == quad.uv0)
         #expect(try reader.integers(indicesAccessor(reader)!) == quad.indices)

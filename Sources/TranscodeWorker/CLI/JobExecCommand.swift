@@ -1,4 +1,5 @@
 import Foundation
+import GLBWriter
 import Thumbnailer
 import USDParse
 import JSONCore
@@ -20,7 +21,8 @@ struct JobExecCommand {
     static let help = """
         USAGE: transcode-worker job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR] [--redaction-regions FILE]
                                          [--version-id ID] [--room-id ID] [--memory-mb N] [--cpu-seconds N]
-                                         [--parent-pid PID] [--no-thumbnails]
+                                         [--parent-pid PID] [--no-thumbnails] [--glb-compression meshopt|none]
+                                         [--texture-format webp|original]
 
         Runs the conversion of one queued job attempt; the worker starts it as a child process for
         every attempt and reads its standard output. It is not meant to be run by hand.
@@ -45,6 +47,9 @@ struct JobExecCommand {
           --cpu-seconds N           CPU-time limit in seconds (0: none; default 0).
           --parent-pid PID          Exit when this process is no longer the parent (checked twice a second).
           --no-thumbnails           Render no thumbnails.
+          --glb-compression MODE    meshopt (default) or none, as for convert (the worker passes
+                                    TRANSCODE_GLB_COMPRESSION).
+          --texture-format FORMAT   webp (default) or original, as for convert (TRANSCODE_TEXTURE_FORMAT).
 
         OUTPUT (one JSON object per line on standard output):
           {"event":"phase","phase":"parsing"}          as each phase starts (parsing, layering, writing,
@@ -66,6 +71,8 @@ struct JobExecCommand {
     var cpuSeconds = 0
     var parentPid: Int32?
     var thumbnails = true
+    var glbCompression = GLBCompression.meshopt
+    var textureFormat = PipelineInput.TextureFormat.webp
 
     init(_ args: [String]) throws {
         var it = args.makeIterator()
@@ -90,6 +97,12 @@ struct JobExecCommand {
             case "--cpu-seconds": cpuSeconds = try number(a)
             case "--parent-pid": parentPid = Int32(try number(a))
             case "--no-thumbnails": thumbnails = false
+            case "--glb-compression":
+                guard let mode = GLBCompression(rawValue: try value(a)) else { throw UsageError("--glb-compression needs meshopt or none") }
+                glbCompression = mode
+            case "--texture-format":
+                guard let f = PipelineInput.TextureFormat(rawValue: try value(a)) else { throw UsageError("--texture-format needs webp or original") }
+                textureFormat = f
             case "-h", "--help": throw UsageError.helpRequested
             default: throw UsageError("unknown argument \(a)")
             }
@@ -125,6 +138,8 @@ struct JobExecCommand {
         let limits = ParseLimits.default
         var input = PipelineInput(versionId: versionId, roomId: roomId, limits: limits,
                                   thumbnails: thumbnails ? ThumbnailOptions() : nil)
+        input.glbCompression = glbCompression
+        input.textureFormat = textureFormat
         do {
             if let usd {
                 let dir = (usd as NSString).deletingLastPathComponent

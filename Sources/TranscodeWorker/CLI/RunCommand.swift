@@ -46,6 +46,8 @@ struct RunCommand {
           --attempt-timeout-seconds S       TRANSCODE_ATTEMPT_TIMEOUT_SECONDS (900).
           --child-memory-mb N               TRANSCODE_CHILD_MEMORY_MB (4096).
           --child-cpu-seconds N             TRANSCODE_CHILD_CPU_SECONDS (1800).
+          --glb-compression meshopt|none    TRANSCODE_GLB_COMPRESSION (meshopt): the models' geometry compression.
+          --texture-format webp|original    TRANSCODE_TEXTURE_FORMAT (webp): how model textures are embedded.
           --max-source-bytes N              TRANSCODE_MAX_SOURCE_BYTES (52428800).
           --done-url URL                    TRANSCODE_DONE_URL (unset: finalize in SQL).
           (secret)                          TRANSCODE_DONE_SECRET or TRANSCODE_DONE_SECRET_FILE: the shared

@@ -12,7 +12,8 @@ extension JobAttempt {
         try checkStop()
         var args = ["job-exec", "--out", ws.outputDirectory, "--version-id", job.versionId, "--room-id", job.roomId,
                     "--memory-mb", String(config.childMemoryMB), "--cpu-seconds", String(config.childCPUSeconds),
-                    "--parent-pid", String(getpid())]
+                    "--parent-pid", String(getpid()),
+                    "--glb-compression", config.glbCompression, "--texture-format", config.textureFormat]
         if let usd = inputs.usd { args += ["--usd", usd] }
         if let json = inputs.json { args += ["--roomplan", json] }
         if inputs.redactions > 0 { args += ["--redacted-textures", ws.redactedDirectory] }

@@ -50,6 +50,11 @@ public struct WorkerConfig: Sendable {
     /// `TRANSCODE_CHILD_UID` / `TRANSCODE_CHILD_GID`: as root, the ids a job's child runs as (unset: the worker's).
     public var childUID: Int?
     public var childGID: Int?
+    /// `TRANSCODE_GLB_COMPRESSION`: `meshopt` (default) or `none`, the geometry compression of the
+    /// models this worker writes (`none` for a deployment whose clients have no meshopt decoder).
+    public var glbCompression: String = "meshopt"
+    /// `TRANSCODE_TEXTURE_FORMAT`: `webp` (default) or `original`, how model textures are embedded.
+    public var textureFormat: String = "webp"
     /// `TRANSCODE_MAX_SOURCE_BYTES`: largest accepted source file (50 MiB, the app's FILE_TOO_LARGE).
     public var maxSourceBytes: Int = 50 * 1024 * 1024
     /// `TRANSCODE_DONE_URL` / `TRANSCODE_DONE_SECRET`: the backend's `transcode-done` endpoint and
@@ -145,6 +150,8 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_CHILD_SANDBOX", "child-sandbox"),
         ("TRANSCODE_CHILD_UID", "child-uid"),
         ("TRANSCODE_CHILD_GID", "child-gid"),
+        ("TRANSCODE_GLB_COMPRESSION", "glb-compression"),
+        ("TRANSCODE_TEXTURE_FORMAT", "texture-format"),
         ("TRANSCODE_MAX_SOURCE_BYTES", "max-source-bytes"),
         ("TRANSCODE_DONE_URL", "done-url"),
         ("TRANSCODE_DONE_SECRET", "done-secret"),
@@ -233,6 +240,12 @@ public struct WorkerConfig: Sendable {
             childSandbox = mode
         case "child-uid": childUID = try int(min: 1, max: Int(Int32.max))
         case "child-gid": childGID = try int(min: 1, max: Int(Int32.max))
+        case "glb-compression":
+            guard value == "meshopt" || value == "none" else { throw UsageError("\(name) needs meshopt or none, got '\(Self.shown(value))'") }
+            glbCompression = value
+        case "texture-format":
+            guard value == "webp" || value == "original" else { throw UsageError("\(name) needs webp or original, got '\(Self.shown(value))'") }
+            textureFormat = value
         case "max-source-bytes": maxSourceBytes = try int()
         case "source-prefix":
             guard let problem = StorageConfinement.problem(template: value) else { sourcePrefixTemplate = value; break }

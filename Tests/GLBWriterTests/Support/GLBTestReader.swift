@@ -98,6 +98,23 @@ struct GLBTestReader {
         }
     }
 
+    /// Elements of a normalized signed-byte accessor as floats in [-1, 1] (the view's byteStride
+    /// respected).
+    func normalizedBytes(_ index: Int) throws -> [Float] {
+        let (raw, count, components, type) = try accessorBytes(index)
+        guard type == 5120 else { throw GLBReadError("accessor \(index) is not signed bytes") }
+        let view = bufferViews[int(accessors[index]["bufferView"]) ?? 0]
+        let stride = int(view["byteStride"]) ?? components
+        let b = Array(bin ?? [])
+        let start = raw.startIndex
+        guard count == 0 || start + (count - 1) * stride + components <= b.count else {
+            throw GLBReadError("accessor \(index) overruns the buffer")
+        }
+        return (0..<count).flatMap { k in
+            (0..<components).map { c in max(Float(Int8(bitPattern: b[start + k * stride + c])) / 127, -1) }
+        }
+    }
+
     /// Integer elements of an index accessor (5121, 5123 or 5125).
     func integers(_ index: Int) throws -> [UInt32] {
         let (raw, count, _, type) = try accessorBytes(index)

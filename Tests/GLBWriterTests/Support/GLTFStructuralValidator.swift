@@ -4,12 +4,13 @@ import Foundation
 /// plus the project's own layout rules (layer and element extras). Returns every problem found,
 /// as text; an empty list means the file passed.
 enum GLTFStructuralValidator {
+    /// A model with `EXT_meshopt_compression` is checked against that extension's rules, then
+    /// decoded and checked as the uncompressed model a loader ends up with.
     static func validate(_ bytes: [UInt8]) -> [String] {
-        let reader: GLBTestReader
+        var reader: GLBTestReader
         do { reader = try GLBTestReader(bytes) } catch { return ["container: \(error)"] }
         var problems: [String] = []
         func check(_ ok: Bool, _ message: @autoclosure () -> String) { if !ok { problems.append(message()) } }
-        let json = reader.json
 
         // Container.
         check(reader.version == 2, "version \(reader.version)")
@@ -21,6 +22,13 @@ enum GLTFStructuralValidator {
             reader.jsonChunk.last.map { $0 == 0x20 || $0 == UInt8(ascii: "}") } ?? false, "JSON padding is not spaces")
         check(!reader.jsonChunk.contains(0), "NUL byte in JSON chunk")
         if let bin = reader.bin { check(bin.count % 4 == 0, "BIN chunk length not a multiple of 4") }
+        let compressed = ((reader.json["extensionsUsed"] as? [String]) ?? []).contains("EXT_meshopt_compression")
+        if compressed {
+            let (meshopt, decoded) = MeshoptStructureCheck.check(reader)
+            guard let decoded else { return problems + meshopt }
+            reader = decoded
+        }
+        let json = reader.json
 
         // Top level.
         let asset = json["asset"] as? [String: Any]
@@ -31,10 +39,13 @@ enum GLTFStructuralValidator {
         ] where json[key] != nil {
             check((json[key] as? [Any])?.isEmpty == false, "\(key) present but empty")
         }
-        // The only required extension of an uncompressed model is EXT_texture_webp, when its
-        // textures are WebP.
+        // Besides the compression, the required extensions are EXT_texture_webp (WebP textures) and
+        // KHR_mesh_quantization (byte normals).
         let required = (json["extensionsRequired"] as? [String]) ?? []
-        check(required.allSatisfy { $0 == "EXT_texture_webp" }, "extensionsRequired \(required)")
+        check(required.allSatisfy { ["EXT_texture_webp", "KHR_mesh_quantization"].contains($0) || (compressed && $0 == "EXT_meshopt_compression") },
+              "extensionsRequired \(required)")
+        var usedExtensions = Set<String>()
+        if compressed { usedExtensions.insert("EXT_meshopt_compression") }
         let nodes = reader.nodes
         let meshes = reader.meshes
         let accessors = reader.accessors
@@ -58,7 +69,11 @@ enum GLTFStructuralValidator {
             check(int(v["buffer"]) == 0, "bufferView \(i) buffer")
             check(offset % 4 == 0, "bufferView \(i) offset \(offset) not 4-aligned")
             check(length >= 1 && offset + length <= bufferLength, "bufferView \(i) out of the buffer")
-            check(v["byteStride"] == nil, "bufferView \(i) has byteStride")
+            if let stride = int(v["byteStride"]) {
+                // Only a compressed model's vertex views state a stride (the codec's element size).
+                check(compressed && int(v["target"]) == 34962 && stride % 4 == 0 && stride >= 4 && stride <= 252,
+                      "bufferView \(i) byteStride \(stride)")
+            }
             if let t = int(v["target"]) { check(t == 34962 || t == 34963, "bufferView \(i) target \(t)") }
             ranges.append((offset, offset + length))
         }
@@ -125,16 +140,19 @@ enum GLTFStructuralValidator {
                         problems.append("\(where_) attribute \(name) invalid or unexpected")
                         continue
                     }
-                    check(info.type == want && info.ct == 5126, "\(where_) \(name) is \(info.type)/\(info.ct)")
+                    let a = accessors[int(value)!]
+                    let byteNormal = name == "NORMAL" && info.ct == 5120 && a["normalized"] as? Bool == true
+                    if byteNormal { usedExtensions.insert("KHR_mesh_quantization") }
+                    check(info.type == want && (info.ct == 5126 || byteNormal), "\(where_) \(name) is \(info.type)/\(info.ct)")
                     check(int(views[info.view]["target"]) == 34962, "\(where_) \(name) view target")
                     if let n = vertexCount { check(n == info.count, "\(where_) attribute counts differ") }
                     vertexCount = info.count
-                    let a = accessors[int(value)!]
                     if name == "POSITION" { check(a["min"] != nil && a["max"] != nil, "\(where_) POSITION min/max") }
-                    if name == "NORMAL", let n = try? reader.floats(int(value)!) {
+                    if name == "NORMAL", let n = try? (byteNormal ? reader.normalizedBytes(int(value)!) : reader.floats(int(value)!)) {
                         for k in stride(from: 0, to: n.count, by: 3) {
                             let len = (n[k] * n[k] + n[k + 1] * n[k + 1] + n[k + 2] * n[k + 2]).squareRoot()
-                            if abs(len - 1) > 1e-4 {
+                            // Byte normals hold each component to 1/127.
+                            if abs(len - 1) > (byteNormal ? 0.02 : 1e-4) {
                                 problems.append("\(where_) normal \(k / 3) has length \(len)")
                                 break
                             }
@@ -163,7 +181,6 @@ enum GLTFStructuralValidator {
         }
 
         // Materials, textures, images, samplers.
-        var usedExtensions = Set<String>()
         func textureInfo(_ info: Any?, _ label: String) {
             guard let info else { return }
             guard let o = info as? [String: Any], let index = int(o["index"]) else {

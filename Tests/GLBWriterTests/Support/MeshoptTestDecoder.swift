@@ -38,8 +38,11 @@ struct MeshoptTestDecoder {
                     throw DecodeError("bufferView \(i): vertex data does not decode")
                 }
                 decoded = d
-                if ext["filter"] as? String == "OCTAHEDRAL" {
-                    MeshoptCodec.decodeOctahedral(&decoded, count: count, stride: stride)
+                switch ext["filter"] as? String {
+                case nil: break
+                case "OCTAHEDRAL": MeshoptCodec.decodeOctahedral(&decoded, count: count, stride: stride)
+                case "EXPONENTIAL": MeshoptCodec.decodeExponential(&decoded, count: count, stride: stride)
+                case let other: throw DecodeError("bufferView \(i): filter \(other ?? "")")
                 }
             case "TRIANGLES":
                 guard let d = MeshoptCodec.decodeTriangles(data, count: count, indexSize: stride) else {

@@ -27,6 +27,23 @@ func singleMeshRoom(
     return b.layered
 }
 
+/// `singleMeshRoom` with every primitive drawn by one material that samples a texture, so the
+/// mesh's texture coordinates are written (they are left out when no material reads them).
+func texturedRoom(_ mesh: Mesh) -> LayeredScene {
+    var m = mesh
+    m.primitives = MeshPreparerRanges.all(mesh).map { Mesh.Primitive(indexStart: $0.0, indexCount: $0.1, material: MaterialIndex(0)) }
+    return singleMeshRoom(
+        m, materials: [Material(name: "textured", baseColor: .one, baseColorTexture: TextureRef(texture: TextureIndex(0)))],
+        textures: [Texture(bytes: Images.png, mimeType: "image/png", sourcePath: "0/t.png")])
+}
+
+/// The primitive ranges of a mesh (its own, or one over every index).
+enum MeshPreparerRanges {
+    static func all(_ mesh: Mesh) -> [(Int, Int)] {
+        mesh.primitives.isEmpty ? [(0, mesh.indices.count)] : mesh.primitives.map { ($0.indexStart, $0.indexCount) }
+    }
+}
+
 /// glTF accessor index of attribute `name` of primitive `p` of mesh `m`.
 func attribute(_ reader: GLBTestReader, mesh m: Int = 0, primitive p: Int = 0, _ name: String) -> Int? {
     let prims = reader.meshes[m]["primitives"] as? [[String: Any]] ?? []
