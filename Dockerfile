@@ -25,6 +25,7 @@ RUN apt-get update \
         zlib1g-dev liblz4-dev \
         libpng-dev libjpeg62-turbo-dev libwebp-dev \
         libpq-dev libssl-dev libmicrohttpd-dev \
+        libmeshoptimizer-dev libcairo2-dev \
         libcurl4-openssl-dev \
  && rm -rf /var/lib/apt/lists/*
 
@@ -57,6 +58,9 @@ FROM debian:bookworm-slim AS runtime
 #   libpq5                             the Postgres queue
 #   libssl3                            libcrypto (hashes)
 #   libmicrohttpd12                    the HTTP API (libmicrohttpd)
+#   libmeshoptimizer2d                 the model's meshopt compression
+#   libcairo2                          the floor plan's PDF and raster (with fontconfig)
+#   fonts-dejavu-core fonts-noto-cjk   the plan's text: Latin, and Chinese
 #   libcurl4                           FoundationNetworking (the transcode-done POST)
 #   ca-certificates                    TLS to Postgres and the transcode-done endpoint
 #   tzdata                             time zones for TZ
@@ -68,6 +72,7 @@ RUN apt-get update \
         libpq5 \
         libssl3 \
         libmicrohttpd12 \
+        libmeshoptimizer2d libcairo2 fonts-dejavu-core fonts-noto-cjk \
         libcurl4 \
         ca-certificates tzdata \
  && rm -rf /var/lib/apt/lists/*

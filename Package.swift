@@ -46,6 +46,7 @@ let package = Package(
         cLibrary("CMicroHTTPD", pkg: "libmicrohttpd", apt: "libmicrohttpd-dev"),
         // libmeshoptimizer ships no pkg-config file; its header and library are on the default paths.
         .systemLibrary(name: "CMeshOptimizer", providers: [.apt(["libmeshoptimizer-dev"])]),
+        cLibrary("CCairo", pkg: "cairo", apt: "libcairo2-dev"),
 
         // The job child launcher (fork, limits, namespaces, execve): our own C code.
         .target(name: "CSandbox"),
@@ -63,6 +64,7 @@ let package = Package(
             name: "Thumbnailer", dependencies: ["SceneModel", "CLibPNG", "CLibJPEG", "CLibWebP"],
             swiftSettings: strict + [.unsafeFlags(["-O"])]),
         .target(name: "Manifest", dependencies: ["SceneModel", "JSONCore"], swiftSettings: strict),
+        .target(name: "FloorPlan", dependencies: ["SceneModel", "CCairo"], swiftSettings: strict),
 
         // The runtime: no feature module below this line imports any of them.
         .target(name: "JSONCore", swiftSettings: strict),
@@ -77,7 +79,7 @@ let package = Package(
         .target(
             name: "TranscodeWorker",
             dependencies: [
-                "SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "Manifest",
+                "SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "Manifest", "FloorPlan",
                 "JSONCore", "ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime",
             ],
             swiftSettings: strict),
@@ -107,6 +109,7 @@ let package = Package(
                            "USDParse", "SceneModel", "Thumbnailer"],
             exclude: ["Support/edge/serve.ts", "Support/edge/same_secret_test.ts"],
             swiftSettings: strict),
+        .testTarget(name: "FloorPlanTests", dependencies: ["TestSupport", "FloorPlan", "SceneModel", "Layering"], swiftSettings: strict),
         .testTarget(name: "ManifestTests", dependencies: ["TestSupport", "Manifest", "SceneModel", "JSONCore"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "FuzzHarnessTests", dependencies: ["TestSupport", "FuzzHarness"], swiftSettings: strict),
     ]

@@ -20,7 +20,7 @@ README = os.path.join(ROOT, "README.md")
 BEGIN, END = "<!-- module-graph:begin -->", "<!-- module-graph:end -->"
 
 GROUPS = [
-    ("features", "feature modules: bytes in, bytes out", ["SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "Manifest"]),
+    ("features", "feature modules: bytes in, bytes out", ["SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "FloorPlan", "Manifest"]),
     ("leaf", "shared by features and runtime", ["JSONCore"]),
     ("runtime", "runtime: never imports a feature module", ["ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime"]),
     ("composer", "composer", ["TranscodeWorker", "transcode-worker"]),

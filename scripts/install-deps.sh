@@ -7,13 +7,14 @@ APT_PACKAGES=(
   pkg-config python3
   zlib1g-dev liblz4-dev
   libpng-dev libjpeg62-turbo-dev libwebp-dev
-  libpq-dev libssl-dev libmicrohttpd-dev libmeshoptimizer-dev
+  libpq-dev libssl-dev libmicrohttpd-dev libmeshoptimizer-dev libcairo2-dev
+  fonts-dejavu-core fonts-noto-cjk poppler-utils
   libcurl4-openssl-dev
   postgresql-15 postgresql-client-15
   chromium
   gltfpack
 )
-PIP_PACKAGES=(usd-core numpy trimesh pygltflib jsonschema pillow "moto[server]" deno)
+PIP_PACKAGES=(usd-core numpy trimesh pygltflib jsonschema pillow "moto[server]" deno ezdxf)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -28,7 +29,7 @@ fi
 
 if [ "${SKIP_PIP:-0}" != "1" ]; then
   PY=${PYTHON:-python3}
-  if ! "$PY" -c 'import pxr, numpy, trimesh, pygltflib, jsonschema, PIL, moto, boto3, deno; deno.find_deno_bin()' 2>/dev/null; then
+  if ! "$PY" -c 'import pxr, numpy, trimesh, pygltflib, jsonschema, PIL, moto, boto3, deno, ezdxf; deno.find_deno_bin()' 2>/dev/null; then
     echo "installing Python packages: ${PIP_PACKAGES[*]}"
     "$PY" -m pip install -q "${PIP_PACKAGES[@]}"
   fi

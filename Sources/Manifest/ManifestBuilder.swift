@@ -12,7 +12,7 @@ import JSONCore
 public enum ManifestBuilder {
     /// Version of the manifest's shape, written as `schema_version` and recorded by the worker as
     /// `room_versions.manifest_schema_version`. Bumped on every incompatible change.
-    public static let schemaVersion = 3
+    public static let schemaVersion = 4
 
     /// Text of `units.output`: the frame of the GLB and of every coordinate in the manifest.
     public static let outputUnits = "metres, +Y up"
@@ -85,6 +85,8 @@ public enum ManifestBuilder {
             "metrics": room.metrics,
             "quality": room.quality,
             "thumbnails": .array(try thumbnails(input.thumbnails)),
+            "plan": try PlanContent.plan(input.plan),
+            "rooms": try PlanContent.rooms(input.plan),
             "redactions": .array(try redactions(input.redactions)),
             "warnings": .array(warnings.map { w in
                 .object(["code": .string(w.code), "message": .string(w.message), "prim_path": .string(w.primPath)])

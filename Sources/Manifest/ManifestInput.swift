@@ -31,14 +31,17 @@ public struct ManifestInput: Hashable, Sendable {
     /// The colour (sRGB hex) the model's untextured materials of each layer took, when the
     /// category palette was applied; layers not listed have none.
     public var layerPalette: [LayerID: UInt32]
+    /// The floor plan: its files, options and rooms; nil when no plan was asked for.
+    public var plan: PlanRecord?
 
     /// The input of one manifest; lists may be given in any order (the manifest sorts them).
     public init(
         layered: LayeredScene, generator: String = "crowdroom-transcode-worker", generatorVersion: String,
         versionId: String? = nil, roomId: String? = nil, inputs: [InputFile] = [], glb: Artifact,
         glbNodeIndex: [NodeIndex: Int], thumbnails: [Thumbnail] = [], redactions: [TextureSubstitution] = [],
-        stats: Stats, warnings: [SceneWarning] = [], layerPalette: [LayerID: UInt32] = [:]
+        stats: Stats, warnings: [SceneWarning] = [], layerPalette: [LayerID: UInt32] = [:], plan: PlanRecord? = nil
     ) {
+        self.plan = plan
         self.layerPalette = layerPalette
         self.layered = layered
         self.generator = generator

@@ -210,6 +210,23 @@ enum SampleRoom {
                 SceneWarning(
                     code: "LAYERING_SYNTHESIZED", message: "door has no USD element; geometry synthesized (0.9 × 2 m)",
                     primPath: "/Room/Parametric_grp/Arch_grp/Wall_0_grp"),
-            ])
+            ],
+            plan: PlanRecord(
+                files: [
+                    PlanRecord.File(path: "plan.svg", mediaType: "image/svg+xml", bytes: 14_197, sha256: glbSHA),
+                    PlanRecord.File(path: "plan.pdf", mediaType: "application/pdf", bytes: 17_671, sha256: jsonSHA),
+                    PlanRecord.File(path: "plan.dxf", mediaType: "image/vnd.dxf", bytes: 23_295, sha256: usdSHA),
+                ],
+                units: "metric", locale: "en", wallThickness: 0.1, sheets: 1, note: nil,
+                rooms: [
+                    RoomFigures(
+                        label: "livingRoom", name: "Living room", story: 0, area: 6, perimeter: 10, center: SIMD3(-0.8, 0, 0.4),
+                        polygonSource: "floor+split", elements: ["6EA34F07-2B1C-4E52-9A0F-3C1D2E4F5A60"],
+                        polygon: [SIMD2(-2, -1.5), SIMD2(0, -1.5), SIMD2(0, 1.5), SIMD2(-2, 1.5)]),
+                    RoomFigures(
+                        label: "diningRoom", name: "Dining room", story: 0, area: 6, perimeter: 10, center: SIMD3(0.6, 0, 0.5),
+                        polygonSource: "floor+split", elements: [],
+                        polygon: [SIMD2(0, -1.5), SIMD2(2, -1.5), SIMD2(2, 1.5), SIMD2(0, 1.5)]),
+                ]))
     }
 }

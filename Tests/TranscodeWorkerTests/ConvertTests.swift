@@ -54,7 +54,7 @@ import TestSupport
         for pair in Self.roomPlanPairs {
             let r = try TranscodePipeline.run(try input(usd: pair.usdz, json: pair.json))
             let thumbs = ["thumbs/hero.webp", "thumbs/card.webp"] + (0..<8).map { "thumbs/orbit-0\($0).webp" } + ["thumbs/plan.webp"]
-            #expect(r.files.map(\.path) == ["model.glb"] + thumbs + ["layer_manifest.json"])
+            #expect(r.files.map(\.path) == ["model.glb"] + thumbs + ["plan.svg", "plan.pdf", "plan.dxf", "layer_manifest.json"])
             let manifest = try #require(try JSONSerialization.jsonObject(with: Data(try file(r, "layer_manifest.json"))) as? [String: Any])
             let elements = try #require(manifest["elements"] as? [[String: Any]])
             let ids = elements.compactMap { $0["identifier"] as? String }
@@ -114,6 +114,8 @@ import TestSupport
         }
         var noThumbs = try input(usd: pair.usdz, json: pair.json)
         noThumbs.thumbnails = nil
+        #expect(try TranscodePipeline.run(noThumbs).files.map(\.path) == ["model.glb", "plan.svg", "plan.pdf", "plan.dxf", "layer_manifest.json"])
+        noThumbs.plan = nil
         #expect(try TranscodePipeline.run(noThumbs).files.map(\.path) == ["model.glb", "layer_manifest.json"])
     }
 

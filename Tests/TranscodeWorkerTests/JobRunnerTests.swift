@@ -223,7 +223,7 @@ struct JobRunnerTests {
         #expect(row["glb_path"] == job.outputPrefix + "model.glb")
         #expect(row["manifest_path"] == job.outputPrefix + "layer_manifest.json")
         #expect(row["thumbnail_path"] == job.outputPrefix + "thumbs/hero.webp")
-        #expect(row.int("manifest_schema_version") == 3)
+        #expect(row.int("manifest_schema_version") == 4)
         #expect(row.int("output_revision") == 1)
         let thumbs = try JSONSerialization.jsonObject(with: Data((row["thumbnail_paths"] ?? "[]").utf8)) as? [[String: Any]] ?? []
         #expect(thumbs.contains { $0["kind"] as? String == "hero" && ($0["width"] as? NSNumber)?.intValue == 1024 })
@@ -505,7 +505,7 @@ struct JobRunnerTests {
         let glb = try f.files.get(job.outputPrefix + "model.glb", maxBytes: 1 << 26)
         #expect((outputs["glb_bytes"] as? NSNumber)?.intValue == glb.count)
         #expect(outputs["glb_sha256"] as? String == Digest.hex(Digest.sha256(glb)))
-        #expect((outputs["manifest_schema_version"] as? NSNumber)?.intValue == 3)
+        #expect((outputs["manifest_schema_version"] as? NSNumber)?.intValue == 4)
         #expect(((outputs["layer_count"] as? NSNumber)?.intValue ?? 0) > 0)
         let thumbnails = outputs["thumbnails"] as? [[String: Any]] ?? []
         #expect(thumbnails.contains { $0["kind"] as? String == "plan" && ($0["path"] as? String)?.hasPrefix(job.outputPrefix) == true })

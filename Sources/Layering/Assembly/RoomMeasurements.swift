@@ -78,38 +78,6 @@ enum RoomMeasurements {
         return seen.allSatisfy { $0 }
     }
 
-    /// The polygon of walls chained end to end (nearest free end within `tolerance`), trying up to
-    /// 32 starting walls; nil when no chain of ≥ 3 walls closes.
-    static func wallLoop(_ walls: [WallSegment], tolerance: Double) -> [SIMD2<Double>]? {
-        guard walls.count >= 3, walls.count <= maxWalls else { return nil }
-        for start in 0..<min(walls.count, 32) {
-            var used = [Bool](repeating: false, count: walls.count)
-            used[start] = true
-            var vertices: [SIMD2<Double>] = []
-            var cur = walls[start].b
-            var count = 1
-            while count <= walls.count {
-                if count >= 3, Polygon2D.distance(cur, walls[start].a) <= tolerance {
-                    vertices.append((cur + walls[start].a) / 2)
-                    return vertices
-                }
-                var best: (d: Double, j: Int, near: SIMD2<Double>, far: SIMD2<Double>)?
-                for j in walls.indices where !used[j] {
-                    for (near, far) in [(walls[j].a, walls[j].b), (walls[j].b, walls[j].a)] {
-                        let d = Polygon2D.distance(cur, near)
-                        if d <= tolerance, best == nil || d < best!.d { best = (d, j, near, far) }
-                    }
-                }
-                guard let step = best else { break }
-                used[step.j] = true
-                vertices.append((cur + step.near) / 2)
-                cur = step.far
-                count += 1
-            }
-        }
-        return nil
-    }
-
     static func median(_ values: [Double]) -> Double? {
         let v = values.filter { $0.isFinite }.sorted()
         guard !v.isEmpty else { return nil }
@@ -152,7 +120,7 @@ enum RoomMeasurements {
             m.perimeter = perimeter
             m.floorAreaSource = "floor"
         } else if !segments.isEmpty {
-            let polygon = wallLoop(segments, tolerance: options.wallClosureTolerance)
+            let polygon = WallLoop.polygon(segments.map { ($0.a, $0.b) }, tolerance: options.wallClosureTolerance, maxWalls: maxWalls)
                 ?? Polygon2D.convexHull(segments.flatMap { [$0.a, $0.b] })
             if polygon.count >= 3 {
                 m.floorArea = abs(Polygon2D.signedArea(polygon))

@@ -163,6 +163,16 @@ public enum Thumbnailer {
         )
     }
 
+    /// Encodes RGBA8 pixels (rows top to bottom, alpha ignored) as lossy WebP the way thumbnails
+    /// are encoded, for images drawn elsewhere (the vector plan's raster). Throws
+    /// `ThumbnailerError` `THUMB_WEBP_FAILED` when libwebp refuses.
+    public static func encodeWebP(rgba: [UInt8], width: Int, height: Int, quality: Float, method: Int = 2) throws(ThumbnailerError) -> [UInt8] {
+        guard let bytes = WebPCodec.encode(rgba: rgba, width: width, height: height, quality: quality, method: method) else {
+            throw ThumbnailerError(code: ThumbnailerError.webpFailed, message: "WebP encoding of a \(width)×\(height) image failed")
+        }
+        return bytes
+    }
+
     /// Decodes a WebP file to RGBA8 through libwebp (for tests and utilities); nil when invalid.
     public static func decodeWebP(_ bytes: [UInt8]) -> ThumbnailImage? {
         guard let d = WebPCodec.decode(bytes) else { return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import FloorPlan
 import Thumbnailer
 import USDParse
 import GLBWriter
@@ -11,12 +12,18 @@ struct ConvertCommand {
         USAGE: transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR]
                                         [--no-thumbnails] [--views LIST] [--thumb-size SIZE] [--webp-quality Q]
                                         [--glb-compression meshopt|none] [--texture-format webp|original]
-                                        [--max-texture-size N] [--materials palette|source] [--report] [--json]
+                                        [--max-texture-size N] [--materials palette|source]
+                                        [--units metric|imperial] [--locale en|zh-Hans] [--wall-thickness M]
+                                        [--no-plan] [--report] [--json]
 
         Converts a room scan into a layered glTF binary and its manifest, written atomically into DIR:
           DIR/model.glb             one glTF 2.0 binary: a node per layer, a child node per element
           DIR/thumbs/*.webp         hero.webp (1024×768), card.webp (512×384), orbit-00 … orbit-07.webp
-                                    (768×576, every 45°), plan.webp (1024×1024 top-down floor plan)
+                                    (768×576, every 45°), plan.webp (1024×1024, the floor plan below)
+          DIR/plan.svg, plan.pdf    rooms only: the dimensioned, labelled floor plan, one sheet or page
+                                    per story (SVG with real text; PDF through cairo)
+          DIR/plan.dxf              rooms only: the plan for CAD (AutoCAD 2000, metres, a layer per
+                                    story and kind)
           DIR/report.html           with --report: one self-contained page for people (grade, metrics,
                                     views, layers, elements, warnings, files)
           DIR/layer_manifest.json   layers, elements, sections, metrics, quality grade, thumbnails
@@ -45,6 +52,13 @@ struct ConvertCommand {
           --max-texture-size N      Longest texture side in the model, 16…16383 pixels (default 2048).
           --materials STYLE         palette (default): in room scans, untextured materials take their
                                     category's colour, as in the thumbnails. source: the scan's own.
+          --units SYSTEM            metric (default: metres to the centimetre, m²) or imperial (feet and
+                                    inches to the quarter inch, sq ft) for the plan's labels.
+          --locale LANG             en (default) or zh-Hans: the plan's room and object names and title.
+          --wall-thickness M        Drawn wall thickness in metres, centred on the scanned wall
+                                    (default 0.10).
+          --no-plan                 Write no plan.svg, plan.pdf or plan.dxf (the plan thumbnail is then
+                                    the rendered top-down view).
           --report                  Also write DIR/report.html: the inputs, quality grade, metrics, the
                                     hero, plan and orbit views, layers, elements, warnings and files on
                                     one HTML page with the images embedded (no external files).
@@ -64,6 +78,7 @@ struct ConvertCommand {
     var textureFormat = PipelineInput.TextureFormat.webp
     var maxTextureSize = 2048
     var materials = PipelineInput.MaterialStyle.palette
+    var plan: PlanOptions? = PlanOptions()
 
     init(_ args: [String]) throws {
         var it = args.makeIterator()
@@ -111,6 +126,16 @@ struct ConvertCommand {
                 let v = try value(a)
                 guard let mode = GLBCompression(rawValue: v) else { throw UsageError("--glb-compression needs meshopt or none") }
                 glbCompression = mode
+            case "--units":
+                guard let u = PlanUnits(rawValue: try value(a)) else { throw UsageError("--units needs metric or imperial") }
+                plan?.units = u
+            case "--locale":
+                guard let l = PlanLocale(rawValue: try value(a)) else { throw UsageError("--locale needs en or zh-Hans") }
+                plan?.locale = l
+            case "--wall-thickness":
+                guard let t = Double(try value(a)), t.isFinite, t > 0, t < 1 else { throw UsageError("--wall-thickness needs metres in (0, 1)") }
+                plan?.wallThickness = t
+            case "--no-plan": plan = nil
             case "--webp-quality":
                 guard let q = Float(try value(a)), q >= 0, q <= 100 else { throw UsageError("--webp-quality needs 0…100") }
                 thumbnails?.webpQuality = q
@@ -133,6 +158,7 @@ struct ConvertCommand {
         pipelineInput.textureFormat = textureFormat
         pipelineInput.maxTextureSize = maxTextureSize
         pipelineInput.materials = materials
+        pipelineInput.plan = plan
         do {
             let name = (input as NSString).lastPathComponent
             let isJSON = input.lowercased().hasSuffix(".json")

@@ -1,4 +1,5 @@
 import Foundation
+import FloorPlan
 import GLBWriter
 import Thumbnailer
 import USDParse
@@ -22,7 +23,8 @@ struct JobExecCommand {
         USAGE: transcode-worker job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR] [--redaction-regions FILE]
                                          [--version-id ID] [--room-id ID] [--memory-mb N] [--cpu-seconds N]
                                          [--parent-pid PID] [--no-thumbnails] [--glb-compression meshopt|none]
-                                         [--texture-format webp|original]
+                                         [--texture-format webp|original] [--units metric|imperial]
+                                         [--locale en|zh-Hans]
 
         Runs the conversion of one queued job attempt; the worker starts it as a child process for
         every attempt and reads its standard output. It is not meant to be run by hand.
@@ -50,6 +52,10 @@ struct JobExecCommand {
           --glb-compression MODE    meshopt (default) or none, as for convert (the worker passes
                                     TRANSCODE_GLB_COMPRESSION).
           --texture-format FORMAT   webp (default) or original, as for convert (TRANSCODE_TEXTURE_FORMAT).
+          --units SYSTEM            metric (default) or imperial: the plan's labels (the version's
+                                    plan_units, else TRANSCODE_PLAN_UNITS).
+          --locale LANG             en (default) or zh-Hans: the plan's words (the version's
+                                    plan_locale, else TRANSCODE_PLAN_LOCALE).
 
         OUTPUT (one JSON object per line on standard output):
           {"event":"phase","phase":"parsing"}          as each phase starts (parsing, layering, writing,
@@ -73,6 +79,7 @@ struct JobExecCommand {
     var thumbnails = true
     var glbCompression = GLBCompression.meshopt
     var textureFormat = PipelineInput.TextureFormat.webp
+    var plan = PlanOptions()
 
     init(_ args: [String]) throws {
         var it = args.makeIterator()
@@ -103,6 +110,12 @@ struct JobExecCommand {
             case "--texture-format":
                 guard let f = PipelineInput.TextureFormat(rawValue: try value(a)) else { throw UsageError("--texture-format needs webp or original") }
                 textureFormat = f
+            case "--units":
+                guard let u = PlanUnits(rawValue: try value(a)) else { throw UsageError("--units needs metric or imperial") }
+                plan.units = u
+            case "--locale":
+                guard let l = PlanLocale(rawValue: try value(a)) else { throw UsageError("--locale needs en or zh-Hans") }
+                plan.locale = l
             case "-h", "--help": throw UsageError.helpRequested
             default: throw UsageError("unknown argument \(a)")
             }
@@ -140,6 +153,7 @@ struct JobExecCommand {
                                   thumbnails: thumbnails ? ThumbnailOptions() : nil)
         input.glbCompression = glbCompression
         input.textureFormat = textureFormat
+        input.plan = plan
         do {
             if let usd {
                 let dir = (usd as NSString).deletingLastPathComponent

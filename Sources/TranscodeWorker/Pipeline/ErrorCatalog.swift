@@ -91,6 +91,7 @@ public enum ErrorCatalog {
         entry("THUMB_EMPTY_SCENE", "Thumbnailer", false, "nothing drawable: no finite triangles"),
         entry("THUMB_WEBP_FAILED", "Thumbnailer", false, "libwebp refused to encode a frame"),
         entry("THUMB_INVALID_OPTIONS", "Thumbnailer", false, "no view was requested"),
+        entry("PLAN_RENDER_FAILED", "FloorPlan", false, "cairo or libwebp could not draw or encode the floor plan"),
     ]
 
     static let composer: [Entry] = [

@@ -1,3 +1,4 @@
+import FloorPlan
 import Thumbnailer
 import USDParse
 import GLBWriter
@@ -53,6 +54,9 @@ public struct PipelineInput: Sendable {
     /// The model's colours: `.palette` (default; untextured RoomPlan materials take their
     /// category's colour, as the thumbnails do) or `.source` (the scan's own materials).
     public var materials: MaterialStyle = .palette
+    /// The vector floor plan (`plan.svg`, `plan.pdf`, `plan.dxf`, and `thumbs/plan.webp` drawn from
+    /// it): units, language and wall thickness; nil writes no plan files.
+    public var plan: PlanOptions? = PlanOptions()
 
     /// How the model embeds textures.
     public enum TextureFormat: String, Sendable, CaseIterable {

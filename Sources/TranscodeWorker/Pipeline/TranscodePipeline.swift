@@ -126,6 +126,19 @@ public enum TranscodePipeline {
                 }
             }
         }
+        // The floor plan (rooms only), and its raster as the plan thumbnail.
+        var plan = PlanOutputs()
+        if let planOptions = input.plan {
+            let planView = views.firstIndex { $0.kind == .plan }
+            let size = planView.map { (views[$0].width, views[$0].height, input.thumbnails?.webpQuality ?? 80) }
+            plan = try phase("plan") { () throws(PipelineError) -> PlanOutputs in
+                try Self.drawPlan(layered, options: planOptions, thumbnail: size)
+            }
+            if let i = planView, let t = plan.thumbnail {
+                views[i].webp = t.webp
+                views[i].camera = t.camera
+            }
+        }
         let thumbnails = views.map { v in
             Thumbnail(kind: v.kind.rawValue, path: v.path, width: v.width, height: v.height, bytes: v.webp.count,
                       camera: v.camera)
@@ -147,13 +160,22 @@ public enum TranscodePipeline {
             compression: glb.compression.rawValue, extensionsRequired: glb.extensionsRequired)
         let stats = Stats(meshes: glb.meshCount, triangles: glb.triangleCount, vertices: glb.vertexCount,
                           materials: glb.materialCount, textures: glb.textureCount, glbBytes: glb.bytes.count)
+        let planRecord = input.plan.map { options in
+            PlanRecord(
+                files: plan.files.map { f in
+                    PlanRecord.File(path: f.path, mediaType: Self.planMediaTypes[f.path] ?? "application/octet-stream",
+                                    bytes: f.bytes.count, sha256: Digest.hex(Digest.sha256(f.bytes)))
+                },
+                units: options.units.rawValue, locale: options.locale.rawValue, wallThickness: options.wallThickness,
+                sheets: plan.stories, note: plan.note, rooms: plan.rooms)
+        }
         let manifestWarnings = warnings
         let manifest = try phase("manifest") {
             try ManifestBuilder.build(ManifestInput(
                 layered: layered, generator: generatorName, generatorVersion: generatorVersion,
                 versionId: input.versionId, roomId: input.roomId, inputs: inputs, glb: glbArtifact,
                 glbNodeIndex: glb.nodeIndex, thumbnails: thumbnails, redactions: redactions, stats: stats,
-                warnings: manifestWarnings, layerPalette: layerPalette))
+                warnings: manifestWarnings, layerPalette: layerPalette, plan: planRecord))
         }
 
         let summary = PipelineSummary(
@@ -167,7 +189,7 @@ public enum TranscodePipeline {
             manifestSchemaVersion: ManifestBuilder.schemaVersion,
             thumbnails: thumbnails.map { ($0.path, $0.kind, $0.width, $0.height) })
         let files: [(path: String, bytes: [UInt8])] =
-            [("model.glb", glb.bytes)] + views.map { ($0.path, $0.webp) } + [("layer_manifest.json", manifest)]
+            [("model.glb", glb.bytes)] + views.map { ($0.path, $0.webp) } + plan.files + [("layer_manifest.json", manifest)]
         return PipelineResult(files: files, summary: summary)
     }
 

@@ -10,7 +10,8 @@ extension JobAttempt {
     ///
     /// Rules: a reported path is relative, inside `out/`, made of plain components (no empty,
     /// `.` or `..` component, no NUL); its name is one the pipeline writes (`model.glb`,
-    /// `layer_manifest.json`, `thumbs/<name>.webp` with `<name>` of `[a-z0-9-]`); no path is
+    /// `layer_manifest.json`, `plan.svg` (which must pass `SVGSafety`), `plan.pdf`, `plan.dxf`,
+    /// `thumbs/<name>.webp` with `<name>` of `[a-z0-9-]`); no path is
     /// reported twice. Each file is opened component by component from the work directory's
     /// descriptor with `O_NOFOLLOW` (a symbolic link anywhere along the path is refused, with no
     /// check-then-open race), must be a regular file with one link, and at most `maxFileBytes`;
@@ -56,7 +57,7 @@ extension JobAttempt {
 
         /// True when `path` is a name the pipeline writes.
         static func isAllowedName(_ path: String) -> Bool {
-            if path == "model.glb" || path == "layer_manifest.json" { return true }
+            if ["model.glb", "layer_manifest.json", "plan.svg", "plan.pdf", "plan.dxf"].contains(path) { return true }
             guard path.hasPrefix("thumbs/"), path.hasSuffix(".webp") else { return false }
             let stem = path.utf8.dropFirst("thumbs/".count).dropLast(".webp".count)
             return (1...64).contains(stem.count) && stem.first != UInt8(ascii: "-")
@@ -85,6 +86,10 @@ extension JobAttempt {
                 Glibc.close(fd)
                 guard size == f.bytes else {
                     throw Self.violation("\(f.path) is \(size) bytes, not the \(f.bytes) reported", phase: phase)
+                }
+                // Browsers run what an SVG may hold: only the plain drawing is published.
+                if f.path == "plan.svg", let problem = SVGSafety.problem(try read(f.path, phase: phase)) {
+                    throw Self.violation("plan.svg is not a plain drawing (\(problem))", phase: phase)
                 }
             }
         }

@@ -141,6 +141,9 @@ extension JobAttempt {
         if lower.hasSuffix(".glb") { return "model/gltf-binary" }
         if lower.hasSuffix(".webp") { return "image/webp" }
         if lower.hasSuffix(".json") { return "application/json" }
+        if lower.hasSuffix(".svg") { return "image/svg+xml" }
+        if lower.hasSuffix(".pdf") { return "application/pdf" }
+        if lower.hasSuffix(".dxf") { return "image/vnd.dxf" }
         if lower.hasSuffix(".html") { return "text/html; charset=utf-8" }
         return "application/octet-stream"
     }

@@ -12,13 +12,13 @@ public enum JobStep: String, Sendable, CaseIterable {
     case rescue
 
     /// The pipeline's own phase names folded onto the steps: `reading` belongs to parsing,
-    /// `writing` to layering, `manifest` and `report` to preview. A name the pipeline does not use
+    /// `writing` to layering, `plan`, `manifest` and `report` to preview. A name the pipeline does not use
     /// (a broken child) counts as parsing, where the child starts.
     public init(pipelinePhase: String) {
         switch pipelinePhase {
         case "reading", "parsing": self = .parsing
         case "layering", "writing": self = .layering
-        case "preview", "manifest", "report": self = .preview
+        case "preview", "plan", "manifest", "report": self = .preview
         default: self = JobStep(rawValue: pipelinePhase) ?? .parsing
         }
     }

@@ -1,0 +1,109 @@
+import SceneModel
+
+/// A wall, door, window or opening seen from above: a segment in world XZ (metres).
+struct PlanSegment: Sendable {
+    var identifier: String
+    var category: ElementCategory
+    var a: SIMD2<Double>
+    var b: SIMD2<Double>
+    /// RoomPlan's width of the element (the segment's length), metres.
+    var length: Double
+    var host: String?
+    var story: Int
+
+    var mid: SIMD2<Double> { (a + b) / 2 }
+    var direction: SIMD2<Double> {
+        let d = b - a
+        let l = (d * d).sum().squareRoot()
+        return l > 1e-12 ? d / l : SIMD2(1, 0)
+    }
+}
+
+/// An object's footprint: a box seen from above.
+struct PlanFootprint: Sendable {
+    var identifier: String
+    var category: ElementCategory
+    var centre: SIMD2<Double>
+    /// Unit vector of the box's width axis.
+    var axis: SIMD2<Double>
+    var halfWidth: Double
+    var halfDepth: Double
+    var story: Int
+
+    var corners: [SIMD2<Double>] {
+        let v = SIMD2(-axis.y, axis.x)
+        return [centre - axis * halfWidth - v * halfDepth, centre + axis * halfWidth - v * halfDepth,
+                centre + axis * halfWidth + v * halfDepth, centre - axis * halfWidth + v * halfDepth]
+    }
+}
+
+/// The elements of a room that a plan draws, per story, taken from the element semantics
+/// (category, transform, RoomPlan dimensions, floor polygons). Elements without dimensions or
+/// with non-finite numbers are left out.
+struct PlanGeometry: Sendable {
+    var walls: [PlanSegment] = []
+    var openings: [PlanSegment] = []
+    var objects: [PlanFootprint] = []
+    /// Floor polygons in world XZ, counter-clockwise.
+    var floors: [(story: Int, polygon: [SIMD2<Double>])] = []
+    var stories: [Int] = []
+
+    /// Room-scale limits: a plan covers at most 200 m each way and at most this many elements.
+    static let maxExtent = 200.0
+    static let maxElements = 20_000
+
+    init(_ layered: LayeredScene) {
+        var storySet = Set<Int>()
+        var world: [Matrix4]?
+        for e in layered.elements.prefix(Self.maxElements) {
+            let story = e.story ?? 0
+            let m = e.transform
+            let centre3 = m.transformPoint(.zero)
+            let centre = SIMD2(centre3.x, centre3.z)
+            guard centre.x.isFinite, centre.y.isFinite, abs(centre.x) < Self.maxExtent, abs(centre.y) < Self.maxExtent else { continue }
+            if e.category == .floor {
+                var pts = e.polygonCorners.map { p -> SIMD2<Double> in
+                    let w = m.transformPoint(p)
+                    return SIMD2(w.x, w.z)
+                }
+                if pts.count < 3 {
+                    // A floor with a mesh but no polygon: the outline of its triangles.
+                    if world == nil { world = layered.scene.worldTransforms() }
+                    pts = FloorOutline.polygon(layered, node: e.node, world: world!) ?? []
+                }
+                if pts.count >= 3, pts.allSatisfy({ $0.x.isFinite && $0.y.isFinite }), abs(Polygon2D.signedArea(pts)) > 1e-6 {
+                    floors.append((story, Polygon2D.signedArea(pts) < 0 ? pts.reversed() : pts))
+                    storySet.insert(story)
+                }
+                continue
+            }
+            guard let d = e.dimensions, d.x.isFinite, d.z.isFinite, d.x >= 0, d.x < Self.maxExtent, d.z < Self.maxExtent else { continue }
+            let x3 = m.transformVector(SIMD3(1, 0, 0))
+            var axis = SIMD2(x3.x, x3.z)
+            let len = (axis * axis).sum().squareRoot()
+            guard len.isFinite, len > 1e-6 else { continue }
+            axis /= len
+            switch e.category {
+            case .wall, .door, .window, .opening:
+                guard d.x > 0.01 else { continue }
+                let seg = PlanSegment(identifier: e.identifier, category: e.category, a: centre - axis * d.x / 2,
+                                      b: centre + axis * d.x / 2, length: d.x, host: e.parentIdentifier, story: story)
+                if e.category == .wall { walls.append(seg) } else { openings.append(seg) }
+                storySet.insert(story)
+            default:
+                guard e.category != .unclassified, d.x > 0.01, d.z > 0.01 else { continue }
+                objects.append(PlanFootprint(identifier: e.identifier, category: e.category, centre: centre, axis: axis,
+                                             halfWidth: d.x / 2, halfDepth: d.z / 2, story: story))
+            }
+        }
+        stories = storySet.sorted()
+    }
+
+    /// True when there is something to draw a plan of: at least one wall.
+    var isRoom: Bool { !walls.isEmpty }
+
+    func walls(story: Int) -> [PlanSegment] { walls.filter { $0.story == story } }
+    func openings(story: Int) -> [PlanSegment] { openings.filter { $0.story == story } }
+    func objects(story: Int) -> [PlanFootprint] { objects.filter { $0.story == story } }
+    func floors(story: Int) -> [[SIMD2<Double>]] { floors.filter { $0.story == story }.map(\.polygon) }
+}

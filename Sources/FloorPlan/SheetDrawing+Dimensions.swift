@@ -1,0 +1,60 @@
+import SceneModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension SheetDrawing {
+    /// Dimension lines: one per wall of at least `minimumDimensionedWall`, outside the room and
+    /// parallel to the wall, labelled with RoomPlan's wall length; then the overall width and depth
+    /// along the direction of the longest wall.
+    mutating func drawDimensions(outline: [SIMD2<Double>]?) {
+        let h = options.wallThickness / 2
+        let walls = geometry.walls(story: sheet.story)
+        for w in walls where w.length >= options.minimumDimensionedWall {
+            let u = w.direction
+            var out = -inward(w.mid, SIMD2(-u.y, u.x))
+            // Outside a narrow recess the line would collide with the wall opposite: draw it inside.
+            let line = w.mid + out * (h + 0.32)
+            if walls.contains(where: { $0.identifier != w.identifier && RoomPartition.distance(line, $0.a, $0.b) < 0.6 }) {
+                out = -out
+            }
+            dimension(from: w.a, to: w.b, outward: out, offset: h + 0.32, start: h + 0.04, metres: w.length)
+        }
+        guard let longest = walls.max(by: { ($0.length, $1.identifier) < ($1.length, $0.identifier) }) else { return }
+        // Overall extents in the frame of the longest wall.
+        let ax = longest.direction, ay = SIMD2(-ax.y, ax.x)
+        let pts = walls.flatMap { [$0.a, $0.b] } + (outline ?? [])
+        let xs = pts.map { ($0 * ax).sum() }, ys = pts.map { ($0 * ay).sum() }
+        guard let x0 = xs.min(), let x1 = xs.max(), let y0 = ys.min(), let y1 = ys.max(), x1 - x0 > 0.01, y1 - y0 > 0.01 else { return }
+        func world(_ x: Double, _ y: Double) -> SIMD2<Double> { ax * x + ay * y }
+        // Width below the room (on the +ay side), depth beside it (on the +ax side).
+        dimension(from: world(x0, y1), to: world(x1, y1), outward: ay, offset: h + 0.95, start: h + 0.1,
+                  metres: x1 - x0)
+        dimension(from: world(x1, y0), to: world(x1, y1), outward: ax, offset: h + 0.95, start: h + 0.1,
+                  metres: y1 - y0)
+    }
+
+    /// A dimension between world points `a` and `b`, drawn `offset` metres along `outward`:
+    /// extension lines from `start` metres out, the dimension line with slashed ends, and the text
+    /// centred above the line, upright.
+    mutating func dimension(from a: SIMD2<Double>, to b: SIMD2<Double>, outward: SIMD2<Double>, offset: Double, start: Double, metres: Double) {
+        let text = format.length(metres)
+        let da = a + outward * offset, db = b + outward * offset
+        for (end, line) in [(a, da), (b, db)] {
+            add(.line(p(end + outward * start), p(line + outward * 0.08), width: 0.13, colour: PlanColours.dimension, layer: .dimensions))
+        }
+        add(.line(p(da), p(db), width: 0.18, colour: PlanColours.dimension, layer: .dimensions))
+        let u = Polygon2D.distance(a, b) > 1e-9 ? (b - a) / Polygon2D.distance(a, b) : SIMD2(1, 0)
+        let slash = (u + outward) / 2.squareRoot() * (1.1 / mm)
+        for q in [da, db] {
+            add(.line(p(q - slash), p(q + slash), width: 0.3, colour: PlanColours.dimension, layer: .dimensions))
+        }
+        let size = 2.3
+        let mid = p((da + db) / 2) + outward * (size * 0.85)
+        add(.text(text, at: mid, size: size, angle: Self.upright(atan2(u.y, u.x)), colour: PlanColours.dimension, bold: false,
+                  role: .dimension(metres: metres), layer: .dimensions))
+    }
+}

@@ -1,0 +1,157 @@
+import SceneModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Draws one story onto its sheet, item by item, in paper millimetres.
+struct SheetDrawing {
+    var sheet: PlanSheet
+    let geometry: PlanGeometry
+    let options: PlanOptions
+    let format: MeasureFormatter
+    let vocabulary: PlanVocabulary
+
+    /// Paper millimetres per metre.
+    var mm: Double { 1000 / sheet.scale }
+    func p(_ world: SIMD2<Double>) -> SIMD2<Double> { sheet.paper(world) }
+
+    mutating func add(_ item: PlanItem) { sheet.items.append(item) }
+
+    /// An estimate of a text's width in millimetres (for deciding whether a label fits): CJK
+    /// characters are about one em wide, others about 0.58 em.
+    static func textWidth(_ s: String, size: Double) -> Double {
+        s.unicodeScalars.reduce(0) { $0 + ($1.value >= 0x2E80 ? 1.0 : 0.58) } * size
+    }
+
+    /// An angle kept readable: text never upside down.
+    static func upright(_ angle: Double) -> Double {
+        var a = angle
+        while a > Double.pi / 2 + 1e-9 { a -= Double.pi }
+        while a <= -Double.pi / 2 + 1e-9 { a += Double.pi }
+        return a
+    }
+
+    mutating func drawFloor(_ rooms: [RoomFigures], outlines: [RoomPartition.Outline]) {
+        for o in outlines {
+            add(.polygon(o.polygon.map(p), fill: PlanColours.floor, stroke: nil, strokeWidth: 0, layer: .floor))
+        }
+        // Boundaries drawn between rooms that share one floor (split along the halfway lines).
+        for r in rooms where r.polygonSource.hasSuffix("+split") {
+            add(.polygon(r.polygon.map(p), fill: nil, stroke: PlanColours.opening, strokeWidth: 0.18, layer: .floor))
+        }
+    }
+
+    mutating func drawObjects() {
+        let objects = geometry.objects(story: sheet.story).sorted { ($0.halfWidth * $0.halfDepth, $0.identifier) > ($1.halfWidth * $1.halfDepth, $1.identifier) }
+        for o in objects {
+            let colour = CategoryPalette.object(o.category)
+            add(.polygon(o.corners.map(p), fill: Self.lighten(colour, 0.45), stroke: Self.darken(colour, 0.55),
+                         strokeWidth: 0.25, layer: .furniture))
+        }
+        for o in objects {
+            let name = vocabulary.category(o.category.rawValue)
+            let size = 2.0
+            let long = 2 * max(o.halfWidth, o.halfDepth) * mm, short = 2 * min(o.halfWidth, o.halfDepth) * mm
+            guard Self.textWidth(name, size: size) <= long * 0.9, size * 1.2 <= short else { continue }
+            let axis = o.halfWidth >= o.halfDepth ? o.axis : SIMD2(-o.axis.y, o.axis.x)
+            add(.text(name, at: p(o.centre), size: size, angle: Self.upright(atan2(axis.y, axis.x)), colour: PlanColours.text,
+                      bold: false, role: .objectName, layer: .text))
+        }
+    }
+
+    mutating func drawRoomLabels(_ rooms: [RoomFigures]) {
+        for r in rooms {
+            let at: SIMD2<Double>
+            if let c = r.center, RoomPartition.contains(r.polygon, SIMD2(c.x, c.z)) {
+                at = SIMD2(c.x, c.z)
+            } else {
+                at = Self.centroid(r.polygon)
+            }
+            let q = freeSpot(near: p(at), size: SIMD2(max(Self.textWidth(r.name, size: 3.6), Self.textWidth(format.area(r.area), size: 2.8)), 10),
+                             inside: r.polygon.map(p))
+            add(.text(r.name, at: q - SIMD2(0, 2.4), size: 3.6, angle: 0, colour: PlanColours.roomText, bold: true, role: .roomName, layer: .text))
+            add(.text(format.area(r.area), at: q + SIMD2(0, 2.4), size: 2.8, angle: 0, colour: PlanColours.roomText, bold: false,
+                      role: .roomArea(squareMetres: r.area), layer: .text))
+        }
+    }
+
+    /// Title above the drawing, scale bar with the drawing scale below its left edge, and the
+    /// wall-thickness note below its right edge.
+    mutating func drawFrame() {
+        let left = sheet.contentMin.x + 4, right = sheet.contentMax.x - 4
+        add(.text(sheet.title, at: SIMD2((left + right) / 2, sheet.contentMin.y + 6), size: 4.2, angle: 0, colour: PlanColours.text,
+                  bold: true, role: .title, layer: .text))
+        let y = sheet.contentMax.y - 6
+        let x0 = left
+        let bar = format.scaleBar(maxMetres: min(60, (right - left) / 3) / mm)
+        let length = bar.metres * mm
+        let blocks = 4
+        for k in 0..<blocks {
+            let a = x0 + length * Double(k) / Double(blocks), b = x0 + length * Double(k + 1) / Double(blocks)
+            add(.polygon([SIMD2(a, y), SIMD2(b, y), SIMD2(b, y + 1.6), SIMD2(a, y + 1.6)],
+                         fill: k % 2 == 0 ? PlanColours.text : PlanColours.paper, stroke: PlanColours.text, strokeWidth: 0.2,
+                         layer: .dimensions))
+        }
+        add(.text("0", at: SIMD2(x0, y - 2.2), size: 2.4, angle: 0, colour: PlanColours.text, bold: false, role: .note, layer: .text))
+        add(.text(bar.label, at: SIMD2(x0 + length, y - 2.2), size: 2.4, angle: 0, colour: PlanColours.text, bold: false, role: .note,
+                  layer: .text))
+        let scaleText = "1:\(Int(sheet.scale))"
+        add(.text(scaleText, at: SIMD2(x0 + length + 4 + Self.textWidth(scaleText, size: 2.6) / 2, y + 0.8), size: 2.6, angle: 0,
+                  colour: PlanColours.text, bold: false, role: .note, layer: .text))
+        let note = vocabulary.wallNote(options.units == .metric
+            ? "\(Int((options.wallThickness * 100).rounded())) cm" : format.length(options.wallThickness))
+        add(.text(note, at: SIMD2(right - Self.textWidth(note, size: 2.0) / 2, y + 4.6), size: 2.0,
+                  angle: 0, colour: PlanColours.dimension, bold: false, role: .note, layer: .text))
+    }
+
+    /// The point nearest `anchor` (paper mm) where a label box of `size` stays inside `polygon`
+    /// and clear of every object footprint, searched on rings 2 mm apart; `anchor` when none is.
+    func freeSpot(near anchor: SIMD2<Double>, size: SIMD2<Double>, inside polygon: [SIMD2<Double>]) -> SIMD2<Double> {
+        let boxes = geometry.objects(story: sheet.story).map { o -> (SIMD2<Double>, SIMD2<Double>) in
+            let c = o.corners.map(p)
+            return (c.reduce(c[0], pointwiseMin), c.reduce(c[0], pointwiseMax))
+        }
+        func fits(_ q: SIMD2<Double>) -> Bool {
+            let lo = q - size / 2, hi = q + size / 2
+            let corners = [lo, SIMD2(hi.x, lo.y), hi, SIMD2(lo.x, hi.y)]
+            guard corners.allSatisfy({ RoomPartition.contains(polygon, $0) }) else { return false }
+            return !boxes.contains { b in lo.x < b.1.x && hi.x > b.0.x && lo.y < b.1.y && hi.y > b.0.y }
+        }
+        if fits(anchor) { return anchor }
+        for ring in 1...40 {
+            let r = Double(ring) * 2
+            let steps = 8 * ring
+            for k in 0..<steps {
+                let t = Double(k) / Double(steps) * 2 * Double.pi
+                let q = anchor + SIMD2(cosine(t), sine(t)) * r
+                if fits(q) { return q }
+            }
+        }
+        return anchor
+    }
+
+    static func centroid(_ polygon: [SIMD2<Double>]) -> SIMD2<Double> {
+        let a = Polygon2D.signedArea(polygon)
+        guard abs(a) > 1e-9 else { return polygon.reduce(.zero, +) / Double(max(polygon.count, 1)) }
+        var c = SIMD2<Double>.zero
+        for i in polygon.indices {
+            let p = polygon[i], q = polygon[(i + 1) % polygon.count]
+            c += (p + q) * (p.x * q.y - q.x * p.y)
+        }
+        return c / (6 * a)
+    }
+
+    static func lighten(_ c: UInt32, _ t: Double) -> UInt32 { mix(c, 0xFFFFFF, t) }
+    static func darken(_ c: UInt32, _ t: Double) -> UInt32 { mix(c, 0x000000, 1 - t) }
+    static func mix(_ a: UInt32, _ b: UInt32, _ t: Double) -> UInt32 {
+        var out: UInt32 = 0
+        for shift in [16, 8, 0] as [UInt32] {
+            let x = Double((a >> shift) & 0xFF), y = Double((b >> shift) & 0xFF)
+            out |= UInt32((x + (y - x) * t).rounded()) << shift
+        }
+        return out
+    }
+}

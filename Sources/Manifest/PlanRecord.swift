@@ -1,0 +1,44 @@
+import SceneModel
+
+/// The floor plan as the manifest records it: the files written (none for an input that is not a
+/// room, with `note` saying why), how they were drawn, and the measured rooms.
+public struct PlanRecord: Hashable, Sendable {
+    /// One written plan file.
+    public struct File: Hashable, Sendable {
+        /// Relative to the manifest: `plan.svg`, `plan.pdf` or `plan.dxf`.
+        public var path: String
+        public var mediaType: String
+        public var bytes: Int
+        /// 64 hex digits.
+        public var sha256: String
+        public init(path: String, mediaType: String, bytes: Int, sha256: String) {
+            self.path = path
+            self.mediaType = mediaType
+            self.bytes = bytes
+            self.sha256 = sha256
+        }
+    }
+
+    public var files: [File]
+    /// `metric` or `imperial`.
+    public var units: String
+    /// `en` or `zh-Hans`.
+    public var locale: String
+    /// Drawn wall thickness, metres.
+    public var wallThickness: Double
+    /// Sheets (PDF pages, SVG story groups), one per story with walls.
+    public var sheets: Int
+    /// Why no plan was drawn; nil when files were written.
+    public var note: String?
+    public var rooms: [RoomFigures]
+
+    public init(files: [File], units: String, locale: String, wallThickness: Double, sheets: Int, note: String?, rooms: [RoomFigures]) {
+        self.files = files
+        self.units = units
+        self.locale = locale
+        self.wallThickness = wallThickness
+        self.sheets = sheets
+        self.note = note
+        self.rooms = rooms
+    }
+}
