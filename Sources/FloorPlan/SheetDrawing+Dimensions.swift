@@ -8,8 +8,9 @@ import Darwin
 
 extension SheetDrawing {
     /// Dimension lines: one per wall of at least `minimumDimensionedWall`, outside the room and
-    /// parallel to the wall, labelled with RoomPlan's wall length; then the overall width and depth
-    /// along the direction of the longest wall.
+    /// parallel to the wall, labelled with RoomPlan's wall length (drawn inside instead when a wall
+    /// faces it within 0.6 m outside, as in a narrow recess); then the overall width and depth along
+    /// the direction of the longest wall, unless a single wall spans them.
     mutating func drawDimensions(outline: [SIMD2<Double>]?) {
         let h = options.wallThickness / 2
         let walls = geometry.walls(story: sheet.story)
@@ -30,11 +31,17 @@ extension SheetDrawing {
         let xs = pts.map { ($0 * ax).sum() }, ys = pts.map { ($0 * ay).sum() }
         guard let x0 = xs.min(), let x1 = xs.max(), let y0 = ys.min(), let y1 = ys.max(), x1 - x0 > 0.01, y1 - y0 > 0.01 else { return }
         func world(_ x: Double, _ y: Double) -> SIMD2<Double> { ax * x + ay * y }
-        // Width below the room (on the +ay side), depth beside it (on the +ax side).
-        dimension(from: world(x0, y1), to: world(x1, y1), outward: ay, offset: h + 0.95, start: h + 0.1,
-                  metres: x1 - x0)
-        dimension(from: world(x1, y0), to: world(x1, y1), outward: ax, offset: h + 0.95, start: h + 0.1,
-                  metres: y1 - y0)
+        // Width below the room (on the +ay side), depth beside it (on the +ax side); left out when
+        // one wall already spans it (its own dimension says the same).
+        func spanned(_ axis: SIMD2<Double>, _ length: Double) -> Bool {
+            walls.contains { abs(($0.direction * axis).sum()) > 0.999 && abs($0.length - length) < 0.005 }
+        }
+        if !spanned(ax, x1 - x0) {
+            dimension(from: world(x0, y1), to: world(x1, y1), outward: ay, offset: h + 0.95, start: h + 0.1, metres: x1 - x0)
+        }
+        if !spanned(ay, y1 - y0) {
+            dimension(from: world(x1, y0), to: world(x1, y1), outward: ax, offset: h + 0.95, start: h + 0.1, metres: y1 - y0)
+        }
     }
 
     /// A dimension between world points `a` and `b`, drawn `offset` metres along `outward`:

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ObjectStorage
 @testable import WorkerRuntime
+@testable import PGQueue
 import TestSupport
 
 /// `TRANSCODE_GLB_COMPRESSION` and `TRANSCODE_TEXTURE_FORMAT`: a deployment whose clients cannot
@@ -47,5 +48,49 @@ struct ModelSettingsTests {
         }
         let config = WorkerConfig(environment: ["TRANSCODE_GLB_COMPRESSION": "none", "TRANSCODE_TEXTURE_FORMAT": "original"])
         #expect(config.glbCompression == "none" && config.textureFormat == "original")
+    }
+}
+
+/// `room_versions.plan_units` / `plan_locale` (migration 11) choose the plan's labelling per
+/// version; `TRANSCODE_PLAN_UNITS` / `TRANSCODE_PLAN_LOCALE` when they are NULL.
+@Suite("Plan options per version", .enabled(if: postgresConfigured))
+struct PlanOptionsPerVersionTests {
+    static let setOptionsSQL = "UPDATE room_versions SET plan_units = $2, plan_locale = $3 WHERE id = $1::uuid"
+
+    func manifest(units: String?, locale: String?, configure: (inout WorkerConfig) -> Void = { _ in }) throws -> [String: Any] {
+        let f = try JobFixture()
+        configure(&f.config)
+        let version = try f.submitSample()
+        _ = try f.db.connect().query(Self.setOptionsSQL, [version, units, locale])
+        let job = try f.claim()
+        #expect(f.runner().run(job, control: JobControl()) == .ready(outputPrefix: job.outputPrefix))
+        let keys = try f.files.list(prefix: job.outputPrefix)
+        for name in ["plan.svg", "plan.pdf", "plan.dxf"] { #expect(keys.contains(job.outputPrefix + name), "\(name) published") }
+        let data = Data(try f.files.get(job.outputPrefix + "layer_manifest.json", maxBytes: 1 << 24))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    @Test func theVersionsOwnOptionsWin() throws {
+        let m = try manifest(units: "imperial", locale: "zh-Hans")
+        let plan = m["plan"] as? [String: Any]
+        #expect(plan?["units"] as? String == "imperial" && plan?["locale"] as? String == "zh-Hans")
+        #expect((m["rooms"] as? [[String: Any]])?.compactMap { $0["name"] as? String }.sorted() == ["客厅", "餐厅"].sorted())
+    }
+
+    @Test func nullTakesTheWorkersDefaults() throws {
+        let m = try manifest(units: nil, locale: nil) { c in c.planUnits = "imperial" }
+        let plan = m["plan"] as? [String: Any]
+        #expect(plan?["units"] as? String == "imperial" && plan?["locale"] as? String == "en")
+    }
+
+    @Test func valuesOutsideTheListAreRefusedByTheDatabase() throws {
+        let f = try JobFixture()
+        let version = try f.submitSample()
+        let c = try f.db.connect()
+        for (units, locale) in [("furlongs", "en"), ("metric", "de"), ("metric; DROP TABLE rooms", "en")] {
+            #expect(throws: DatabaseError.self) { _ = try c.query(Self.setOptionsSQL, [version, units, locale]) }
+        }
+        #expect(JobAttempt.planOption("furlongs", WorkerConfig.planUnitValues, default: "metric") == "metric")
+        #expect(throws: UsageError.self) { try WorkerConfig(environment: ["TRANSCODE_PLAN_LOCALE": "fr"]).validate() }
     }
 }

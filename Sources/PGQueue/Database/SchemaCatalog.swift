@@ -26,6 +26,7 @@ public enum SchemaCatalog {
         Migration(version: 9, name: "redactions in the app's shape", sql: appRedactions),
         Migration(version: 10, name: "buckets beside paths: output_bucket, source_bucket, rooms.thumbnail_bucket",
                   sql: storageBuckets),
+        Migration(version: 11, name: "floor plan options per version: plan_units, plan_locale", sql: planOptions),
     ]
 
     /// `rooms`, `room_versions` and `redactions`, created only when absent; the columns the worker

@@ -16,6 +16,10 @@ public struct ClaimedJob: Sendable, Equatable {
     /// The revision of the outputs currently published; this attempt writes `outputRevision + 1`.
     public var outputRevision: Int
     public var isReprocess: Bool
+    /// `plan_units` and `plan_locale` (migration 11): the version's floor-plan labelling; nil:
+    /// the worker's defaults.
+    public var planUnits: String?
+    public var planLocale: String?
     /// `room_versions.event_seq` after the claim: this attempt's progress events are numbered
     /// `eventSeq - SchemaCatalog.eventSeqBlock + 1 … eventSeq` (migration 6), below the next
     /// terminal event's. 0 on a database without migration 6.
@@ -39,6 +43,8 @@ public struct ClaimedJob: Sendable, Equatable {
         sourceBucket = row["source_bucket"]
         outputRevision = row.int("output_revision") ?? 0
         isReprocess = row.bool("is_reprocess") ?? false
+        planUnits = row["plan_units"]
+        planLocale = row["plan_locale"]
         eventSeq = row["event_seq"].flatMap { Int64($0) } ?? 0
     }
 }

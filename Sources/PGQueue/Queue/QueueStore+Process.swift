@@ -36,6 +36,7 @@ extension QueueStore {
           FROM target WHERE rv.id = target.id
         RETURNING rv.id, rv.room_id, rv.status::text AS status, rv.attempt, rv.max_attempts, rv.lease_id,
                   rv.source_usdz_path, rv.source_json_path, rv.source_bucket, rv.output_revision, rv.event_seq,
+                  rv.plan_units, rv.plan_locale,
                   (rv.reprocess_requested_at IS NOT NULL) AS is_reprocess,
                   target.previous_status::text AS previous_status,
                   (target.previous_lease IS NOT NULL) AS took_over

@@ -48,6 +48,10 @@ struct RunCommand {
           --child-cpu-seconds N             TRANSCODE_CHILD_CPU_SECONDS (1800).
           --glb-compression meshopt|none    TRANSCODE_GLB_COMPRESSION (meshopt): the models' geometry compression.
           --texture-format webp|original    TRANSCODE_TEXTURE_FORMAT (webp): how model textures are embedded.
+          --plan-units metric|imperial      TRANSCODE_PLAN_UNITS (metric): the plan's labels when the
+                                            version's plan_units is NULL.
+          --plan-locale en|zh-Hans          TRANSCODE_PLAN_LOCALE (en): the plan's words when the
+                                            version's plan_locale is NULL.
           --max-source-bytes N              TRANSCODE_MAX_SOURCE_BYTES (52428800).
           --done-url URL                    TRANSCODE_DONE_URL (unset: finalize in SQL).
           (secret)                          TRANSCODE_DONE_SECRET or TRANSCODE_DONE_SECRET_FILE: the shared

@@ -44,6 +44,7 @@ public enum ReportBuilder {
         header(&h, manifest)
         metrics(&h, manifest)
         views(&h, manifest, files: files)
+        floorPlan(&h, manifest, files: files)
         layers(&h, manifest)
         elements(&h, manifest)
         warnings(&h, manifest)

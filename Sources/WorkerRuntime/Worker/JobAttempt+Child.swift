@@ -13,7 +13,9 @@ extension JobAttempt {
         var args = ["job-exec", "--out", ws.outputDirectory, "--version-id", job.versionId, "--room-id", job.roomId,
                     "--memory-mb", String(config.childMemoryMB), "--cpu-seconds", String(config.childCPUSeconds),
                     "--parent-pid", String(getpid()),
-                    "--glb-compression", config.glbCompression, "--texture-format", config.textureFormat]
+                    "--glb-compression", config.glbCompression, "--texture-format", config.textureFormat,
+                    "--units", Self.planOption(job.planUnits, WorkerConfig.planUnitValues, default: config.planUnits),
+                    "--locale", Self.planOption(job.planLocale, WorkerConfig.planLocaleValues, default: config.planLocale)]
         if let usd = inputs.usd { args += ["--usd", usd] }
         if let json = inputs.json { args += ["--roomplan", json] }
         if inputs.redactions > 0 { args += ["--redacted-textures", ws.redactedDirectory] }
@@ -120,5 +122,14 @@ extension JobAttempt {
                            manifestSchemaVersion: result.manifestSchemaVersion, layerCount: result.layerCount,
                            thumbnails: result.thumbnails.map { (job.outputPrefix + $0.path, $0.kind, $0.width, $0.height) },
                            qualityGrade: result.qualityGrade)
+    }
+}
+
+extension JobAttempt {
+    /// The version's own plan option when it is one of `allowed` (the database constrains it too),
+    /// else the worker's default.
+    static func planOption(_ value: String?, _ allowed: [String], default fallback: String) -> String {
+        guard let value, allowed.contains(value) else { return fallback }
+        return value
     }
 }

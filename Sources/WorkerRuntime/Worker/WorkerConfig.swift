@@ -55,6 +55,12 @@ public struct WorkerConfig: Sendable {
     public var glbCompression: String = "meshopt"
     /// `TRANSCODE_TEXTURE_FORMAT`: `webp` (default) or `original`, how model textures are embedded.
     public var textureFormat: String = "webp"
+    /// `TRANSCODE_PLAN_UNITS`: `metric` (default) or `imperial`, the floor plan's labels for a
+    /// version whose `plan_units` is NULL.
+    public var planUnits: String = "metric"
+    /// `TRANSCODE_PLAN_LOCALE`: `en` (default) or `zh-Hans`, the floor plan's words for a version
+    /// whose `plan_locale` is NULL.
+    public var planLocale: String = "en"
     /// `TRANSCODE_MAX_SOURCE_BYTES`: largest accepted source file (50 MiB, the app's FILE_TOO_LARGE).
     public var maxSourceBytes: Int = 50 * 1024 * 1024
     /// `TRANSCODE_DONE_URL` / `TRANSCODE_DONE_SECRET`: the backend's `transcode-done` endpoint and
@@ -152,6 +158,8 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_CHILD_GID", "child-gid"),
         ("TRANSCODE_GLB_COMPRESSION", "glb-compression"),
         ("TRANSCODE_TEXTURE_FORMAT", "texture-format"),
+        ("TRANSCODE_PLAN_UNITS", "plan-units"),
+        ("TRANSCODE_PLAN_LOCALE", "plan-locale"),
         ("TRANSCODE_MAX_SOURCE_BYTES", "max-source-bytes"),
         ("TRANSCODE_DONE_URL", "done-url"),
         ("TRANSCODE_DONE_SECRET", "done-secret"),
@@ -184,6 +192,9 @@ public struct WorkerConfig: Sendable {
         """
 
     /// Outputs never change once written (each attempt has its own paths).
+    /// The values `plan_units` / `plan_locale` may hold (the migration's constraints say the same).
+    public static let planUnitValues = ["metric", "imperial"]
+    public static let planLocaleValues = ["en", "zh-Hans"]
     public static let defaultOutputCacheControl = "public, max-age=31536000, immutable"
 
     /// The longest accepted duration setting: 30 days.
@@ -246,6 +257,12 @@ public struct WorkerConfig: Sendable {
         case "texture-format":
             guard value == "webp" || value == "original" else { throw UsageError("\(name) needs webp or original, got '\(Self.shown(value))'") }
             textureFormat = value
+        case "plan-units":
+            guard Self.planUnitValues.contains(value) else { throw UsageError("\(name) needs metric or imperial, got '\(Self.shown(value))'") }
+            planUnits = value
+        case "plan-locale":
+            guard Self.planLocaleValues.contains(value) else { throw UsageError("\(name) needs en or zh-Hans, got '\(Self.shown(value))'") }
+            planLocale = value
         case "max-source-bytes": maxSourceBytes = try int()
         case "source-prefix":
             guard let problem = StorageConfinement.problem(template: value) else { sourcePrefixTemplate = value; break }
