@@ -50,10 +50,10 @@ public enum PlanBuilder {
             let total = here.reduce(0) { $0 + $1.area }
             sheet.title = vocabulary.title(story: story, storyCount: g.stories.count, totalArea: format.area(total))
             var d = SheetDrawing(sheet: sheet, geometry: g, options: options, format: format, vocabulary: vocabulary)
-            d.drawFloor(here, outlines: RoomPartition.outlines(g, story: story))
+            d.drawFloor(here, outlines: d.outlines)
             d.drawObjects()
             d.drawWalls()
-            d.drawDimensions(outline: RoomPartition.outlines(g, story: story).first?.polygon)
+            d.drawDimensions(outline: d.outlines.first?.polygon)
             d.drawRoomLabels(here)
             d.drawFrame()
             sheets.append(d.sheet)

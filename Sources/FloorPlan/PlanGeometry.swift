@@ -48,9 +48,12 @@ struct PlanGeometry: Sendable {
     var floors: [(story: Int, polygon: [SIMD2<Double>])] = []
     var stories: [Int] = []
 
-    /// Room-scale limits: a plan covers at most 200 m each way and at most this many elements.
+    /// Room-scale limits: a plan covers at most 200 m each way and reads at most `maxElements`
+    /// elements, of which at most `maxPerKind` walls, openings and objects each (real rooms have
+    /// tens; the drawing's placement steps are quadratic in these counts).
     static let maxExtent = 200.0
     static let maxElements = 20_000
+    static let maxPerKind = 2_000
 
     init(_ layered: LayeredScene) {
         var storySet = Set<Int>()
@@ -88,10 +91,16 @@ struct PlanGeometry: Sendable {
                 guard d.x > 0.01 else { continue }
                 let seg = PlanSegment(identifier: e.identifier, category: e.category, a: centre - axis * d.x / 2,
                                       b: centre + axis * d.x / 2, length: d.x, host: e.parentIdentifier, story: story)
-                if e.category == .wall { walls.append(seg) } else { openings.append(seg) }
+                if e.category == .wall {
+                    guard walls.count < Self.maxPerKind else { continue }
+                    walls.append(seg)
+                } else {
+                    guard openings.count < Self.maxPerKind else { continue }
+                    openings.append(seg)
+                }
                 storySet.insert(story)
             default:
-                guard e.category != .unclassified, d.x > 0.01, d.z > 0.01 else { continue }
+                guard e.category != .unclassified, d.x > 0.01, d.z > 0.01, objects.count < Self.maxPerKind else { continue }
                 objects.append(PlanFootprint(identifier: e.identifier, category: e.category, centre: centre, axis: axis,
                                              halfWidth: d.x / 2, halfDepth: d.z / 2, story: story))
             }

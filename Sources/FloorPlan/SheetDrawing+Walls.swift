@@ -71,7 +71,6 @@ extension SheetDrawing {
     /// The unit normal of a wall or opening at `mid` that points into the room: the side where a
     /// point 0.3 m away lies inside the story's outline (else the side of the outline's centroid).
     func inward(_ mid: SIMD2<Double>, _ normal: SIMD2<Double>) -> SIMD2<Double> {
-        let outlines = RoomPartition.outlines(geometry, story: sheet.story)
         for probe in [0.3, 0.15, 0.6] {
             let plus = outlines.contains { RoomPartition.contains($0.polygon, mid + normal * probe) }
             let minus = outlines.contains { RoomPartition.contains($0.polygon, mid - normal * probe) }

@@ -13,6 +13,17 @@ struct SheetDrawing {
     let options: PlanOptions
     let format: MeasureFormatter
     let vocabulary: PlanVocabulary
+    /// The story's outlines (`RoomPartition.outlines`), found once.
+    let outlines: [RoomPartition.Outline]
+
+    init(sheet: PlanSheet, geometry: PlanGeometry, options: PlanOptions, format: MeasureFormatter, vocabulary: PlanVocabulary) {
+        self.sheet = sheet
+        self.geometry = geometry
+        self.options = options
+        self.format = format
+        self.vocabulary = vocabulary
+        outlines = RoomPartition.outlines(geometry, story: sheet.story)
+    }
 
     /// Paper millimetres per metre.
     var mm: Double { 1000 / sheet.scale }
@@ -107,13 +118,20 @@ struct SheetDrawing {
                   angle: 0, colour: PlanColours.dimension, bold: false, role: .note, layer: .text))
     }
 
+    static let searchRings = 30
+
     /// The point nearest `anchor` (paper mm) where a label box of `size` stays inside `polygon`
-    /// and clear of every object footprint, searched on rings 2 mm apart; `anchor` when none is.
+    /// and clear of every object footprint, searched on `searchRings` rings 2 mm apart; `anchor`
+    /// when none is.
     func freeSpot(near anchor: SIMD2<Double>, size: SIMD2<Double>, inside polygon: [SIMD2<Double>]) -> SIMD2<Double> {
+        // The object boxes that could meet a label placed within the search radius (at most 200).
+        let reach = Double(Self.searchRings) * 2 + (size.x + size.y)
         let boxes = geometry.objects(story: sheet.story).map { o -> (SIMD2<Double>, SIMD2<Double>) in
             let c = o.corners.map(p)
             return (c.reduce(c[0], pointwiseMin), c.reduce(c[0], pointwiseMax))
         }
+        .filter { b in b.0.x - reach < anchor.x && b.1.x + reach > anchor.x && b.0.y - reach < anchor.y && b.1.y + reach > anchor.y }
+        .prefix(200)
         func fits(_ q: SIMD2<Double>) -> Bool {
             let lo = q - size / 2, hi = q + size / 2
             let corners = [lo, SIMD2(hi.x, lo.y), hi, SIMD2(lo.x, hi.y)]
@@ -121,7 +139,7 @@ struct SheetDrawing {
             return !boxes.contains { b in lo.x < b.1.x && hi.x > b.0.x && lo.y < b.1.y && hi.y > b.0.y }
         }
         if fits(anchor) { return anchor }
-        for ring in 1...40 {
+        for ring in 1...Self.searchRings {
             let r = Double(ring) * 2
             let steps = 8 * ring
             for k in 0..<steps {

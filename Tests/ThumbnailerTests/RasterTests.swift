@@ -38,7 +38,8 @@ struct RasterTests {
         depth.initialize(repeating: -.infinity, count: width * height)
         var shader = CountShader(counts: counts)
         let grid = SampleGrid(origin: 128, step: 256, c0: 0, r0: 0, cols: width, rows: height)
-        for t in tris { Rasterizer.rasterize(t, grid: grid, depth: depth, mode: .none, shader: &shader) }
+        // Depth at −∞ and never written: every covered sample of every triangle is shaded.
+        for t in tris { Rasterizer.rasterize(t, grid: grid, depth: depth, mode: .testOnly, shader: &shader) }
         return Array(UnsafeBufferPointer(start: counts, count: width * height))
     }
 

@@ -99,48 +99,16 @@ struct ViewTests {
         #expect(skew < 1e-6 * scale + 1e-9)
     }
 
-    @Test func planDrawsRoomSemantics() throws {
+    @Test func aRoomsPlanViewIsATopViewOfItsMeshes() throws {
+        // The composer replaces it with the vector floor plan; on its own the thumbnailer draws the
+        // room from above, floor and objects visible, the camera looking down.
         let room = RoomFixture.room()
         var o = Self.small
         o.sizes.plan = ThumbnailSize(width: 256, height: 256)
         let image = try Thumbnailer.renderRGBA(room, view: .plan, options: o).image
-        TestScenes.saveDebugImage("plan-semantics", rgba: image.rgba, width: 256, height: 256)
-        func count(near hex: UInt32, tolerance: Int = 10) -> Int {
-            let r = Int(hex >> 16), g = Int((hex >> 8) & 0xFF), b = Int(hex & 0xFF)
-            var n = 0
-            for i in stride(from: 0, to: image.rgba.count, by: 4) {
-                if abs(Int(image.rgba[i]) - r) + abs(Int(image.rgba[i + 1]) - g) + abs(Int(image.rgba[i + 2]) - b)
-                    <= tolerance
-                {
-                    n += 1
-                }
-            }
-            return n
-        }
-        #expect(count(near: Palette.planWall) > 1500, "thick dark walls")
-        #expect(count(near: Palette.planFloor) > 20000, "light floor")
-        #expect(count(near: CategoryPalette.object(ElementCategory("table"))) > 300, "table in its category colour")
-        #expect(count(near: CategoryPalette.object(ElementCategory("chair"))) > 100, "chairs")
-        #expect(count(near: CategoryPalette.object(ElementCategory("sofa"))) > 300, "sofa")
-        #expect(count(near: Palette.planWindow, tolerance: 60) > 20, "window lines")
-        // The door swing: arc pixels inside the room near the door (x = 1 m, on the wall at z = 0).
-        let cam = image.camera
-        let half = try #require(cam.orthoHalfExtent)
-        func pixel(_ x: Double, _ z: Double) -> (Int, Int) {
-            // Screen up is −Z, right is +X for this room.
-            let px = (x - cam.target.x) / half * 128 + 128, py = (z - cam.target.z) / half * 128 + 128
-            return (Int(px), Int(py))
-        }
-        // A point on the quarter circle of radius 0.9 around the hinge at (0.55, 0), 45° into the room.
-        let (ax, ay) = pixel(0.55 + 0.9 * 0.7071, 0.9 * 0.7071)
-        var dark = false
-        for dy in -2...2 {
-            for dx in -2...2 {
-                let i = ((ay + dy) * 256 + ax + dx) * 4
-                if i >= 0 && i + 2 < image.rgba.count && image.rgba[i] < 200 { dark = true }
-            }
-        }
-        #expect(dark, "door swing arc drawn around the hinge")
+        TestScenes.saveDebugImage("plan-top-view", rgba: image.rgba, width: 256, height: 256)
+        #expect(Self.nonBackground(image.rgba) > 256 * 256 / 4, "the room fills the view")
+        #expect(image.camera.position.y > image.camera.target.y && image.camera.orthoHalfExtent != nil)
     }
 
     @Test func plainModelsGetAMeshPlanAndNoCutaway() throws {

@@ -27,15 +27,17 @@ import Testing
         String(decoding: try ReportBuilder.build(result: r), as: UTF8.self)
     }
 
-    /// Every `<img>` of the page: its `data-path` and the bytes of its `data:image/webp;base64,` source.
+    /// Every `<img>` of the page: its `data-path` and the bytes of its `data:image/webp;base64,` (or,
+    /// for the vector floor plan, `data:image/svg+xml;base64,`) source.
     func images(_ html: String) throws -> [(path: String, bytes: [UInt8])] {
         var out: [(String, [UInt8])] = []
         var rest = html[...]
         while let img = rest.range(of: "<img ") {
             let tagEnd = try #require(rest[img.upperBound...].range(of: ">"))
             let tag = rest[img.lowerBound..<tagEnd.upperBound]
-            let prefix = "src=\"data:image/webp;base64,"
-            let src = try #require(tag.range(of: prefix), "an image that is not embedded WebP: \(tag.prefix(80))")
+            let src = try #require(
+                tag.range(of: "src=\"data:image/webp;base64,") ?? tag.range(of: "src=\"data:image/svg+xml;base64,"),
+                "an image that is not embedded WebP or SVG: \(tag.prefix(80))")
             let srcEnd = try #require(tag[src.upperBound...].firstIndex(of: "\""))
             let data = try #require(Data(base64Encoded: String(tag[src.upperBound..<srcEnd])))
             let pathStart = try #require(tag.range(of: "data-path=\""))
@@ -87,10 +89,10 @@ import Testing
         let r = try convert()
         let page = try html(r)
         let embedded = try images(page)
-        #expect(embedded.map(\.path) == Self.views, "hero, plan, then the 8 orbit views, in that order")
+        #expect(embedded.map(\.path) == Self.views + ["plan.svg"], "hero, plan, the 8 orbit views, then the vector plan")
         for (path, bytes) in embedded {
             let file = try #require(r.files.first { $0.path == path }?.bytes)
-            #expect(bytes == file, "\(path) differs from the thumbnail")
+            #expect(bytes == file, "\(path) differs from the file")
         }
         #expect(page.components(separatedBy: "data:image/webp;base64,").count - 1 == 10)
         #expect(wellFormed(page))
@@ -153,7 +155,7 @@ import Testing
         #expect(page.contains("/World/&lt;b&gt;Sofa&lt;/b&gt;"))
         #expect(page.contains("Type&quot;&gt;&lt;svg onload=alert(1)&gt;: a&amp;b"))
         #expect(!page.unicodeScalars.contains("\u{1}"))
-        #expect(try images(page).count == 10, "no image beyond the thumbnails")
+        #expect(try images(page).count == 11, "no image beyond the thumbnails and the vector plan")
         #expect(wellFormed(page))
     }
 
@@ -190,7 +192,8 @@ import Testing
     @Test func withoutThumbnailsThePageSaysSo() throws {
         let page = try html(try convert(thumbnails: false))
         #expect(page.contains("Thumbnails are disabled"))
-        #expect(!page.contains("data:image/webp") && !page.contains("<img"))
+        #expect(!page.contains("data:image/webp"))
+        #expect(try images(page).map(\.path) == ["plan.svg"], "only the vector floor plan is an image")
         #expect(wellFormed(page))
     }
 

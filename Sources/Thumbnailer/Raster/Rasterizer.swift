@@ -78,8 +78,6 @@ enum Rasterizer {
         case testAndWrite
         /// Keep nearer samples, leave the depth buffer unchanged (transparent surfaces).
         case testOnly
-        /// Keep every covered sample (painter's order).
-        case none
     }
 
     /// Whether directed edge (dx, dy) is a top or left edge of a positively oriented triangle in
@@ -106,8 +104,6 @@ enum Rasterizer {
                     if z > depth[index], shader.shade(index: index, b1: b1, b2: b2, z: z) { depth[index] = z }
                 case .testOnly:
                     if z > depth[index] { _ = shader.shade(index: index, b1: b1, b2: b2, z: z) }
-                case .none:
-                    _ = shader.shade(index: index, b1: b1, b2: b2, z: z)
                 }
                 f1 += e.sx1
                 f2 += e.sx2

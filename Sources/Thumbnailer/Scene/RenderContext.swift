@@ -142,39 +142,18 @@ struct RenderContext {
             sceneRadius: analysis.radius)
     }
 
-    /// Renders the plan: the semantic drawing for rooms; otherwise a top view of the meshes (both
-    /// faces drawn), or an oblique orthographic view when the top view shows almost nothing.
-    /// Returns the camera actually used.
+    /// Renders the plan view: a top view of the meshes (both faces drawn), or an oblique
+    /// orthographic view when the top view shows almost nothing. (A room's plan thumbnail is the
+    /// vector floor plan, drawn by the composer.) Returns the camera actually used.
     func renderPlan(
         camera: ThumbnailCamera, width: Int, height: Int
     ) -> (output: ViewRenderer.Output, camera: ThumbnailCamera) {
-        guard analysis.roomLike else {
-            let top = renderScene(camera: camera, width: width, height: height, cutaway: false, cullBackFaces: false)
-            if top.covered * 500 >= width * height { return (top, camera) }
-            let oblique = planner.obliquePlanCamera(width: width, height: height)
-            return (
-                renderScene(camera: oblique, width: width, height: height, cutaway: false, cullBackFaces: false),
-                oblique
-            )
-        }
-        let canvas = PlanRenderer(analysis: analysis, elements: layered.elements, scene: scene)
-            .canvas(camera: camera, width: width, height: height)
-        let planScene = canvas.scene()
-        let rs = RenderScene(
-            RenderScene.Source(scene: planScene, elementOfNode: [-1], drawNode: [true], tintOfElement: []),
-            textureBudget: 0, maxTextureSize: 1)
-        let cam = RenderCamera(camera, width: width, height: height, origin: rs.origin, sceneRadius: analysis.radius)
-        var settings = RenderSettings()
-        settings.supersampling = supersampling
-        settings.lit = false
-        settings.ambientOcclusion = false
-        settings.edges = false
-        settings.cullBackFaces = false
-        settings.painter = true
+        let top = renderScene(camera: camera, width: width, height: height, cutaway: false, cullBackFaces: false)
+        if top.covered * 500 >= width * height { return (top, camera) }
+        let oblique = planner.obliquePlanCamera(width: width, height: height)
         return (
-            ViewRenderer.render(
-                scene: rs, camera: cam, hiddenInstance: [false], settings: settings,
-                sceneRadius: analysis.radius), camera
+            renderScene(camera: oblique, width: width, height: height, cutaway: false, cullBackFaces: false),
+            oblique
         )
     }
 }

@@ -10,8 +10,6 @@ struct RenderSettings: Sendable {
     /// Element-boundary lines (room-like scenes).
     var idEdges = false
     var cullBackFaces = true
-    /// Painter's order without depth test (the plan drawing).
-    var painter = false
     /// Linear RGB of the background.
     var background = ColorSpace.linear(hex: Palette.background)
     var tilePixels = 32
@@ -43,13 +41,13 @@ enum ViewRenderer {
         let opaque = TileBinner.bin(
             scene: scene, projected: pv, camera: camera, grid: grid, sequence: nil,
             filter: .init(transparent: false, cullBackFaces: settings.cullBackFaces, hiddenInstance: hidden))
-        let transparentOrder = settings.painter ? [] : sortedTransparent(scene: scene, camera: camera, hidden: hidden)
+        let transparentOrder = sortedTransparent(scene: scene, camera: camera, hidden: hidden)
         let transparent = TileBinner.bin(
             scene: scene, projected: pv, camera: camera, grid: grid, sequence: transparentOrder,
             filter: .init(transparent: true, cullBackFaces: settings.cullBackFaces, hiddenInstance: hidden))
         let rig = settings.lit ? LightRig(camera: camera) : .unlit
         var ao: [Float] = []
-        if settings.ambientOcclusion && !settings.painter {
+        if settings.ambientOcclusion {
             ao = occlusion(
                 scene: scene, pv: pv, bins: opaque, grid: grid, camera: camera,
                 radius: settings.aoRadius ?? Float(max(sceneRadius, 1e-3) * 0.1))
@@ -82,7 +80,7 @@ enum ViewRenderer {
                         renderTile(
                             tile, buffers: &buffers, scene: scene, pv: pv, grid: grid, opaque: opaque,
                             transparent: transparent, rig: rig, ao: aoBuf, elementIDs: eids,
-                            edges: settings.edges && !settings.painter ? edges : nil, painter: settings.painter,
+                            edges: settings.edges ? edges : nil,
                             background: settings.background, frame: frame, encode: enc.baseAddress!)
                     }
                 }
@@ -99,7 +97,7 @@ enum ViewRenderer {
     private static func renderTile(
         _ tile: Int, buffers: inout TileBuffers, scene: RenderScene, pv: ProjectedVertices, grid: TileGrid,
         opaque: TileBins, transparent: TileBins, rig: LightRig, ao: UnsafeBufferPointer<Float>,
-        elementIDs: UnsafeBufferPointer<UInt16>, edges: EdgeFilter?, painter: Bool, background: SIMD3<Float>,
+        elementIDs: UnsafeBufferPointer<UInt16>, edges: EdgeFilter?, background: SIMD3<Float>,
         frame: FrameBuffer, encode: UnsafePointer<UInt8>
     ) {
         let ss = grid.supersampling, a = grid.apron
@@ -131,11 +129,11 @@ enum ViewRenderer {
         let sampleGrid = SampleGrid(
             origin: ProjectedVertices.half, step: ProjectedVertices.one, c0: sx0, r0: sy0, cols: cols, rows: rows)
         var shader = SurfaceShader(buffers: buffers, rig: rig, scene: scene, blend: false, step: ProjectedVertices.one)
-        let mode: Rasterizer.DepthMode = painter ? .none : .testAndWrite
+        let mode: Rasterizer.DepthMode = .testAndWrite
         for e in opaque.start[tile]..<opaque.start[tile + 1] {
             guard let t = RasterTriangle.make(opaque.ids[e], scene: scene, pv: pv, bins: opaque) else { continue }
             shader.begin(t, elementID: elementIDs[Int(scene.triInstance[t.source])])
-            if shader.flat && !painter {
+            if shader.flat {
                 Rasterizer.rasterizeFlat(
                     t, grid: sampleGrid, buffers: buffers, ambient: shader.flatAmbient,
                     direct: shader.flatDirect, id: shader.id)

@@ -110,33 +110,40 @@ public enum TranscodePipeline {
         }
         warnings += glb.warnings
 
-        // Thumbnails (hero, card, orbit, plan) in WebP. A scene with nothing to draw gets none.
-        var views: [ThumbnailView] = []
-        if let options = input.thumbnails, !options.views.isEmpty {
-            views = try phase("preview") { () throws -> [ThumbnailView] in
-                do {
-                    let rendered = try Thumbnailer.render(layered, options: options)
-                    warnings += rendered.warnings
-                    return rendered.views
-                } catch let e as ThumbnailerError where e.code == "THUMB_EMPTY_SCENE" {
-                    warnings.append(SceneWarning(code: "THUMB_SKIPPED", message: e.message))
-                    return []
-                } catch let e as ThumbnailerError {
-                    throw PipelineError(code: e.code, message: e.message, phase: "preview")
-                }
+        // The floor plan (rooms only): drawn before the thumbnails, because for a room its cairo
+        // raster is the plan thumbnail.
+        var plan = PlanOutputs()
+        let planSize = input.thumbnails.flatMap { o in
+            o.views.contains(.plan) ? (width: o.sizes[.plan].width, height: o.sizes[.plan].height, quality: o.webpQuality) : nil
+        }
+        if let planOptions = input.plan {
+            plan = try phase("plan") { () throws(PipelineError) -> PlanOutputs in
+                try Self.drawPlan(layered, options: planOptions, thumbnail: planSize)
             }
         }
-        // The floor plan (rooms only), and its raster as the plan thumbnail.
-        var plan = PlanOutputs()
-        if let planOptions = input.plan {
-            let planView = views.firstIndex { $0.kind == .plan }
-            let size = planView.map { (views[$0].width, views[$0].height, input.thumbnails?.webpQuality ?? 80) }
-            plan = try phase("plan") { () throws(PipelineError) -> PlanOutputs in
-                try Self.drawPlan(layered, options: planOptions, thumbnail: size)
+
+        // Thumbnails (hero, card, orbit, and the plan unless the floor plan drew it) in WebP. A
+        // scene with nothing to draw gets none.
+        var views: [ThumbnailView] = []
+        if var options = input.thumbnails, !options.views.isEmpty {
+            if plan.thumbnail != nil { options.views.remove(.plan) }
+            if !options.views.isEmpty {
+                views = try phase("preview") { () throws -> [ThumbnailView] in
+                    do {
+                        let rendered = try Thumbnailer.render(layered, options: options)
+                        warnings += rendered.warnings
+                        return rendered.views
+                    } catch let e as ThumbnailerError where e.code == "THUMB_EMPTY_SCENE" {
+                        warnings.append(SceneWarning(code: "THUMB_SKIPPED", message: e.message))
+                        return []
+                    } catch let e as ThumbnailerError {
+                        throw PipelineError(code: e.code, message: e.message, phase: "preview")
+                    }
+                }
             }
-            if let i = planView, let t = plan.thumbnail {
-                views[i].webp = t.webp
-                views[i].camera = t.camera
+            if let t = plan.thumbnail, let size = planSize {
+                views.append(ThumbnailView(kind: .plan, path: "thumbs/plan.webp", width: size.width, height: size.height,
+                                           webp: t.webp, camera: t.camera))
             }
         }
         let thumbnails = views.map { v in

@@ -124,7 +124,7 @@ extension JobAttempt {
 
     /// Progress of the whole job when a pipeline phase starts.
     static let progressValue: [String: Double] = [
-        "parsing": 0.1, "layering": 0.4, "writing": 0.55, "preview": 0.7, "manifest": 0.85,
+        "parsing": 0.1, "layering": 0.4, "writing": 0.55, "plan": 0.62, "preview": 0.7, "manifest": 0.85,
     ]
 
     /// Pipeline phase timings folded onto the contract's steps.

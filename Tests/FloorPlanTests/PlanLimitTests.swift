@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import FloorPlan
+import SceneModel
+
+/// Hostile rooms: counts beyond the named limits are cut, non-finite and absurd numbers dropped,
+/// and the plan is still drawn.
+@Suite struct PlanLimitTests {
+    static func element(_ id: Int, _ category: ElementCategory, at p: SIMD3<Double>, yaw: Double, size: SIMD3<Double>, story: Int = 0) -> RoomElement {
+        let c = cos(yaw), s = sin(yaw)
+        let m = Matrix4(columnMajor: [c, 0, -s, 0, 0, 1, 0, 0, s, 0, c, 0, p.x, p.y, p.z, 1])
+        return RoomElement(identifier: "E\(id)", category: category, layer: category.layer, dimensions: size, transform: m,
+                           story: story, geometry: .none, node: NodeIndex(0))
+    }
+
+    @Test func aFloodOfWallsObjectsAndSectionsIsCutToTheLimits() throws {
+        var layered = try PlanFixtures.layered("parametric_two_sections")
+        var elements = layered.elements
+        var k = 0
+        // A deterministic scatter: 2,500 walls, 2,500 chairs, 100 sections, and broken numbers.
+        for i in 0..<2_500 {
+            let a = Double(i) * 0.618_034, r = Double(i % 50) * 0.2
+            elements.append(Self.element(k, .wall, at: SIMD3(r * cos(a), 1.25, r * sin(a)), yaw: a, size: SIMD3(1 + Double(i % 7), 2.5, 0)))
+            k += 1
+            elements.append(Self.element(k, "chair", at: SIMD3(r * sin(a), 0.4, r * cos(a)), yaw: -a, size: SIMD3(0.5, 0.8, 0.5)))
+            k += 1
+        }
+        elements.append(Self.element(k, .wall, at: SIMD3(.nan, 0, 0), yaw: 0, size: SIMD3(3, 2, 0)))
+        elements.append(Self.element(k + 1, .wall, at: SIMD3(1e12, 0, 0), yaw: 0, size: SIMD3(3, 2, 0)))
+        elements.append(Self.element(k + 2, .door, at: SIMD3(0, 0, 0), yaw: 0, size: SIMD3(.infinity, 2, 0)))
+        layered.elements = elements
+        layered.sections += (0..<100).map { RoomSection(label: "bedroom", center: SIMD3(Double($0) * 0.1, 0, 0), story: 0) }
+        let plan = try #require(PlanBuilder.build(layered).plan)
+        let g = PlanGeometry(layered)
+        #expect(g.walls.count == PlanGeometry.maxPerKind && g.objects.count == PlanGeometry.maxPerKind)
+        #expect(plan.rooms.count <= RoomPartition.maxSections)
+        #expect(plan.rooms.allSatisfy { $0.area.isFinite && $0.perimeter.isFinite })
+        let svg = SVGPlanWriter.write(plan)
+        let text = String(decoding: svg, as: UTF8.self)
+        #expect(text.range(of: "[^a-z](nan|inf)[^a-z]", options: [.regularExpression, .caseInsensitive]) == nil, "no non-finite number written")
+        #expect(try !CairoPlanRenderer.pdf(plan).isEmpty)
+    }
+}
