@@ -2,13 +2,14 @@
 """Converts every sample and every corpus file with the built binary (`--glb-compression none
 --texture-format original`, as those readers know neither meshopt nor EXT_texture_webp), then checks the outputs the way downstream consumers see
 them: each .glb loads in trimesh and pygltflib without warnings
-(scripts/check-glb.py) and each manifest validates against schemas/layer_manifest.schema.json
-(scripts/validate-manifest.py). Files usd-core refuses must fail with exit status 3.
+(scripts/check-glb.py), each manifest validates against schemas/layer_manifest.schema.json
+(scripts/validate-manifest.py) and each floor plan reads in its readers (scripts/check-plan.py:
+XML, pdfinfo, ezdxf). Files usd-core refuses must fail with exit status 3.
 
     python3 scripts/check-conversions.py [--binary .build/debug/transcode-worker] [--corpus ../shared/corpus]
 
 Prints one line per input and a closing 'N passed, N failed' line; exits 1 on any failure.
-Needs: pip install trimesh pygltflib numpy jsonschema
+Needs: pip install trimesh pygltflib numpy jsonschema ezdxf; Debian poppler-utils
 """
 import argparse
 import json
@@ -48,7 +49,7 @@ def main():
     ap.add_argument("--corpus", default=os.path.join(os.path.dirname(ROOT), "shared/corpus"))
     args = ap.parse_args()
     passed = failed = 0
-    glbs, manifests = [], []
+    glbs, manifests, outs = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i, (label, argv, expected) in enumerate(inputs(args.corpus)):
             out = os.path.join(tmp, str(i))
@@ -61,6 +62,7 @@ def main():
             if ok and expected == 0:
                 glbs.append(os.path.join(out, "model.glb"))
                 manifests.append(os.path.join(out, "layer_manifest.json"))
+                outs.append(out)
                 summary = json.loads(r.stdout)
                 detail = f"{summary['elements']} elements, {summary['triangles']} triangles"
             elif ok:
@@ -69,7 +71,7 @@ def main():
                 detail = f"exit {r.returncode}, expected {expected}: {(r.stdout + r.stderr).strip()[:300]}"
             print(f"{'ok  ' if ok else 'FAIL'} {label}: {detail}")
             passed, failed = passed + ok, failed + (not ok)
-        for script, files in (("check-glb.py", glbs), ("validate-manifest.py", manifests)):
+        for script, files in (("check-glb.py", glbs), ("validate-manifest.py", manifests), ("check-plan.py", outs)):
             r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", script), *files], capture_output=True, text=True)
             bad = [line for line in r.stdout.splitlines() if not line.startswith("ok")]
             print(f"{'ok  ' if r.returncode == 0 else 'FAIL'} {script} on {len(files)} files" + ("" if not bad else ": " + "; ".join(bad[:5])))
