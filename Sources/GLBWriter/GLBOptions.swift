@@ -14,6 +14,10 @@ public struct GLBOptions: Sendable {
     /// 1 mm); coordinates beyond 2²³ steps keep 23 significant bits instead.
     /// Non-finite or non-positive values fall back to 0.001 (1 mm).
     public var positionError: Double
+    /// With `.meshopt`: texture coordinates are rounded to multiples of 2⁻¹² (each moves by at most
+    /// 2⁻¹³, an eighth of a texel of a 1024-pixel texture) and written with the `EXPONENTIAL`
+    /// filter, like positions.
+    public static let texcoordGridExponent = -12
 
     /// - Parameters:
     ///   - generator: text for `asset.generator`.

@@ -65,7 +65,10 @@ enum MeshPreparer {
     /// (nothing reads them otherwise).
     static func prepare(_ source: Mesh, materials: [Material], options: GLBOptions) -> PreparedMesh {
         var mesh = source
-        if options.compression == .meshopt { quantizePositions(&mesh.positions, error: options.positionError) }
+        if options.compression == .meshopt {
+            quantizePositions(&mesh.positions, error: options.positionError)
+            for i in mesh.uv0.indices { mesh.uv0[i] = FloatQuantizer.snap(mesh.uv0[i], exponent: GLBOptions.texcoordGridExponent) }
+        }
         let vertexCount = mesh.positions.count / 3
         var indices = mesh.indices
         var extraSource: [UInt32] = []

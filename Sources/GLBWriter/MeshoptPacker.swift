@@ -21,7 +21,7 @@ struct MeshoptPacker {
         var streams = [(data: [UInt8], stride: Int, count: Int, mode: String, filter: String?)?](
             repeating: nil, count: layout.views.count)
         var indexSize: [Int: Int] = [:]  // index view → 2 or 4
-        var normalViews = Set<Int>(), positionViews = Set<Int>()
+        var normalViews = Set<Int>(), positionViews = Set<Int>(), texcoordViews = Set<Int>()
         logical.withUnsafeMutableBytes { raw in
             // Reorder each mesh's vertices for fetch locality, within its part of the shared views.
             for (m, mesh) in meshes.enumerated() {
@@ -29,6 +29,7 @@ struct MeshoptPacker {
                 let n = mesh.vertexCount
                 normalViews.insert(views.normal.view)
                 positionViews.insert(views.position.view)
+                if let t = views.texcoord { texcoordViews.insert(t.view) }
                 var indices: [UInt32] = []
                 for p in mesh.primitives { indices += mesh.indices[p.indexStart..<(p.indexStart + p.indexCount)] }
                 let vertexStreams = [views.position, views.normal] + [views.texcoord, views.color].compactMap { $0 }
@@ -64,7 +65,9 @@ struct MeshoptPacker {
                 let bytes = UnsafeRawBufferPointer(rebasing: raw[spec.offset..<(spec.offset + spec.length)])
                 if let stride = spec.stride {
                     let count = spec.length / stride
-                    if positionViews.contains(v), let filtered = exponential(bytes, exponent: positionExponent) {
+                    let exponent = positionViews.contains(v) ? positionExponent
+                        : texcoordViews.contains(v) ? GLBOptions.texcoordGridExponent : nil
+                    if let exponent, let filtered = exponential(bytes, exponent: exponent) {
                         streams[v] = (filtered.withUnsafeBytes { MeshoptCodec.encodeVertices($0, count: count, stride: stride) },
                                       stride, count, "ATTRIBUTES", "EXPONENTIAL")
                     } else {
