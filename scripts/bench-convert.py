@@ -371,6 +371,9 @@ def resolve_tools(args: argparse.Namespace) -> tuple[dict, dict]:
             # peers write uncompressed ones too); bench-glb-size.py measures the compressed size.
             if convert_option(binary, "--glb-compression"):
                 extra += ["--glb-compression", "none", "--texture-format", "original"]
+            # Nor do the peers draw a floor plan.
+            if convert_option(binary, "--no-plan"):
+                extra += ["--no-plan"]
             available["ours"] = {
                 "argv": lambda src, run: [binary, "convert", src, "--out", os.path.join(run, "out"), *extra],
                 "glb": lambda run: os.path.join(run, "out", "model.glb"),

@@ -3,8 +3,8 @@
 
 For every sample and corpus input, with the built binary:
 
-  ours      <binary> convert INPUT --out DIR --no-thumbnails            (meshopt, the default)
-  plain     <binary> convert INPUT --out DIR --no-thumbnails --glb-compression none --texture-format original
+  ours      <binary> convert INPUT --out DIR --no-thumbnails --no-plan  (meshopt, the default)
+  plain     <binary> convert INPUT --out DIR --no-thumbnails --no-plan --glb-compression none --texture-format original
   gltfpack  gltfpack -i plain/model.glb -o OUT.glb -cc -kn -km -ke      (Debian package gltfpack:
             meshopt compression with names, materials and extras kept, as a layered editor needs)
 
@@ -73,8 +73,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for i, (label, argv, source) in enumerate(inputs(args.corpus)):
             ours_dir, plain_dir = os.path.join(tmp, f"o{i}"), os.path.join(tmp, f"p{i}")
-            r1, t_ours = run([args.binary, "convert", *argv, "--out", ours_dir, "--no-thumbnails"])
-            r2, _ = run([args.binary, "convert", *argv, "--out", plain_dir, "--no-thumbnails", "--glb-compression", "none",
+            r1, t_ours = run([args.binary, "convert", *argv, "--out", ours_dir, "--no-thumbnails", "--no-plan"])
+            r2, _ = run([args.binary, "convert", *argv, "--out", plain_dir, "--no-thumbnails", "--no-plan", "--glb-compression", "none",
                          "--texture-format", "original"])
             if r1.returncode != 0 or r2.returncode != 0:
                 print(f"skip {label}: convert failed ({(r1.stderr or r2.stderr).strip()[:120]})")

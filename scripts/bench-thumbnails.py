@@ -21,7 +21,7 @@ ratios from one run are meaningful (the machines are noisy).
 Our command is a template so it can follow the CLI as it grows. Placeholders: {worker} (the
 transcode-worker binary), {input}, {out} (a fresh empty directory), {size}, {view}. Default:
 
-  {worker} convert {input} --out {out} --views orbit --thumb-size {size}
+  {worker} convert {input} --out {out} --views orbit --thumb-size {size} --no-plan
 
 When our command fails (for example because the CLI does not take those flags yet) the peers
 are still measured and reported. --views-cmd (same placeholders; {view} is hero, card, orbit or
@@ -52,7 +52,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-DEFAULT_OURS = "{worker} convert {input} --out {out} --views orbit --thumb-size {size}"
+DEFAULT_OURS = "{worker} convert {input} --out {out} --views orbit --thumb-size {size} --no-plan"
 DEFAULT_VIEW_SIZES = {"hero": (1024, 768), "card": (512, 384), "orbit": (768, 576), "plan": (1024, 1024)}
 
 # Child script for f3d: loads the glb, renders `frames` orbit frames, prints JSON timings.
