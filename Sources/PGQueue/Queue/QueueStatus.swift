@@ -30,4 +30,7 @@ public struct QueueStatus: Sendable {
     /// Last error codes recorded in the window, by count.
     public var recentFailures: [Failure]
     public var failureWindowHours: Int
+    /// Runnable-now plus running versions (`QueueStore.demandSQL`): what autoscaling divides by the
+    /// slots per replica.
+    public var demand: Int = 0
 }

@@ -73,10 +73,12 @@ extension QueueStore {
         let failures = try connection.query(Self.failuresSQL, [String(failureWindowHours)]).map { row in
             QueueStatus.Failure(reason: row["reason"] ?? "UNKNOWN", count: row.int("n") ?? 0, lastAt: row["last_at"] ?? "")
         }
-        return QueueStatus(counts: counts, waiting: q?.int("waiting") ?? 0, reprocessWaiting: q?.int("reprocess_waiting") ?? 0,
-                           inFlight: q?.int("in_flight") ?? 0, expiredLeases: q?.int("expired_leases") ?? 0,
-                           oldestQueuedSeconds: q?.double("oldest_queued_seconds"), leases: leases,
-                           recentFailures: failures, failureWindowHours: failureWindowHours)
+        var status = QueueStatus(counts: counts, waiting: q?.int("waiting") ?? 0, reprocessWaiting: q?.int("reprocess_waiting") ?? 0,
+                                 inFlight: q?.int("in_flight") ?? 0, expiredLeases: q?.int("expired_leases") ?? 0,
+                                 oldestQueuedSeconds: q?.double("oldest_queued_seconds"), leases: leases,
+                                 recentFailures: failures, failureWindowHours: failureWindowHours)
+        status.demand = try demand()
+        return status
     }
 
     static let idleSQL = """

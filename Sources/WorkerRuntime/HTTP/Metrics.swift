@@ -23,6 +23,7 @@ public final class Metrics: @unchecked Sendable {
     private var leaseLost = 0
     private var queueDepth: [String: Int] = [:]
     private var oldestAge: Double = 0
+    private var demand = 0
     private var queueSampledAt: Double = -.infinity
     private var collectedObjects = 0, collectedBytes = 0, collectFailures = 0
     private var uploadsRequeued = 0, uploadsExpired = 0
@@ -102,6 +103,7 @@ public final class Metrics: @unchecked Sendable {
         queueDepth = ["queued": status.counts["queued"] ?? 0, "transcoding": status.counts["transcoding"] ?? 0,
                       "failed": status.counts["failed"] ?? 0]
         oldestAge = status.oldestQueuedSeconds ?? 0
+        demand = status.demand
         queueSampledAt = now
     }
 
@@ -136,6 +138,9 @@ public final class Metrics: @unchecked Sendable {
         }
         header("transcode_queue_oldest_age_seconds", "gauge", "Age of the oldest queued version (0 when none).")
         out += "transcode_queue_oldest_age_seconds \(Self.number(oldestAge))\n"
+        header("transcode_queue_demand", "gauge",
+               "Versions runnable now plus running (sampled from the database); replicas needed = demand / TRANSCODE_CONCURRENCY.")
+        out += "transcode_queue_demand \(demand)\n"
         header("transcode_jobs_in_flight", "gauge", "Jobs this worker runs now.")
         out += "transcode_jobs_in_flight \(inFlight)\n"
         header("transcode_retries_total", "counter", "Attempts put back in the queue with backoff.")
