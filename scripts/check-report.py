@@ -9,15 +9,16 @@ with WebP (`pip install pillow`). Steps:
   1. `transcode-worker convert SAMPLE.usdz --roomplan SAMPLE.json --out TMP/out --report` with the
      given binary (default `.build/debug/transcode-worker`);
   2. static checks on the page: no `<script>`, no `http://` / `https://`, and each `<img>`'s
-     `data:image/webp;base64,` source decodes to the bytes of the thumbnail named by its
-     `data-path`;
+     `data:image/webp;base64,` (or, for the vector floor plan, `data:image/svg+xml;base64,`) source
+     decodes to the bytes of the file named by its `data-path`;
   3. a probe copy of the page (the Content-Security-Policy removed, one script added that changes
      no layout) is loaded with `--dump-dom`: after the load event it records, for every image,
      whether it loaded, its natural size (0 when it could not be decoded), and where it sits;
   4. the unmodified page is screenshotted at the same window width, tall enough to hold every
      image;
   5. each image's box is cut out of the screenshot and compared with the thumbnail decoded by
-     Pillow and scaled to the box: it must not be uniform, must be close to its own thumbnail, and
+     Pillow and scaled to the box (the SVG plan with Chromium's own drawing of plan.svg alone at
+     that size): it must not be uniform, must be close to its own thumbnail, and
      must match its own thumbnail better than any other (so the right picture is in the right
      place, not a broken-image icon or an empty box).
 
@@ -98,10 +99,10 @@ def embedded_images(page):
     """[(data-path, bytes)] of every <img> in the page, in document order."""
     out = []
     for tag in re.findall(r"<img\b[^>]*>", page):
-        src = re.search(r'\bsrc="data:image/webp;base64,([A-Za-z0-9+/=]+)"', tag)
+        src = re.search(r'\bsrc="data:image/(?:webp|svg\+xml);base64,([A-Za-z0-9+/=]+)"', tag)
         path = re.search(r'\bdata-path="([^"]*)"', tag)
         if not src or not path:
-            raise Failure("an <img> that is not an embedded WebP with a data-path: " + tag[:120])
+            raise Failure("an <img> that is not an embedded WebP or SVG with a data-path: " + tag[:120])
         out.append((html.unescape(path.group(1)), base64.b64decode(src.group(1), validate=True)))
     return out
 
@@ -172,7 +173,8 @@ def main():
         images = embedded_images(page)
         expected = [t["path"] for t in manifest["thumbnails"] if t["kind"] == "hero"] + \
                    [t["path"] for t in manifest["thumbnails"] if t["kind"] == "plan"] + \
-                   sorted(t["path"] for t in manifest["thumbnails"] if t["kind"] == "orbit")
+                   sorted(t["path"] for t in manifest["thumbnails"] if t["kind"] == "orbit") + \
+                   [f["path"] for f in ((manifest.get("plan") or {}).get("files") or []) if f["path"] == "plan.svg"]
         if [path for path, _ in images] != expected:
             raise Failure("images %s, expected %s" % ([path for path, _ in images], expected))
         for path, data in images:
@@ -217,7 +219,19 @@ def main():
             raise Failure("screenshot is %dx%d, the viewport %s" % (screen.width, screen.height, info["inner"]))
 
         # 5. Compare each box with its thumbnail (and with every other thumbnail).
-        thumbs = {path: Image.open(os.path.join(out, path)).convert("RGB") for path in expected}
+        thumbs = {path: Image.open(os.path.join(out, path)).convert("RGB") for path in expected if path.endswith(".webp")}
+        # The vector plan (Pillow reads no SVG): its reference is Chromium drawing plan.svg alone in
+        # an <img> of the same size.
+        for im in info["images"]:
+            if im["path"].endswith(".svg"):
+                wrapper = os.path.join(tmp, "svg-reference.html")
+                with open(wrapper, "w", encoding="utf-8") as f:
+                    f.write('<!DOCTYPE html><html><body style="margin:0;background:#fff"><img src="%s" style="display:block;'
+                            'width:%dpx;height:%dpx"></body></html>' % ("file://" + os.path.join(out, im["path"]), im["w"], im["h"]))
+                ref_shot = os.path.join(tmp, "svg-reference.png")
+                chromium(exe, profile, ["--window-size=%d,%d" % (im["w"], im["h"]), "--allow-file-access-from-files",
+                                        "--virtual-time-budget=3000", "--screenshot=" + ref_shot], "file://" + wrapper)
+                thumbs[im["path"]] = Image.open(ref_shot).convert("RGB")
         for im in info["images"]:
             x0, y0 = round(im["x"] * scale), round(im["y"] * scale)
             w, h = round(im["w"] * scale), round(im["h"] * scale)
