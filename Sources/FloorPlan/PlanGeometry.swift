@@ -54,6 +54,8 @@ struct PlanGeometry: Sendable {
     static let maxExtent = 200.0
     static let maxElements = 20_000
     static let maxPerKind = 2_000
+    /// Most stories drawn (a sheet and a PDF page each); RoomPlan captures have a handful.
+    static let maxStories = 16
 
     init(_ layered: LayeredScene) {
         var storySet = Set<Int>()
@@ -105,7 +107,15 @@ struct PlanGeometry: Sendable {
                                              halfWidth: d.x / 2, halfDepth: d.z / 2, story: story))
             }
         }
-        stories = storySet.sorted()
+        // At most `maxStories` sheets: the lowest story indices.
+        stories = Array(storySet.sorted().prefix(Self.maxStories))
+        if storySet.count > Self.maxStories {
+            let kept = Set(stories)
+            walls.removeAll { !kept.contains($0.story) }
+            openings.removeAll { !kept.contains($0.story) }
+            objects.removeAll { !kept.contains($0.story) }
+            floors.removeAll { !kept.contains($0.story) }
+        }
     }
 
     /// True when there is something to draw a plan of: at least one wall.

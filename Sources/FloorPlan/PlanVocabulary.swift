@@ -44,10 +44,10 @@ public struct PlanVocabulary: Sendable {
         locale == .en ? "Walls drawn \(thickness) thick, centred on the scanned wall" : "墙体按 \(thickness) 厚度居中绘制"
     }
 
-    /// `livingRoom` → `Living room`.
+    /// `livingRoom` → `Living room` (at most 40 characters of the label are shown).
     static func words(_ s: String) -> String {
         var out = ""
-        for ch in s {
+        for ch in s.prefix(40) where !ch.isNewline && ch.unicodeScalars.allSatisfy({ $0.value >= 0x20 }) {
             if ch.isUppercase && !out.isEmpty { out += " " + ch.lowercased() } else { out.append(ch) }
         }
         return out.prefix(1).uppercased() + out.dropFirst()

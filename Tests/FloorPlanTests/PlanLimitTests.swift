@@ -40,4 +40,26 @@ import SceneModel
         #expect(text.range(of: "[^a-z](nan|inf)[^a-z]", options: [.regularExpression, .caseInsensitive]) == nil, "no non-finite number written")
         #expect(try !CairoPlanRenderer.pdf(plan).isEmpty)
     }
+
+    @Test func aStoryPerWallGetsAtMostTheStoryLimitAndLongLabelsAreCut() throws {
+        var layered = try PlanFixtures.layered("parametric_two_sections")
+        let walls = layered.elements.filter { $0.category == .wall }
+        for k in 1...40 {
+            for (i, w) in walls.enumerated() {
+                var copy = w
+                copy.identifier = "S\(k)-\(i)"
+                copy.story = k
+                layered.elements.append(copy)
+            }
+        }
+        layered.sections.append(RoomSection(label: String(repeating: "a\u{7}b", count: 5_000), center: SIMD3(1, 0, 1), story: 2))
+        let plan = try #require(PlanBuilder.build(layered).plan)
+        #expect(plan.sheets.count == PlanGeometry.maxStories)
+        #expect(plan.sheets.map(\.story) == Array(0..<PlanGeometry.maxStories))
+        let path = try PlanFixtures.temporary(try CairoPlanRenderer.pdf(plan), suffix: ".pdf")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(try #require(PlanFixtures.run("pdfinfo", [path])).contains("Pages:           \(PlanGeometry.maxStories)\n"))
+        let long = try #require(plan.rooms.first { $0.story == 2 && $0.label.count > 100 })
+        #expect(long.name.count <= 40 && !long.name.unicodeScalars.contains("\u{7}"))
+    }
 }
