@@ -216,6 +216,21 @@ for line in open(tsv):
                                                     "  (MISSING: %d)" % len(missing) if missing else ""))
     else:
         print("    %-9s none" % "thumbs")
+    # The floor plan, as the manifest lists it (rooms only).
+    manifest_path = os.path.join(storage, row.get("manifest_path") or "")
+    if os.path.isfile(manifest_path):
+        m = json.load(open(manifest_path))
+        plan = m.get("plan") or {}
+        files = [f["path"] for f in plan.get("files") or []]
+        if files:
+            folder = os.path.dirname(row["manifest_path"])
+            missing = [f for f in files if not os.path.isfile(os.path.join(storage, folder, f))]
+            bad += len(missing)
+            rooms = ", ".join("%s %.1f m²" % (r["name"], r["area"]) for r in m.get("rooms") or [])
+            print("    %-9s out/demo/storage/%s/ %s%s" % ("plan", folder, " ".join(files), "  (MISSING: %d)" % len(missing) if missing else ""))
+            print("    %-9s %s" % ("rooms", rooms))
+        elif plan.get("note"):
+            print("    %-9s none (%s)" % ("plan", plan["note"]))
 sys.exit(1 if bad else 0)
 PY
 else

@@ -25,9 +25,10 @@ struct ConvertCommand {
           DIR/plan.dxf              rooms only: the plan for CAD (AutoCAD 2000, metres, a layer per
                                     story and kind)
           DIR/report.html           with --report: one self-contained page for people (grade, metrics,
-                                    views, layers, elements, warnings, files)
+                                    views, floor plan and rooms, layers, elements, warnings, files)
           DIR/layer_manifest.json   layers, elements, sections, metrics, quality grade, thumbnails
-                                    with their cameras, inputs, stats (written last)
+                                    with their cameras, the plan and its rooms (area, perimeter),
+                                    inputs, stats (written last)
 
         INPUT is a .usdz, .usdc, .usda or .usd file, or a RoomPlan CapturedRoom .json alone (the room
         is then built from the JSON).
