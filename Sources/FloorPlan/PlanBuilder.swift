@@ -42,14 +42,16 @@ public enum PlanBuilder {
         }
         let vocabulary = PlanVocabulary(locale: options.locale)
         let format = MeasureFormatter(units: options.units)
-        let rooms = RoomPartition.rooms(g, sections: layered.sections, vocabulary: vocabulary)
+        let outlines = Dictionary(uniqueKeysWithValues: g.stories.map { ($0, RoomPartition.outlines(g, story: $0)) })
+        let rooms = RoomPartition.rooms(g, outlines: outlines, sections: layered.sections, vocabulary: vocabulary)
         var sheets: [PlanSheet] = []
         for story in g.stories where !g.walls(story: story).isEmpty {
             var sheet = layout(g, story: story)
             let here = rooms.filter { $0.story == story }
             let total = here.reduce(0) { $0 + $1.area }
             sheet.title = vocabulary.title(story: story, storyCount: g.stories.count, totalArea: format.area(total))
-            var d = SheetDrawing(sheet: sheet, geometry: g, options: options, format: format, vocabulary: vocabulary)
+            var d = SheetDrawing(
+                sheet: sheet, geometry: g, options: options, format: format, vocabulary: vocabulary, outlines: outlines[story] ?? [])
             d.drawFloor(here, outlines: d.outlines)
             d.drawObjects()
             d.drawWalls()

@@ -40,10 +40,14 @@ enum RoomPartition {
         return [Outline(polygon: p, source: "walls")]
     }
 
-    static func rooms(_ g: PlanGeometry, sections: [RoomSection], vocabulary: PlanVocabulary) -> [RoomFigures] {
+    /// The rooms of every story; `outlines` holds each story's `outlines(_:story:)`, found once by
+    /// the caller (the sheets draw them too).
+    static func rooms(
+        _ g: PlanGeometry, outlines byStory: [Int: [Outline]], sections: [RoomSection], vocabulary: PlanVocabulary
+    ) -> [RoomFigures] {
         var out: [RoomFigures] = []
         for story in g.stories {
-            let outlines = outlines(g, story: story)
+            let outlines = byStory[story] ?? []
             guard !outlines.isEmpty else { continue }
             let here = sections.filter { ($0.story ?? 0) == story && $0.center.x.isFinite && $0.center.z.isFinite }
                 .prefix(maxSections)

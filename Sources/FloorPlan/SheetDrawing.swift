@@ -13,17 +13,8 @@ struct SheetDrawing {
     let options: PlanOptions
     let format: MeasureFormatter
     let vocabulary: PlanVocabulary
-    /// The story's outlines (`RoomPartition.outlines`), found once.
+    /// The story's outlines (`RoomPartition.outlines`), found once by the builder.
     let outlines: [RoomPartition.Outline]
-
-    init(sheet: PlanSheet, geometry: PlanGeometry, options: PlanOptions, format: MeasureFormatter, vocabulary: PlanVocabulary) {
-        self.sheet = sheet
-        self.geometry = geometry
-        self.options = options
-        self.format = format
-        self.vocabulary = vocabulary
-        outlines = RoomPartition.outlines(geometry, story: sheet.story)
-    }
 
     /// Paper millimetres per metre.
     var mm: Double { 1000 / sheet.scale }

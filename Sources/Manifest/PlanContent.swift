@@ -3,7 +3,7 @@ import JSONCore
 
 /// The manifest's `plan` object and `rooms` array (schema version 4).
 enum PlanContent {
-    static let mediaTypes = ["plan.svg": "image/svg+xml", "plan.pdf": "application/pdf", "plan.dxf": "image/vnd.dxf"]
+    static let mediaTypes = PlanRecord.File.mediaTypes
 
     static func plan(_ record: PlanRecord?) throws -> JSONValue {
         guard let r = record else { return .null }

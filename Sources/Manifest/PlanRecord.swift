@@ -5,6 +5,9 @@ import SceneModel
 public struct PlanRecord: Hashable, Sendable {
     /// One written plan file.
     public struct File: Hashable, Sendable {
+        /// The media type of each plan file, as stored and as the manifest records it.
+        public static let mediaTypes = ["plan.svg": "image/svg+xml", "plan.pdf": "application/pdf", "plan.dxf": "image/vnd.dxf"]
+
         /// Relative to the manifest: `plan.svg`, `plan.pdf` or `plan.dxf`.
         public var path: String
         public var mediaType: String

@@ -5,9 +5,6 @@ import Thumbnailer
 /// The floor-plan step: the plan built once as values, then written as SVG (by hand, real text),
 /// PDF and the plan thumbnail (cairo) and DXF.
 extension TranscodePipeline {
-    /// The Content-Type of each plan file, as stored and as the manifest records it.
-    static let planMediaTypes = ["plan.svg": "image/svg+xml", "plan.pdf": "application/pdf", "plan.dxf": "image/vnd.dxf"]
-
     struct PlanOutputs {
         var files: [(path: String, bytes: [UInt8])] = []
         var rooms: [RoomFigures] = []

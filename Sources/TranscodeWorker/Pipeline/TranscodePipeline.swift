@@ -170,7 +170,7 @@ public enum TranscodePipeline {
         let planRecord = input.plan.map { options in
             PlanRecord(
                 files: plan.files.map { f in
-                    PlanRecord.File(path: f.path, mediaType: Self.planMediaTypes[f.path] ?? "application/octet-stream",
+                    PlanRecord.File(path: f.path, mediaType: PlanRecord.File.mediaTypes[f.path] ?? "application/octet-stream",
                                     bytes: f.bytes.count, sha256: Digest.hex(Digest.sha256(f.bytes)))
                 },
                 units: options.units.rawValue, locale: options.locale.rawValue, wallThickness: options.wallThickness,
