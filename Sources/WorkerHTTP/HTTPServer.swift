@@ -182,27 +182,33 @@ public final class HTTPServer: @unchecked Sendable {
         } else {
             let request = HTTPServerRequest(method: method.map { String(cString: $0) } ?? "GET",
                                             path: url.map { String(cString: $0) } ?? "/",
-                                            headers: headers(connection), body: state.body)
+                                            headers: values(connection, .HEADER_KIND, lowercased: true),
+                                            query: values(connection, .GET_ARGUMENT_KIND, lowercased: false),
+                                            body: state.body)
             response = server.handler(request)
         }
         return send(response, on: connection)
     }
 
-    /// Collects the request headers with lower-cased names.
-    private static func headers(_ connection: OpaquePointer) -> [String: String] {
-        let box = HeaderBox()
+    /// Collects the request's headers (names lower-cased) or its query arguments (decoded by
+    /// libmicrohttpd; names as sent). A repeated name keeps its last value.
+    private static func values(_ connection: OpaquePointer, _ kind: MHD_ValueKind, lowercased: Bool) -> [String: String] {
+        let box = ValueBox(lowercased: lowercased)
         let context = Unmanaged.passUnretained(box).toOpaque()
-        _ = MHD_get_connection_values(connection, MHD_ValueKind.HEADER_KIND, { cls, _, key, value in
+        _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
             guard let cls, let key else { return MHD_Result.YES }
-            let box = Unmanaged<HeaderBox>.fromOpaque(cls).takeUnretainedValue()
-            box.headers[String(cString: key).lowercased()] = value.map { String(cString: $0) } ?? ""
+            let box = Unmanaged<ValueBox>.fromOpaque(cls).takeUnretainedValue()
+            let name = String(cString: key)
+            box.values[box.lowercased ? name.lowercased() : name] = value.map { String(cString: $0) } ?? ""
             return MHD_Result.YES
         }, context)
-        return box.headers
+        return box.values
     }
 
-    final class HeaderBox {
-        var headers: [String: String] = [:]
+    final class ValueBox {
+        let lowercased: Bool
+        var values: [String: String] = [:]
+        init(lowercased: Bool) { self.lowercased = lowercased }
     }
 
     private static func send(_ response: HTTPServerResponse, on connection: OpaquePointer) -> MHD_Result {

@@ -149,7 +149,8 @@ struct SupabaseRoleTests {
             SELECT c.relname, c.relrowsecurity FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
              WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v', 'm', 'p') ORDER BY c.relname
             """)
-        #expect(Set(tables.compactMap { $0["relname"] }) == ["redactions", "room_versions", "rooms", "transcode_schema_migrations"])
+        #expect(Set(tables.compactMap { $0["relname"] }) == ["redactions", "room_versions", "rooms", "transcode_schema_migrations",
+                                                             "transcode_attempts", "transcode_event_log", "transcode_retry_requests"])
         for t in tables {
             let name = try #require(t["relname"])
             #expect(t.bool("relrowsecurity") == true, "\(name) has no row level security")
@@ -174,7 +175,18 @@ struct SupabaseRoleTests {
               CROSS JOIN (VALUES ('anon'), ('authenticated')) AS r(rolname)
              WHERE n.nspname = 'public' AND has_function_privilege(r.rolname, p.oid, 'EXECUTE')
             """).map { "\($0["rolname"] ?? "")→\($0["proname"] ?? "")" }
-        #expect(callable == [])
+        // The app's retry button is the one function a signed-in client may call (migration 12).
+        #expect(callable == ["authenticated→transcode_app_retry"])
+        func retryColumns(_ role: String, _ privilege: String) throws -> [String] {
+            try c.query("""
+                SELECT attname FROM pg_attribute WHERE attrelid = 'public.transcode_retry_requests'::regclass AND attnum > 0
+                   AND NOT attisdropped AND has_column_privilege($1, 'public.transcode_retry_requests', attname, $2) ORDER BY attname
+                """, [role, privilege]).compactMap { $0["attname"] }
+        }
+        #expect(try retryColumns("authenticated", "SELECT") == SchemaCatalog.clientReadableRetryColumns.sorted())
+        #expect(try retryColumns("authenticated", "INSERT") == ["version_id"])
+        #expect(try retryColumns("authenticated", "UPDATE") == [])
+        #expect(try retryColumns("anon", "SELECT, INSERT, UPDATE, REFERENCES") == [])
     }
 
     /// The fixture is not vacuous: on the schema before migration 5 the same actions get through.

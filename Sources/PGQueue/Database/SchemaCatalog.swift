@@ -27,6 +27,8 @@ public enum SchemaCatalog {
         Migration(version: 10, name: "buckets beside paths: output_bucket, source_bucket, rooms.thumbnail_bucket",
                   sql: storageBuckets),
         Migration(version: 11, name: "floor plan options per version: plan_units, plan_locale", sql: planOptions),
+        Migration(version: 12, name: "operator console: attempts and event log; the app's retry button (transcode_app_retry)",
+                  sql: consoleAndAppRetry),
     ]
 
     /// `rooms`, `room_versions` and `redactions`, created only when absent; the columns the worker

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Manifest
 import ObjectStorage
 import WorkerHTTP
 import WorkerRuntime
@@ -127,7 +128,8 @@ struct RunCommand {
         var api: WorkerAPI?
         if config.httpAddr != "off" {
             let routes = WorkerAPI(databaseURL: config.databaseURL, apiToken: config.apiToken, metrics: daemon.metrics,
-                                   logger: logger, isDraining: { daemon.isDraining })
+                                   logger: logger, outputStore: outputs, manifestSchemaVersion: ManifestBuilder.schemaVersion,
+                                   isDraining: { daemon.isDraining })
             do {
                 server = try HTTPServer(address: config.httpAddr, perIPConnectionLimit: config.httpPerIPConnections,
                                         handler: routes.handle)

@@ -1,33 +1,11 @@
 import Foundation
+import WorkerHTTP
 
 /// Text helpers for writing HTML by hand: escaping, embedded images and deterministic number
 /// formatting (no locale, no grouping rules from the host).
 enum HTML {
-    /// `s` escaped for element content and for double- or single-quoted attribute values:
-    /// `& < > " '` become entities; control characters other than tab, line feed and carriage
-    /// return (which HTML does not allow as text) become U+FFFD.
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case "\t", "\n", "\r": out.unicodeScalars.append(scalar)
-            default:
-                let v = scalar.value
-                if v < 0x20 || (0x7F...0x9F).contains(v) || (0xFDD0...0xFDEF).contains(v) || v & 0xFFFE == 0xFFFE {
-                    out += "\u{FFFD}"
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
-    }
+    /// `s` escaped for element content and quoted attribute values (`HTMLText.escape`).
+    static func escape(_ s: String) -> String { HTMLText.escape(s) }
 
     /// A `data:` URI holding `bytes` in base64 (no line breaks), for `src` attributes.
     static func dataURI(mimeType: String, bytes: [UInt8]) -> String {

@@ -1,10 +1,12 @@
 import Foundation
 import JSONCore
+import ObjectStorage
 import PGQueue
 import WorkerHTTP
 
-/// The worker's HTTP routes: probes (`/livez`, `/readyz`), `/metrics`, and the bearer-protected
-/// `/v1` queue API (see docs/integration.md, "HTTP API"). Database work runs on a connection of its own,
+/// The worker's HTTP routes: probes (`/livez`, `/readyz`), `/metrics`, the bearer-protected
+/// `/v1` queue API (see docs/integration.md, "HTTP API") and the operator console `/console`
+/// (docs/console.md). Database work runs on a connection of its own,
 /// opened on first use, reopened after a failure, and used by one request at a time.
 public final class WorkerAPI: @unchecked Sendable {
     /// How often scrapes may refresh the queue gauges from the database, seconds.
@@ -15,6 +17,12 @@ public final class WorkerAPI: @unchecked Sendable {
     public let metrics: Metrics
     let isDraining: @Sendable () -> Bool
     let logger: JSONLogger
+    /// The store the console reads outputs from (nil: the console shows paths only).
+    let outputStore: (any ObjectStore)?
+    /// The manifest schema this worker writes: the console's default batch target.
+    let manifestSchemaVersion: Int?
+    /// Signs the console's session cookies (nil when there is no API token: console off).
+    let consoleSession: ConsoleSession?
     /// The cached database check of `/readyz`.
     let readinessProbe: ReadinessProbe
     private let readinessCheck: DatabaseReadinessCheck?
@@ -28,8 +36,11 @@ public final class WorkerAPI: @unchecked Sendable {
     ///   - isDraining: true once the worker stopped claiming (shutdown); asked by `/readyz` only.
     ///   - readinessCheck: the database check of `/readyz` (default: `SELECT 1` on a connection
     ///     of its own); run at most about once per second however many probes arrive.
+    ///   - outputStore: where the console reads a version's outputs (thumbnails, model, manifest).
+    ///   - manifestSchemaVersion: the schema this worker writes (the console's batch default).
     public init(databaseURL: String?, apiToken: String?, metrics: Metrics, logger: JSONLogger,
-                readinessCheck: (@Sendable () -> Bool)? = nil,
+                readinessCheck: (@Sendable () -> Bool)? = nil, outputStore: (any ObjectStore)? = nil,
+                manifestSchemaVersion: Int? = nil,
                 isDraining: @escaping @Sendable () -> Bool) {
         if let readinessCheck {
             self.readinessCheck = nil
@@ -41,6 +52,9 @@ public final class WorkerAPI: @unchecked Sendable {
         }
         self.databaseURL = databaseURL
         self.apiToken = apiToken.flatMap { $0.isEmpty ? nil : $0 }
+        consoleSession = self.apiToken.map { ConsoleSession(apiToken: $0) }
+        self.outputStore = outputStore
+        self.manifestSchemaVersion = manifestSchemaVersion
         self.metrics = metrics
         self.logger = logger
         self.isDraining = isDraining
@@ -61,6 +75,7 @@ public final class WorkerAPI: @unchecked Sendable {
     public func handle(_ request: HTTPServerRequest) -> HTTPServerResponse {
         let path = request.path
         if path.hasPrefix("/v1/") { return v1(request) }
+        if path == "/console" || path.hasPrefix("/console/") { return console(request) }
         switch path {
         case "/livez":
             // The process answers: no database, no lock shared with the job threads.
@@ -214,7 +229,7 @@ public final class WorkerAPI: @unchecked Sendable {
     // MARK: - Helpers
 
     /// Runs `body` on the API's connection (opened on demand); a database failure becomes 503.
-    private func database(_ body: (QueueStore) throws(DatabaseError) -> HTTPServerResponse) -> HTTPServerResponse {
+    func database(_ body: (QueueStore) throws(DatabaseError) -> HTTPServerResponse) -> HTTPServerResponse {
         do {
             return try withDatabase { (c) throws(DatabaseError) in try body(QueueStore(connection: c)) }
         } catch {
@@ -223,7 +238,7 @@ public final class WorkerAPI: @unchecked Sendable {
         }
     }
 
-    private func withDatabase<T>(_ body: (PGConnection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
+    func withDatabase<T>(_ body: (PGConnection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
         dbLock.lock()
         defer { dbLock.unlock() }
         guard let url = databaseURL else { throw DatabaseError(code: "DB_CONNECT_FAILED", message: "no database configured") }

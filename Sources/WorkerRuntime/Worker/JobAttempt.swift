@@ -183,6 +183,28 @@ final class JobAttempt {
             fields["retryable"] = .bool(failure.isRetryable)
         }
         if case .ready = outcome { logger.info("job finished", fields) } else { logger.warn("job finished", fields) }
+        recordAttempt(outcome)
         return outcome
+    }
+
+    /// Writes the attempt's row for the console (`transcode_attempts`); a failure is logged, never
+    /// fatal: the version's own state is already recorded.
+    private func recordAttempt(_ outcome: JobOutcome) {
+        guard let store else { return }
+        let (name, reason): (String, String?)
+        switch outcome {
+        case .ready: (name, reason) = ("ready", nil)
+        case .retried(let code, _): (name, reason) = ("retried", code)
+        case .failed(let code): (name, reason) = ("failed", code)
+        case .released: (name, reason) = ("released", nil)
+        case .leaseLost: (name, reason) = ("lease_lost", nil)
+        }
+        storeLock.lock()
+        defer { storeLock.unlock() }
+        do {
+            try store.recordAttempt(job, worker: config.workerId, outcome: name, reason: reason, timingsMs: timings)
+        } catch {
+            logger.warn("attempt record not written", ids.merging(["error_code": .string(error.code)]) { a, _ in a })
+        }
     }
 }
