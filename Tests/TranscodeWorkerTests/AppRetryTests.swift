@@ -146,9 +146,8 @@ struct AppRetryTests {
         defer { connections.forEach { $0.close() } }
         let results = ResultBox()
         let owner = world.owner
-        nonisolated(unsafe) let shared = connections
-        DispatchQueue.concurrentPerform(iterations: shared.count) { i in
-            let (r, error) = Self.call(shared[i], as: owner, Self.retrySQL, [v])
+        DispatchQueue.concurrentPerform(iterations: connections.count) { i in
+            let (r, error) = Self.call(connections[i], as: owner, Self.retrySQL, [v])
             results.append(error == nil ? (r ?? "") : "error: \(error!)")
         }
         let queued = results.values.filter { $0.contains("\"deduplicated\": false") }

@@ -2,8 +2,10 @@ import Foundation
 @testable import TranscodeWorker
 @testable import PGQueue
 
-/// PostgREST as a Supabase project exposes it, reduced to the one call the `transcode-done` Edge
-/// Function makes: `POST /rest/v1/rpc/transcode_finalize` on a loopback server.
+/// PostgREST as a Supabase project exposes it, reduced to the calls the worker's Edge Functions
+/// make, on a loopback server: `POST /rest/v1/rpc/transcode_finalize` with the service key
+/// (`transcode-done`), and `POST /rest/v1/rpc/transcode_app_retry` with a user's JWT
+/// (`transcode-retry`, see `PostgRESTStandIn+UserCalls.swift`).
 ///
 /// A request needs `apikey` equal to the project's service key (else 401, as Supabase's gateway
 /// answers) and a JSON object body naming exactly the function's five parameters (else 404
@@ -31,7 +33,7 @@ final class PostgRESTStandIn: @unchecked Sendable {
     static let parameters: Set<String> = ["p_version_id", "p_lease_id", "p_status", "p_outputs", "p_error"]
 
     static let finalizeSQL = "SELECT transcode_finalize($1::uuid, $2::uuid, $3, $4::jsonb, $5::jsonb)::text AS r"
-    static let serviceClaimsSQL = "SELECT set_config('request.jwt.claims', $1, true)"
+    static let claimsSQL = "SELECT set_config('request.jwt.claims', $1, true), set_config('request.jwt.claim.sub', $2, true)"
 
     private final class State: @unchecked Sendable {
         let lock = NSLock()
@@ -74,12 +76,12 @@ final class PostgRESTStandIn: @unchecked Sendable {
 
     // MARK: - Answers
 
-    private static func json(_ status: Int, _ body: Any) -> LoopbackHTTPServer.Response {
+    static func json(_ status: Int, _ body: Any) -> LoopbackHTTPServer.Response {
         let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .fragmentsAllowed])) ?? Data()
         return (status, [("Content-Type", "application/json; charset=utf-8")], Array(data))
     }
 
-    private static func error(_ status: Int, code: String, message: String) -> LoopbackHTTPServer.Response {
+    static func error(_ status: Int, code: String, message: String) -> LoopbackHTTPServer.Response {
         json(status, ["code": code, "message": message, "details": NSNull(), "hint": NSNull()])
     }
 
@@ -98,6 +100,10 @@ final class PostgRESTStandIn: @unchecked Sendable {
 
     static func answer(_ request: RecordedRequest, serviceKey: String, databaseURL: String,
                        behaviour: Behaviour) -> LoopbackHTTPServer.Response {
+        if request.path == retryPath {
+            if case .status(let status) = behaviour { return error(status, code: "PGRST000", message: "stand-in failure") }
+            return userCall(request, serviceKey: serviceKey, databaseURL: databaseURL)
+        }
         guard request.headers["apikey"] == serviceKey else {
             return json(401, ["message": "Invalid API key", "hint": "Double check the apikey header."])
         }
@@ -129,6 +135,15 @@ final class PostgRESTStandIn: @unchecked Sendable {
         }
         let params = [text(body["p_version_id"]), text(body["p_lease_id"]), text(body["p_status"]),
                       jsonText(body["p_outputs"]), jsonText(body["p_error"])]
+        return run(finalizeSQL, params, role: "service_role", claims: #"{"role":"service_role"}"#, sub: nil,
+                   function: "transcode_finalize", databaseURL: databaseURL)
+    }
+
+    /// Runs `sql` (one row, JSON text in `r`) as PostgREST runs an rpc call: in a transaction, as
+    /// `role`, with the JWT claims set; answers 200 with the JSON, or PostgREST's error (a
+    /// missing function is 404 `PGRST202`, as PostgREST's schema cache answers).
+    static func run(_ sql: String, _ params: [String?], role: String, claims: String, sub: String?, function: String,
+                    databaseURL: String) -> LoopbackHTTPServer.Response {
         let connection: PGConnection
         do {
             connection = try PGConnection(url: databaseURL, applicationName: "postgrest-stand-in")
@@ -138,14 +153,17 @@ final class PostgRESTStandIn: @unchecked Sendable {
         defer { connection.close() }
         do {
             try connection.query("BEGIN")
-            try connection.query("SET LOCAL ROLE service_role")
-            try connection.query(serviceClaimsSQL, [#"{"role":"service_role"}"#])
-            let result = try connection.query(finalizeSQL, params).first?["r"]
+            try connection.query("SET LOCAL ROLE \(role)")
+            try connection.query(claimsSQL, [claims, sub ?? ""])
+            let result = try connection.query(sql, params).first?["r"]
             try connection.query("COMMIT")
             let value = result.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8), options: [.fragmentsAllowed]) }
             return json(200, value ?? NSNull())
         } catch {
             _ = try? connection.query("ROLLBACK")
+            if error.sqlState == "42883" {
+                return self.error(404, code: "PGRST202", message: "Could not find the function public.\(function) in the schema cache")
+            }
             return self.error(status(for: error), code: error.sqlState ?? "PGRST000", message: error.message)
         }
     }

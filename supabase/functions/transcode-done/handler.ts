@@ -24,38 +24,25 @@
 //   500 MISCONFIGURED (a setting is missing, or PostgREST refused the key or lacks the function)
 //   503 DATABASE_UNAVAILABLE (network failure, timeout or 5xx: the worker retries)
 
-/// Where the handler reads its settings: `Deno.env` in production, a map in tests.
-export interface Env {
-  get(name: string): string | undefined;
-}
+import {
+  defaultTimeoutMs,
+  type Env,
+  isObject,
+  jsonBody,
+  projectKey,
+  jwtShape,
+  type Options,
+  refuse,
+  rpc,
+  answer,
+  uuid,
+} from "../_shared/http.ts";
 
-/// Tuning for tests; production uses the defaults.
-export interface Options {
-  /// How long one PostgREST call may take, in milliseconds (default 10 000).
-  timeoutMs?: number;
-}
+export { defaultTimeoutMs };
+export type { Env, Options };
 
 /// The largest request body accepted, in bytes.
 export const maxBodyBytes = 64 * 1024;
-/// The default bound on one PostgREST call, in milliseconds.
-export const defaultTimeoutMs = 10_000;
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const jwtShape = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-
-class BodyTooLarge extends Error {}
-
-function answer(status: number, body: Record<string, unknown>): Response {
-  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
-}
-
-function refuse(status: number, error: string): Response {
-  return answer(status, { ok: false, error });
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /// True when `given` equals `expected` (compared as UTF-8 bytes), in time that depends only on
 /// the length of `expected`, never on where the two differ. An empty `expected` matches nothing.
@@ -70,22 +57,7 @@ export function sameSecret(given: string, expected: string): boolean {
 /// The service key to call PostgREST with, or undefined when none is configured. A new-style
 /// secret key wins over the legacy service_role JWT.
 export function serviceKey(env: Env): string | undefined {
-  const single = env.get("SUPABASE_SECRET_KEY");
-  if (single) return single;
-  const dictionary = env.get("SUPABASE_SECRET_KEYS");
-  if (dictionary) {
-    try {
-      const keys: unknown = JSON.parse(dictionary);
-      if (isObject(keys)) {
-        if (typeof keys.default === "string" && keys.default) return keys.default;
-        const first = Object.values(keys).find((v) => typeof v === "string" && v !== "");
-        if (typeof first === "string") return first;
-      }
-    } catch {
-      // Not JSON: fall back to the legacy key.
-    }
-  }
-  return env.get("SUPABASE_SERVICE_ROLE_KEY") || undefined;
+  return projectKey(env, "SUPABASE_SECRET_KEY", "SUPABASE_SECRET_KEYS", "SUPABASE_SERVICE_ROLE_KEY");
 }
 
 /// The headers for PostgREST: the key always in `apikey`; a legacy JWT key also as
@@ -94,31 +66,6 @@ export function postgrestHeaders(key: string): Record<string, string> {
   const headers: Record<string, string> = { "apikey": key, "Content-Type": "application/json" };
   if (!key.startsWith("sb_") && jwtShape.test(key)) headers["Authorization"] = `Bearer ${key}`;
   return headers;
-}
-
-/// Reads the body as bytes, stopping with `BodyTooLarge` as soon as more than `limit` arrived.
-async function readBody(req: Request, limit: number): Promise<Uint8Array> {
-  if (!req.body) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      throw new BodyTooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    bytes.set(c, offset);
-    offset += c.byteLength;
-  }
-  return bytes;
 }
 
 /// Answers one `transcode-done/v1` request. `fetchImpl` is the fetch used to reach PostgREST.
@@ -137,21 +84,9 @@ export async function handle(
   const key = serviceKey(env);
   if (baseURL === "" || key === undefined) return refuse(500, "MISCONFIGURED");
 
-  const declared = req.headers.get("content-length");
-  if (declared !== null && !(Number(declared) <= maxBodyBytes)) return refuse(413, "BODY_TOO_LARGE");
-  let bytes: Uint8Array;
-  try {
-    bytes = await readBody(req, maxBodyBytes);
-  } catch (e) {
-    if (e instanceof BodyTooLarge) return refuse(413, "BODY_TOO_LARGE");
-    return refuse(400, "INVALID_JSON");
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch {
-    return refuse(400, "INVALID_JSON");
-  }
+  const read = await jsonBody(req, maxBodyBytes);
+  if ("refusal" in read) return read.refusal;
+  const body = read.body;
   if (!isObject(body) || body.schema !== "transcode-done/v1" || typeof body.version_id !== "string" ||
       !uuid.test(body.version_id) || !isObject(body.lease) || typeof body.lease.lease_id !== "string" ||
       !uuid.test(body.lease.lease_id) || (body.status !== "ready" && body.status !== "failed")) {
@@ -166,39 +101,21 @@ export async function handle(
     return refuse(422, "INVALID_ERROR");
   }
 
-  let response: Response;
-  let text: string;
-  try {
-    response = await fetchImpl(`${baseURL}/rest/v1/rpc/transcode_finalize`, {
-      method: "POST",
-      headers: postgrestHeaders(key),
-      body: JSON.stringify({
-        p_version_id: body.version_id,
-        p_lease_id: body.lease.lease_id,
-        p_status: body.status,
-        p_outputs: body.status === "ready" ? outputs : null,
-        p_error: body.status === "failed" ? error : null,
-      }),
-      signal: AbortSignal.timeout(options.timeoutMs ?? defaultTimeoutMs),
-    });
-    text = await response.text();
-  } catch {
-    // Refused connection, reset, DNS failure or the timeout: worth a retry.
-    return refuse(503, "DATABASE_UNAVAILABLE");
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    data = undefined;
-  }
-  if (!response.ok) {
-    const code = isObject(data) && typeof data.code === "string" ? data.code : "";
+  const result = await rpc(fetchImpl, baseURL, "transcode_finalize", postgrestHeaders(key), {
+    p_version_id: body.version_id,
+    p_lease_id: body.lease.lease_id,
+    p_status: body.status,
+    p_outputs: body.status === "ready" ? outputs : null,
+    p_error: body.status === "failed" ? error : null,
+  }, options);
+  if (result === undefined) return refuse(503, "DATABASE_UNAVAILABLE");
+  const { data, code } = result;
+  if (!result.ok) {
     // Data errors (class 22) will not pass on a retry.
     if (code.startsWith("22")) return refuse(422, "INVALID_VALUE");
     // A refused key, a missing grant or a missing function: the deployment needs fixing.
-    if (response.status === 401 || response.status === 403 || code === "42501" || code === "PGRST202") {
-      console.error(JSON.stringify({ level: "error", msg: "PostgREST refused transcode_finalize", status: response.status, code }));
+    if (result.status === 401 || result.status === 403 || code === "42501" || code === "PGRST202") {
+      console.error(JSON.stringify({ level: "error", msg: "PostgREST refused transcode_finalize", status: result.status, code }));
       return refuse(500, "MISCONFIGURED");
     }
     return refuse(503, "DATABASE_UNAVAILABLE");

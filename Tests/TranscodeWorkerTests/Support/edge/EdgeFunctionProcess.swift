@@ -4,8 +4,9 @@ import TestSupport
 import Glibc
 #endif
 
-/// The `transcode-done` Edge Function's handler served by a real Deno on 127.0.0.1 (the
-/// `serve.ts` harness beside this file), plus the Deno runtime lookup the tests share.
+/// One of the worker's Edge Function handlers (`transcode-done`, `transcode-retry`) served by a
+/// real Deno on 127.0.0.1 (the `serve.ts` harness beside this file), plus the Deno runtime lookup
+/// the tests share.
 ///
 /// Deno is found through `TRANSCODE_DENO`, then `deno` on `PATH`, then the binary of the PyPI
 /// `deno` package (`python3 -c 'import deno; print(deno.find_deno_bin())'`). Tests that need it
@@ -21,12 +22,13 @@ final class EdgeFunctionProcess: @unchecked Sendable {
 
     /// Every variable the function reads; the child gets exactly the ones a test sets.
     static let functionVariables = ["WORKER_CALLBACK_SECRET", "SUPABASE_URL", "SUPABASE_SECRET_KEY",
-                                    "SUPABASE_SECRET_KEYS", "SUPABASE_SERVICE_ROLE_KEY"]
+                                    "SUPABASE_SECRET_KEYS", "SUPABASE_SERVICE_ROLE_KEY", "SUPABASE_PUBLISHABLE_KEY",
+                                    "SUPABASE_PUBLISHABLE_KEYS", "SUPABASE_ANON_KEY"]
     /// Flags that keep Deno off the network and away from project configuration.
     static let offlineFlags = ["--no-remote", "--no-npm", "--no-config", "--no-lock", "--no-prompt"]
 
     static let packageRoot = TestPaths.packageRoot
-    static let functionDirectory = packageRoot.appendingPathComponent("supabase/functions/transcode-done")
+    static let functionsDirectory = packageRoot.appendingPathComponent("supabase/functions")
     static let harnessDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
     static var required: Bool { ProcessInfo.processInfo.environment["TRANSCODE_REQUIRE_DENO"] == "1" }
@@ -96,10 +98,11 @@ final class EdgeFunctionProcess: @unchecked Sendable {
     private let process: Process
     private let logDirectory: URL
 
-    /// Starts `serve.ts` with exactly `variables` of the function's variables set, and waits (at
-    /// most 60 s) for the line that names its port. `timeoutMs` bounds each PostgREST call.
+    /// Starts `serve.ts` for the function `name` with exactly `variables` of the functions'
+    /// variables set, and waits (at most 60 s) for the line that names its port. `timeoutMs`
+    /// bounds each PostgREST call.
     /// - Throws: `StartError` when Deno is missing, exits early or never prints its port.
-    init(variables: [String: String], timeoutMs: Int? = nil) throws {
+    init(name: String = "transcode-done", variables: [String: String], timeoutMs: Int? = nil) throws {
         guard let deno = Self.deno else { throw StartError(description: "Deno not found (set TRANSCODE_DENO or pip install deno)") }
         logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("edge-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: logDirectory, withIntermediateDirectories: true)
@@ -110,7 +113,7 @@ final class EdgeFunctionProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: deno)
         process.arguments = ["run"] + Self.offlineFlags + [
             "--allow-net=127.0.0.1", "--allow-env=" + Self.functionVariables.joined(separator: ","),
-            Self.harnessDirectory.appendingPathComponent("serve.ts").path,
+            Self.harnessDirectory.appendingPathComponent("serve.ts").path, name,
         ] + (timeoutMs.map { [String($0)] } ?? [])
         process.environment = Self.environment(variables)
         process.currentDirectoryURL = logDirectory
