@@ -20,6 +20,8 @@ try:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
 except ImportError:
     print("console-browser: selenium is not installed (pip install selenium)", file=sys.stderr)
     sys.exit(2)
@@ -39,6 +41,13 @@ def browser(width, height):
     # The console must work without scripts: run with JavaScript off.
     options.add_experimental_option("prefs", {"profile.managed_default_content_settings.javascript": 2})
     return webdriver.Chrome(service=Service(driver_path), options=options)
+
+
+def click_and_wait(driver, element):
+    """Clicks `element` and waits (at most 20 s) until the page it was on has been replaced."""
+    page = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(driver, 20).until(expected_conditions.staleness_of(page))
 
 
 class Check:
@@ -83,12 +92,12 @@ def main():
         check.shot(d, "01-sign-in")
 
         d.find_element(By.NAME, "token").send_keys("not-the-token")
-        d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        click_and_wait(d, d.find_element(By.CSS_SELECTOR, "button[type=submit]"))
         check.that("not this worker's API token" in d.page_source, "a wrong token was not refused")
         check.shot(d, "02-sign-in-refused")
 
         d.find_element(By.NAME, "token").send_keys(args.token)
-        d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        click_and_wait(d, d.find_element(By.CSS_SELECTOR, "button[type=submit]"))
         check.that(d.current_url.rstrip("/").endswith("/console"), f"sign-in did not lead to the overview: {d.current_url}")
         check.that("<h1>Overview</h1>" in d.page_source, "the overview is not shown after sign-in")
         cookie = d.get_cookie("transcode_console")
@@ -99,7 +108,7 @@ def main():
         d.get(base + "/console/versions")
         status = d.find_element(By.NAME, "status")
         status.find_element(By.CSS_SELECTOR, "option[value=failed]").click()
-        d.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]").click()
+        click_and_wait(d, d.find_element(By.CSS_SELECTOR, "form.filters button[type=submit]"))
         check.that("status=failed" in d.current_url, f"the filter did not apply: {d.current_url}")
         badges = [b.text for b in d.find_elements(By.CSS_SELECTOR, "tbody .badge")]
         check.that(badges and all(b == "failed" for b in badges), f"filtered list shows {badges}")
@@ -107,15 +116,15 @@ def main():
         check.shot(d, "04-versions-failed")
 
         link = d.find_element(By.CSS_SELECTOR, f"a[href='/console/versions/{args.failed_version}']")
-        link.click()
+        click_and_wait(d, link)
         check.that(args.failed_version in d.page_source, "the version page does not name the version")
         check.that("Error history" in d.page_source, "the version page has no error history")
         check.shot(d, "05-version-failed")
 
-        d.find_element(By.LINK_TEXT, "Retry").click()
+        click_and_wait(d, d.find_element(By.LINK_TEXT, "Retry"))
         check.that("Retry this failed version?" in d.page_source, "no confirmation page before retrying")
         check.shot(d, "06-confirm-retry")
-        d.find_element(By.XPATH, "//button[contains(., 'Yes, retry')]").click()
+        click_and_wait(d, d.find_element(By.XPATH, "//button[contains(., 'Yes, retry')]"))
         check.that("done=retry" in d.current_url, f"retry did not return to the version page: {d.current_url}")
         badge = d.find_element(By.CSS_SELECTOR, "dl .badge").text
         check.that(badge == "queued", f"after retry the version is {badge}, not queued")
@@ -127,7 +136,7 @@ def main():
     try:
         phone.get(base + "/console/sign-in")
         phone.find_element(By.NAME, "token").send_keys(args.token)
-        phone.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        click_and_wait(phone, phone.find_element(By.CSS_SELECTOR, "button[type=submit]"))
         check.shot(phone, "08-phone-overview")
         phone.get(base + f"/console/versions/{args.failed_version}")
         check.shot(phone, "09-phone-version")

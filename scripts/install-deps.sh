@@ -11,10 +11,10 @@ APT_PACKAGES=(
   fonts-dejavu-core fonts-noto-cjk poppler-utils
   libcurl4-openssl-dev
   postgresql-15 postgresql-client-15
-  chromium
+  chromium chromium-driver
   gltfpack
 )
-PIP_PACKAGES=(usd-core numpy trimesh pygltflib jsonschema pillow "moto[server]" deno ezdxf)
+PIP_PACKAGES=(usd-core numpy trimesh pygltflib jsonschema pillow "moto[server]" deno ezdxf selenium)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -29,7 +29,7 @@ fi
 
 if [ "${SKIP_PIP:-0}" != "1" ]; then
   PY=${PYTHON:-python3}
-  if ! "$PY" -c 'import pxr, numpy, trimesh, pygltflib, jsonschema, PIL, moto, boto3, deno, ezdxf; deno.find_deno_bin()' 2>/dev/null; then
+  if ! "$PY" -c 'import pxr, numpy, trimesh, pygltflib, jsonschema, PIL, moto, boto3, deno, ezdxf, selenium; deno.find_deno_bin()' 2>/dev/null; then
     echo "installing Python packages: ${PIP_PACKAGES[*]}"
     "$PY" -m pip install -q "${PIP_PACKAGES[@]}"
   fi

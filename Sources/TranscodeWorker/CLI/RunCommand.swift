@@ -60,12 +60,14 @@ struct RunCommand {
           --worker-id ID                    TRANSCODE_WORKER_ID (default tw-<host>-<pid>).
           --shutdown-grace-seconds S        TRANSCODE_SHUTDOWN_GRACE_SECONDS (60).
           --progress-interval-seconds S     TRANSCODE_PROGRESS_INTERVAL_SECONDS (2).
-          --http-addr HOST:PORT|off         TRANSCODE_HTTP_ADDR (0.0.0.0:8080): /livez, /readyz, /metrics
-                                            and the /v1 API; port 0 picks a free port; off: no server.
+          --http-addr HOST:PORT|off         TRANSCODE_HTTP_ADDR (0.0.0.0:8080): /livez, /readyz, /metrics,
+                                            the /v1 API and the operator console /console; port 0 picks
+                                            a free port; off: no server.
           --http-per-ip-connections N       TRANSCODE_HTTP_PER_IP_CONNECTIONS (16): open connections one
                                             client address may hold.
           (secret)                          TRANSCODE_API_TOKEN or TRANSCODE_API_TOKEN_FILE: bearer token
-                                            of /v1 (32+ bytes; unset: /v1 answers 503 API_DISABLED).
+                                            of /v1 and the console's sign-in (32+ bytes; unset: /v1
+                                            answers 503 API_DISABLED and the console is off).
           --supabase-url URL                SUPABASE_URL: Supabase mode (with SUPABASE_SERVICE_KEY or
                                             SUPABASE_SERVICE_KEY_FILE): progress is broadcast through
                                             URL/realtime/v1/api/broadcast and versions are finalized by

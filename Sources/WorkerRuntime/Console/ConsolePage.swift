@@ -42,7 +42,7 @@ enum ConsolePage {
         .thumbs{display:flex;flex-wrap:wrap;gap:8px}.thumbs figure{margin:0;font-size:12px;color:#56657a}.thumbs img{display:block;\
         max-width:220px;width:100%;height:auto;border:1px solid #dde3ea;border-radius:6px;background:#fff}dl{display:grid;\
         grid-template-columns:max-content 1fr;gap:4px 14px;margin:0}dt{color:#56657a}dd{margin:0;word-break:break-word}\
-        .muted{color:#6a778a}.signin{max-width:380px;margin:60px auto}.signin input{width:100%}pre{white-space:pre-wrap;\
+        .muted{color:#6a778a}.signin{max-width:380px;margin:60px auto}.signin input{width:100%}td pre{min-width:18em}pre{white-space:pre-wrap;\
         word-break:break-word;margin:0;font-size:12.5px}@media (max-width:600px){main{padding:10px}th,td{padding:5px}h1{font-size:19px}}
         """
 
