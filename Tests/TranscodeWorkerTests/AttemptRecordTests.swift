@@ -38,10 +38,27 @@ struct AttemptRecordTests {
             "SELECT event, payload->>'version_id' AS v FROM transcode_event_log WHERE version_id = $1::uuid", [version])
         #expect(events.map { $0["event"] ?? "" } == ["ready"])
         #expect(events.first?["v"] == version)
+        // The report is stored beside the outputs, as plain text (never rendered by a storage host).
+        let report = try #require(f.recorder.puts.first { $0.key == job.outputPrefix + "report.html" })
+        #expect(report.contentType == "text/plain; charset=utf-8")
+        #expect(String(decoding: try f.files.get(job.outputPrefix + "report.html", maxBytes: 1 << 26), as: UTF8.self)
+            .hasPrefix("<!DOCTYPE html>"))
+        #expect(f.recorder.puts.last?.key == job.outputPrefix + "layer_manifest.json")
         // The console reads them back.
         #expect(try f.store.attempts(versionId: version).first?["outcome"] == "ready")
         #expect(try f.store.events(versionId: version).first?["event"] == "ready")
         #expect(try f.store.throughput()?.int("ready_hour") == 1)
+    }
+
+    @Test func withTheReportOffNoReportIsStored() throws {
+        let f = try JobFixture()
+        f.config.jobReport = false
+        _ = try f.submitSample()
+        let job = try f.claim()
+        #expect(f.runner().run(job, control: JobControl()) == .ready(outputPrefix: job.outputPrefix))
+        #expect(!(try f.files.list(prefix: job.outputPrefix)).contains(job.outputPrefix + "report.html"))
+        #expect(WorkerConfig(environment: ["TRANSCODE_JOB_REPORT": "off"]).jobReport == false)
+        #expect(throws: UsageError.self) { try WorkerConfig(environment: ["TRANSCODE_JOB_REPORT": "maybe"]).validate() }
     }
 
     @Test func aFailedAttemptIsRecordedWithItsReason() throws {

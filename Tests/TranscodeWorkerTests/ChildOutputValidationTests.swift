@@ -162,10 +162,10 @@ struct ChildOutputValidationTests {
         #expect(Self.isViolation(g.refusal()))
         let h = try Fixture()
         #expect(Self.isViolation(h.refusal(h.files + [h.files[0]])))
-        for ok in ["model.glb", "layer_manifest.json", "thumbs/orbit-07.webp", "thumbs/plan.webp", "thumbs/card.webp"] {
+        for ok in ["model.glb", "layer_manifest.json", "thumbs/orbit-07.webp", "thumbs/plan.webp", "thumbs/card.webp", "report.html"] {
             #expect(Outputs.isAllowedName(ok))
         }
-        for bad in ["thumbs/hero.png", "thumbs/-x.webp", "thumbs/a/b.webp", "report.html", "model.glb.partial-1"] {
+        for bad in ["thumbs/hero.png", "thumbs/-x.webp", "thumbs/a/b.webp", "report.htm", "reports/report.html", "model.glb.partial-1"] {
             #expect(!Outputs.isAllowedName(bad))
         }
     }

@@ -189,16 +189,11 @@ struct ConvertCommand {
             return report(error, status: error.isInputError ? ExitStatus.invalidInput : ExitStatus.internalError)
         }
         if writeReport {
-            // The report goes before the manifest, which stays the last file written.
-            let t1 = Clock.now()
             do {
-                let page = try ReportBuilder.build(result: result)
-                let at = result.files.lastIndex { $0.path == "layer_manifest.json" } ?? result.files.endIndex
-                result.files.insert((ReportBuilder.fileName, page), at: at)
+                try ReportBuilder.add(to: &result)
             } catch {
                 return report(error, status: ExitStatus.internalError)
             }
-            result.summary.phaseMilliseconds.append(("report", Clock.ms(t1, Clock.now())))
         }
         do {
             try OutputDirectory.write(result.files, into: out)

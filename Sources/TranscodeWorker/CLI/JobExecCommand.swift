@@ -22,7 +22,7 @@ struct JobExecCommand {
     static let help = """
         USAGE: transcode-worker job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR] [--redaction-regions FILE]
                                          [--version-id ID] [--room-id ID] [--memory-mb N] [--cpu-seconds N]
-                                         [--parent-pid PID] [--no-thumbnails] [--glb-compression meshopt|none]
+                                         [--parent-pid PID] [--no-thumbnails] [--report] [--glb-compression meshopt|none]
                                          [--texture-format webp|original] [--units metric|imperial]
                                          [--locale en|zh-Hans]
 
@@ -49,6 +49,8 @@ struct JobExecCommand {
           --cpu-seconds N           CPU-time limit in seconds (0: none; default 0).
           --parent-pid PID          Exit when this process is no longer the parent (checked twice a second).
           --no-thumbnails           Render no thumbnails.
+          --report                  Also write report.html (the page `convert --report` writes;
+                                    TRANSCODE_JOB_REPORT).
           --glb-compression MODE    meshopt (default) or none, as for convert (the worker passes
                                     TRANSCODE_GLB_COMPRESSION).
           --texture-format FORMAT   webp (default) or original, as for convert (TRANSCODE_TEXTURE_FORMAT).
@@ -77,6 +79,7 @@ struct JobExecCommand {
     var cpuSeconds = 0
     var parentPid: Int32?
     var thumbnails = true
+    var writeReport = false
     var glbCompression = GLBCompression.meshopt
     var textureFormat = PipelineInput.TextureFormat.webp
     var plan = PlanOptions()
@@ -104,6 +107,7 @@ struct JobExecCommand {
             case "--cpu-seconds": cpuSeconds = try number(a)
             case "--parent-pid": parentPid = Int32(try number(a))
             case "--no-thumbnails": thumbnails = false
+            case "--report": writeReport = true
             case "--glb-compression":
                 guard let mode = GLBCompression(rawValue: try value(a)) else { throw UsageError("--glb-compression needs meshopt or none") }
                 glbCompression = mode
@@ -178,9 +182,13 @@ struct JobExecCommand {
             return ExitStatus.internalError
         }
 
-        let result: PipelineResult
+        var result: PipelineResult
         do {
             result = try TranscodePipeline.run(input, progress: { Self.emit(.phase($0)) })
+            if writeReport {
+                Self.emit(.phase("report"))
+                try ReportBuilder.add(to: &result)
+            }
         } catch {
             Self.emit(.error(code: error.code, message: error.message, phase: error.phase, retryable: error.isRetryable))
             return error.isInputError ? ExitStatus.invalidInput : ExitStatus.internalError

@@ -23,6 +23,16 @@ public enum ReportBuilder {
     ///   bytes.
     /// - Throws: `PipelineError` with code `REPORT_MANIFEST_INVALID` (phase `report`) when
     ///   `layer_manifest.json` is missing or is not a JSON object.
+    /// Builds the report of `result` and inserts it into its files before the manifest (which
+    /// stays the last file written), with its time as the `report` phase. Throws as `build`.
+    public static func add(to result: inout PipelineResult) throws(PipelineError) {
+        let t0 = Clock.now()
+        let page = try build(result: result)
+        let at = result.files.lastIndex { $0.path == "layer_manifest.json" } ?? result.files.endIndex
+        result.files.insert((fileName, page), at: at)
+        result.summary.phaseMilliseconds.append(("report", Clock.ms(t0, Clock.now())))
+    }
+
     public static func build(result: PipelineResult) throws(PipelineError) -> [UInt8] {
         guard let manifestBytes = result.files.last(where: { $0.path == "layer_manifest.json" })?.bytes else {
             throw PipelineError(code: "REPORT_MANIFEST_INVALID", message: "the result has no layer_manifest.json",

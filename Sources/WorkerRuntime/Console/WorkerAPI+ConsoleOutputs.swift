@@ -8,7 +8,8 @@ import WorkerHTTP
 /// store. Keys come from the row, which the backend can write, so a file is served only when its
 /// key is below the version's own output root (`StorageConfinement.outputRoot`), the row's bucket
 /// is this worker's output bucket, and the name is one the pipeline writes. Files are sent with a
-/// sandboxing Content-Security-Policy, and everything but images, SVG and JSON as attachments.
+/// sandboxing Content-Security-Policy (no script runs, not even in the report), and everything but
+/// images, SVG, JSON and the report as attachments.
 extension WorkerAPI {
     /// The largest output the console sends, bytes.
     static let consoleMaxFileBytes = 128 << 20
@@ -16,7 +17,8 @@ extension WorkerAPI {
     /// The media type of an output file, by suffix.
     static func outputMediaType(_ name: String) -> String {
         let types = [(".webp", "image/webp"), (".glb", "model/gltf-binary"), (".json", "application/json"),
-                     (".svg", "image/svg+xml"), (".pdf", "application/pdf"), (".dxf", "image/vnd.dxf")]
+                     (".svg", "image/svg+xml"), (".pdf", "application/pdf"), (".dxf", "image/vnd.dxf"),
+                     (".html", "text/html; charset=utf-8")]
         return types.first { name.hasSuffix($0.0) }?.1 ?? "application/octet-stream"
     }
 
@@ -64,7 +66,10 @@ extension WorkerAPI {
         var files = ""
         do throws(StorageError) {
             let objects = try store.listObjects(prefix: dir).filter { JobAttempt.ChildOutputs.isAllowedName(String($0.key.dropFirst(dir.count))) }
-            files = ConsolePage.table(["File", "#Bytes"], objects.filter { !$0.key.contains("/thumbs/") }.map { o in
+            if objects.contains(where: { $0.key == dir + "report.html" }) {
+                files += "<p><a class=\"button secondary\" href=\"\(esc(base + "report.html"))\">Open the conversion report</a></p>"
+            }
+            files += ConsolePage.table(["File", "#Bytes"], objects.filter { !$0.key.contains("/thumbs/") }.map { o in
                 let rel = String(o.key.dropFirst(dir.count))
                 return ["<a href=\"\(esc(base + rel))\">\(esc(rel))</a>", String(o.bytes)]
             }, empty: "No file found under \(dir).")
@@ -95,7 +100,7 @@ extension WorkerAPI {
                     """, navigation: nil)
             }
             let name = relative.split(separator: "/").last.map(String.init) ?? relative
-            let inline = [".webp", ".svg", ".json"].contains { relative.hasSuffix($0) }
+            let inline = [".webp", ".svg", ".json", ".html"].contains { relative.hasSuffix($0) }
             return HTTPServerResponse(status: 200, headers: [
                 ("Content-Type", Self.outputMediaType(relative)),
                 ("Content-Disposition", "\(inline ? "inline" : "attachment"); filename=\"\(name)\""),

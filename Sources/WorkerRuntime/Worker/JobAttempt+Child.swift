@@ -20,6 +20,7 @@ extension JobAttempt {
         if let json = inputs.json { args += ["--roomplan", json] }
         if inputs.redactions > 0 { args += ["--redacted-textures", ws.redactedDirectory] }
         if let file = inputs.regionsFile { args += ["--redaction-regions", file] }
+        if config.jobReport { args.append("--report") }
 
         if let ids = runner.childSandbox.ids {
             do { try ws.handOver(uid: ids.uid, gid: ids.gid) } catch { throw .failed(error) }

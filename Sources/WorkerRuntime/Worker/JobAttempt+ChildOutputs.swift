@@ -57,7 +57,7 @@ extension JobAttempt {
 
         /// True when `path` is a name the pipeline writes.
         static func isAllowedName(_ path: String) -> Bool {
-            if ["model.glb", "layer_manifest.json", "plan.svg", "plan.pdf", "plan.dxf"].contains(path) { return true }
+            if ["model.glb", "layer_manifest.json", "plan.svg", "plan.pdf", "plan.dxf", "report.html"].contains(path) { return true }
             guard path.hasPrefix("thumbs/"), path.hasSuffix(".webp") else { return false }
             let stem = path.utf8.dropFirst("thumbs/".count).dropLast(".webp".count)
             return (1...64).contains(stem.count) && stem.first != UInt8(ascii: "-")

@@ -144,7 +144,9 @@ extension JobAttempt {
         if lower.hasSuffix(".svg") { return "image/svg+xml" }
         if lower.hasSuffix(".pdf") { return "application/pdf" }
         if lower.hasSuffix(".dxf") { return "image/vnd.dxf" }
-        if lower.hasSuffix(".html") { return "text/html; charset=utf-8" }
+        // The report is a page a compromised child could have written: stored as plain text, so
+        // that an output bucket served to the public never renders it (the console shows it sandboxed).
+        if lower.hasSuffix(".html") { return "text/plain; charset=utf-8" }
         return "application/octet-stream"
     }
 

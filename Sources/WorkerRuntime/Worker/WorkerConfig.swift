@@ -55,6 +55,10 @@ public struct WorkerConfig: Sendable {
     public var glbCompression: String = "meshopt"
     /// `TRANSCODE_TEXTURE_FORMAT`: `webp` (default) or `original`, how model textures are embedded.
     public var textureFormat: String = "webp"
+    /// `TRANSCODE_JOB_REPORT`: `on` (default) or `off`, whether each job also stores the conversion
+    /// report (`report.html`, the page `convert --report` writes) beside its outputs, for the
+    /// operator console.
+    public var jobReport: Bool = true
     /// `TRANSCODE_PLAN_UNITS`: `metric` (default) or `imperial`, the floor plan's labels for a
     /// version whose `plan_units` is NULL.
     public var planUnits: String = "metric"
@@ -158,6 +162,7 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_CHILD_GID", "child-gid"),
         ("TRANSCODE_GLB_COMPRESSION", "glb-compression"),
         ("TRANSCODE_TEXTURE_FORMAT", "texture-format"),
+        ("TRANSCODE_JOB_REPORT", "job-report"),
         ("TRANSCODE_PLAN_UNITS", "plan-units"),
         ("TRANSCODE_PLAN_LOCALE", "plan-locale"),
         ("TRANSCODE_MAX_SOURCE_BYTES", "max-source-bytes"),
@@ -257,6 +262,9 @@ public struct WorkerConfig: Sendable {
         case "texture-format":
             guard value == "webp" || value == "original" else { throw UsageError("\(name) needs webp or original, got '\(Self.shown(value))'") }
             textureFormat = value
+        case "job-report":
+            guard value == "on" || value == "off" else { throw UsageError("\(name) needs on or off, got '\(Self.shown(value))'") }
+            jobReport = value == "on"
         case "plan-units":
             guard Self.planUnitValues.contains(value) else { throw UsageError("\(name) needs metric or imperial, got '\(Self.shown(value))'") }
             planUnits = value
