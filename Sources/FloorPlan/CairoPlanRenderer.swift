@@ -105,8 +105,22 @@ public enum CairoPlanRenderer {
         cairo_set_source_rgb(cr, Double((c >> 16) & 0xFF) / 255, Double((c >> 8) & 0xFF) / 255, Double(c & 0xFF) / 255)
     }
 
+    /// The same font options for the PDF and the raster (those of cairo's PDF surfaces: gray
+    /// antialiasing, no hinting, unhinted metrics). cairo resolves a font face's fontconfig
+    /// pattern once per process with the options of its first use, so options that differed
+    /// between the two would make a raster's bytes depend on what the process drew before.
+    static func setFontOptions(_ cr: OpaquePointer?) {
+        guard let options = cairo_font_options_create() else { return }
+        defer { cairo_font_options_destroy(options) }
+        cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY)
+        cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
+        cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
+        cairo_set_font_options(cr, options)
+    }
+
     /// Draws a sheet in paper millimetres.
     static func draw(_ sheet: PlanSheet, _ cr: OpaquePointer?, family: String) {
+        setFontOptions(cr)
         colour(cr, PlanColours.paper)
         cairo_rectangle(cr, 0, 0, sheet.width, sheet.height)
         cairo_fill(cr)

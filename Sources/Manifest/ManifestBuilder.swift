@@ -12,7 +12,7 @@ import JSONCore
 public enum ManifestBuilder {
     /// Version of the manifest's shape, written as `schema_version` and recorded by the worker as
     /// `room_versions.manifest_schema_version`. Bumped on every incompatible change.
-    public static let schemaVersion = 4
+    public static let schemaVersion = 5
 
     /// Text of `units.output`: the frame of the GLB and of every coordinate in the manifest.
     public static let outputUnits = "metres, +Y up"
@@ -88,6 +88,7 @@ public enum ManifestBuilder {
             "plan": try PlanContent.plan(input.plan),
             "rooms": try PlanContent.rooms(input.plan),
             "redactions": .array(try redactions(input.redactions)),
+            "artifacts": try artifacts(input.artifacts),
             "warnings": .array(warnings.map { w in
                 .object(["code": .string(w.code), "message": .string(w.message), "prim_path": .string(w.primPath)])
             }),
@@ -137,6 +138,7 @@ public enum ManifestBuilder {
                 "width": try FieldChecks.positive(t.width, field: "\(field).width"),
                 "height": try FieldChecks.positive(t.height, field: "\(field).height"),
                 "bytes": try FieldChecks.count(t.bytes, field: "\(field).bytes"),
+                "sha256": .string(try t.sha256.map { try FieldChecks.sha256($0, field: "\(field).sha256") }),
                 "camera": try camera(t.camera, field: "\(field).camera"),
             ])))
         }
@@ -164,6 +166,28 @@ public enum ManifestBuilder {
             "fov_degrees": fov,
             "ortho_half_extent": ortho,
         ])
+    }
+
+    /// The output groups by name, each with its key, stage version, sorted files and warnings;
+    /// null for a group that was not made.
+    private static func artifacts(_ records: [ArtifactRecord]) throws -> JSONValue {
+        var out: [String: JSONValue] = Dictionary(uniqueKeysWithValues: ArtifactRecord.names.map { ($0, JSONValue.null) })
+        for r in records {
+            let field = "artifacts.\(r.name)"
+            let name = try FieldChecks.oneOf(r.name, ArtifactRecord.names, field: "\(field)")
+            guard out[name] == .null else {
+                throw ManifestError.invalidValue(field: field, value: name, expected: "one record per group")
+            }
+            out[name] = .object([
+                "key": .string(try FieldChecks.sha256(r.key, field: "\(field).key")),
+                "stage_version": try FieldChecks.positive(r.stageVersion, field: "\(field).stage_version"),
+                "files": .array(try r.files.sorted().map { .string(try FieldChecks.relativePath($0, field: "\(field).files")) }),
+                "warnings": .array(r.warnings.map { w in
+                    .object(["code": .string(w.code), "message": .string(w.message), "prim_path": .string(w.primPath)])
+                }),
+            ])
+        }
+        return .object(out)
     }
 
     /// Redactions sorted by texture path, then replacement name.

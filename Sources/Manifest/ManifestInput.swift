@@ -33,15 +33,19 @@ public struct ManifestInput: Hashable, Sendable {
     public var layerPalette: [LayerID: UInt32]
     /// The floor plan: its files, options and rooms; nil when no plan was asked for.
     public var plan: PlanRecord?
+    /// The output groups keyed by what made them (any order; at most one per name).
+    public var artifacts: [ArtifactRecord] = []
 
     /// The input of one manifest; lists may be given in any order (the manifest sorts them).
     public init(
         layered: LayeredScene, generator: String = "crowdroom-transcode-worker", generatorVersion: String,
         versionId: String? = nil, roomId: String? = nil, inputs: [InputFile] = [], glb: Artifact,
         glbNodeIndex: [NodeIndex: Int], thumbnails: [Thumbnail] = [], redactions: [TextureSubstitution] = [],
-        stats: Stats, warnings: [SceneWarning] = [], layerPalette: [LayerID: UInt32] = [:], plan: PlanRecord? = nil
+        stats: Stats, warnings: [SceneWarning] = [], layerPalette: [LayerID: UInt32] = [:], plan: PlanRecord? = nil,
+        artifacts: [ArtifactRecord] = []
     ) {
         self.plan = plan
+        self.artifacts = artifacts
         self.layerPalette = layerPalette
         self.layered = layered
         self.generator = generator

@@ -11,16 +11,19 @@ public struct Thumbnail: Hashable, Sendable {
     public var height: Int
     /// File size in bytes.
     public var bytes: Int
+    /// SHA-256 of the file (64 lowercase hex digits); nil writes JSON null.
+    public var sha256: String?
     /// The camera the image was rendered with.
     public var camera: Camera
 
     /// A thumbnail record; `Thumbnail.kinds` lists the accepted kinds.
-    public init(kind: String, path: String, width: Int, height: Int, bytes: Int, camera: Camera) {
+    public init(kind: String, path: String, width: Int, height: Int, bytes: Int, sha256: String? = nil, camera: Camera) {
         self.kind = kind
         self.path = path
         self.width = width
         self.height = height
         self.bytes = bytes
+        self.sha256 = sha256
         self.camera = camera
     }
 

@@ -7,6 +7,19 @@ import Testing
 
 @Suite("S3 object store on a local S3 server", .enabled(if: s3Configured), .serialized)
 struct S3ObjectStoreTests {
+    @Test func copyIsServerSideAndKeepsTheGivenType() throws {
+        let store = try TestS3.makeStore(prefix: "rooms/copy")
+        let bytes = Array("glTF \u{0}\u{ff} copied".utf8)
+        try store.put("r1/model.glb", bytes: bytes, contentType: "model/gltf-binary")
+        try store.copy("r1/model.glb", to: "r2/with space/model.glb", contentType: "model/gltf-binary", cacheControl: "public, max-age=60")
+        #expect(try store.get("r2/with space/model.glb", maxBytes: 1 << 20) == bytes)
+        try store.delete("r1/model.glb")
+        #expect(try store.get("r2/with space/model.glb", maxBytes: 1 << 20) == bytes)
+        #expect(storageFailure { () throws(StorageError) in try store.copy("r1/missing.glb", to: "r3/x.glb", contentType: "", cacheControl: nil) }?.code
+                == StorageError.notFound)
+        #expect(try store.size("r3/x.glb") == nil)
+    }
+
     @Test func roundTrip() throws {
         let store = try TestS3.makeStore(prefix: "rooms/r1")
         let glb = Array("glTF-bytes \u{0}\u{1}\u{ff}".utf8)

@@ -169,6 +169,37 @@ public struct FileObjectStore: ObjectStore {
         }
     }
 
+    /// Hard-links the file of `source` to a temporary name beside `destination` and renames it into
+    /// place (readers see the old object or the new one); where a link cannot be made (another
+    /// file system), copies the bytes. The file store keeps no content type. Throws
+    /// `STORAGE_NOT_FOUND`, `STORAGE_WRITE_FAILED` (retryable), `STORAGE_INVALID_KEY`.
+    public func copy(_ source: String, to destination: String, contentType: String, cacheControl: String?) throws(StorageError) {
+        try validate(source)
+        try validate(destination)
+        var info = stat()
+        guard stat(path(source), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StorageError(code: StorageError.notFound, message: "\(source): no such object to copy", key: source)
+        }
+        try makeParentDirectories(of: destination)
+        let target = path(destination)
+        let directory = String(target[..<target.lastIndex(of: "/")!])
+        let temp = directory + "/" + Self.tempPrefix + "\(getpid())-" + String(UInt64.random(in: 0 ... .max), radix: 16)
+        guard link(path(source), temp) == 0 else {
+            let bytes = try get(source, maxBytes: Self.maxCopyBytes)
+            try put(destination, bytes: bytes, contentType: contentType, cacheControl: cacheControl)
+            return
+        }
+        guard rename(temp, target) == 0 else {
+            let e = errno
+            unlink(temp)
+            if e == EISDIR || e == ENOTDIR || e == ENOTEMPTY || e == EEXIST { throw prefixClash(destination) }
+            throw StorageError.system(e, "cannot move the copy of \(source) into place", key: destination, writing: true)
+        }
+        if let e = syncDirectory(directory) {
+            throw StorageError.system(e, "cannot flush the directory of \(destination)", key: destination, writing: true)
+        }
+    }
+
     /// Removes the file of `key`; a missing key (or one that is only a prefix) is not an error.
     /// Empty directories stay. Throws `STORAGE_WRITE_FAILED` (retryable), `STORAGE_INVALID_KEY`.
     public func delete(_ key: String) throws(StorageError) {

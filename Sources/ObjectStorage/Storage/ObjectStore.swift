@@ -20,6 +20,12 @@ public protocol ObjectStore: Sendable {
     /// (nil: none; backends without metadata ignore it).
     func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError)
 
+    /// Copies the object at `source` to `destination` inside this store, with `contentType` and
+    /// `cacheControl` as `put` sets them, without the bytes passing through the caller where the
+    /// backend allows (S3 `CopyObject`; a hard link on a file store). Throws `STORAGE_NOT_FOUND`
+    /// when `source` does not exist, and what `get` and `put` throw.
+    func copy(_ source: String, to destination: String, contentType: String, cacheControl: String?) throws(StorageError)
+
     /// Deletes an object. Deleting a missing key is not an error. Throws `STORAGE_WRITE_FAILED`
     /// (retryable), `STORAGE_INVALID_KEY`.
     func delete(_ key: String) throws(StorageError)
@@ -48,6 +54,15 @@ public protocol ObjectStore: Sendable {
 }
 
 extension ObjectStore {
+    /// The largest object the generic `copy` moves through memory, bytes.
+    public static var maxCopyBytes: Int { 1 << 30 }
+
+    /// `copy` for a backend without a server-side copy: a `get` followed by a `put`.
+    public func copy(_ source: String, to destination: String, contentType: String, cacheControl: String?) throws(StorageError) {
+        let bytes = try get(source, maxBytes: Self.maxCopyBytes)
+        try put(destination, bytes: bytes, contentType: contentType, cacheControl: cacheControl)
+    }
+
     /// Writes an object with no `Cache-Control` (see the protocol's `put`).
     public func put(_ key: String, bytes: [UInt8], contentType: String) throws(StorageError) {
         try put(key, bytes: bytes, contentType: contentType, cacheControl: nil)

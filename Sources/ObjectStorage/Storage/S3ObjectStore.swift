@@ -226,13 +226,13 @@ public struct S3ObjectStore: ObjectStore {
 
     private var bucketPath: String { "/" + SigV4Signer.uriEncode(bucket, keepSlash: false) }
 
-    private func objectPath(_ key: String) -> String {
+    func objectPath(_ key: String) -> String {
         bucketPath + "/" + SigV4Signer.uriEncode(prefix + key, keepSlash: true)
     }
 
     /// Signs and sends one request, again after each retry delay while it fails with a transport
     /// error, 5xx or 429. Returns any other response; throws when the attempts are used up.
-    private func send(_ method: String, path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
+    func send(_ method: String, path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
                       body: [UInt8] = [], maxResponseBytes: Int = 1 << 20, key: String?, writing: Bool,
                       tooLargeLimit: Int? = nil) throws(StorageError) -> HTTPResponse {
         var url = endpoint + path
@@ -278,7 +278,7 @@ public struct S3ObjectStore: ObjectStore {
 
     /// The error for an unexpected status: 403 `STORAGE_FORBIDDEN`, 404 `STORAGE_NOT_FOUND`,
     /// anything else a permanent `STORAGE_UNAVAILABLE` / `STORAGE_WRITE_FAILED`.
-    private func failure(_ response: HTTPResponse, key: String?, what: String, writing: Bool) -> StorageError {
+    func failure(_ response: HTTPResponse, key: String?, what: String, writing: Bool) -> StorageError {
         let code = Self.errorCode(response).map { " (\($0))" } ?? ""
         let subject = key.map { "\($0): " } ?? ""
         switch response.status {

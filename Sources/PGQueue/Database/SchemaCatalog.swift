@@ -29,6 +29,7 @@ public enum SchemaCatalog {
         Migration(version: 11, name: "floor plan options per version: plan_units, plan_locale", sql: planOptions),
         Migration(version: 12, name: "operator console: attempts and event log; the app's retry button (transcode_app_retry)",
                   sql: consoleAndAppRetry),
+        Migration(version: 13, name: "incremental re-transcodes: reprocess_full (reprocess --force)", sql: reprocessFull),
     ]
 
     /// `rooms`, `room_versions` and `redactions`, created only when absent; the columns the worker

@@ -24,6 +24,12 @@ public struct ClaimedJob: Sendable, Equatable {
     /// `eventSeq - SchemaCatalog.eventSeqBlock + 1 … eventSeq` (migration 6), below the next
     /// terminal event's. 0 on a database without migration 6.
     public var eventSeq: Int64
+    /// The row's `manifest_path` and `output_bucket` at the claim: the published revision, whose
+    /// outputs a reprocess may reuse (nil for a version never made ready).
+    public var previousManifestPath: String?
+    public var previousOutputBucket: String?
+    /// `reprocess_full` (migration 13): the reprocess must redo everything.
+    public var reprocessFull: Bool
 
     /// Storage prefix of this attempt's outputs: `rooms/{room}/versions/{version}/r{rev}-{lease8}/`.
     /// Unique per lease, so a stale worker can never overwrite the files of the attempt that won.
@@ -46,5 +52,8 @@ public struct ClaimedJob: Sendable, Equatable {
         planUnits = row["plan_units"]
         planLocale = row["plan_locale"]
         eventSeq = row["event_seq"].flatMap { Int64($0) } ?? 0
+        previousManifestPath = row["manifest_path"]
+        previousOutputBucket = row["output_bucket"]
+        reprocessFull = row.bool("reprocess_full") ?? false
     }
 }

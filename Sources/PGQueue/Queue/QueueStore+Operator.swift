@@ -61,7 +61,8 @@ extension QueueStore {
              AND reprocess_requested_at IS NULL AND lease_id IS NULL
            ORDER BY id LIMIT $2::integer FOR UPDATE SKIP LOCKED)
         UPDATE room_versions rv
-           SET reprocess_requested_at = now(), priority = 20, attempt = 0, run_after = now(), updated_at = now()
+           SET reprocess_requested_at = now(), priority = 20, attempt = 0, run_after = now(), updated_at = now(),
+               reprocess_full = $3::boolean
           FROM pick WHERE rv.id = pick.id
         RETURNING rv.id
         """
@@ -75,22 +76,26 @@ extension QueueStore {
     /// Marks up to `limit` ready versions whose outputs are older than manifest schema
     /// `belowSchema` for re-transcoding at batch priority (20, after fresh uploads). They stay
     /// `ready` on their old outputs until the new ones are in. Returns the ids marked (or, with
-    /// `dryRun`, that would be).
-    public func markReprocess(belowSchema: Int, limit: Int, dryRun: Bool = false) throws(DatabaseError) -> [String] {
-        try connection.query(dryRun ? Self.reprocessDrySQL : Self.reprocessSQL, [String(belowSchema), String(limit)])
+    /// `dryRun`, that would be). With `force`, their re-transcodes redo every output instead of
+    /// reusing the unchanged ones.
+    public func markReprocess(belowSchema: Int, limit: Int, dryRun: Bool = false, force: Bool = false) throws(DatabaseError) -> [String] {
+        if dryRun { return try connection.query(Self.reprocessDrySQL, [String(belowSchema), String(limit)]).compactMap { $0["id"] }.sorted() }
+        return try connection.query(Self.reprocessSQL, [String(belowSchema), String(limit), force ? "true" : "false"])
             .compactMap { $0["id"] }.sorted()
     }
 
     static let reprocessOneSQL = """
         UPDATE room_versions
-           SET reprocess_requested_at = now(), priority = 20, attempt = 0, run_after = now(), updated_at = now()
+           SET reprocess_requested_at = now(), priority = 20, attempt = 0, run_after = now(), updated_at = now(),
+               reprocess_full = $2::boolean
          WHERE id = $1::uuid AND status = 'ready' AND lease_id IS NULL AND reprocess_requested_at IS NULL
         RETURNING id
         """
 
-    /// Marks one ready version for re-transcoding. False when it is not `ready` and idle.
-    public func markReprocess(versionId: String) throws(DatabaseError) -> Bool {
+    /// Marks one ready version for re-transcoding (with `force`, redoing every output). False
+    /// when it is not `ready` and idle.
+    public func markReprocess(versionId: String, force: Bool = false) throws(DatabaseError) -> Bool {
         guard Self.isUUID(versionId) else { return false }
-        return !(try connection.query(Self.reprocessOneSQL, [versionId])).isEmpty
+        return !(try connection.query(Self.reprocessOneSQL, [versionId, force ? "true" : "false"])).isEmpty
     }
 }

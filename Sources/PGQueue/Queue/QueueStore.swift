@@ -56,7 +56,7 @@ public final class QueueStore: Sendable {
           FROM next WHERE rv.id = next.id
         RETURNING rv.id, rv.room_id, rv.status::text AS status, rv.attempt, rv.max_attempts, rv.lease_id,
                   rv.source_usdz_path, rv.source_json_path, rv.source_bucket, rv.output_revision, rv.event_seq,
-                  rv.plan_units, rv.plan_locale,
+                  rv.plan_units, rv.plan_locale, rv.manifest_path, rv.output_bucket, rv.reprocess_full,
                   (rv.reprocess_requested_at IS NOT NULL) AS is_reprocess,
                   extract(epoch FROM (now() - coalesce(rv.enqueued_at, rv.run_after))) AS wait_seconds
         """

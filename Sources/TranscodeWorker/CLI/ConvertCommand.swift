@@ -14,7 +14,7 @@ struct ConvertCommand {
                                         [--glb-compression meshopt|none] [--texture-format webp|original]
                                         [--max-texture-size N] [--materials palette|source]
                                         [--units metric|imperial] [--locale en|zh-Hans] [--wall-thickness M]
-                                        [--no-plan] [--report] [--json]
+                                        [--no-plan] [--report] [--previous DIR] [--json]
 
         Converts a room scan into a layered glTF binary and its manifest, written atomically into DIR:
           DIR/model.glb             one glTF 2.0 binary: a node per layer, a child node per element
@@ -63,6 +63,12 @@ struct ConvertCommand {
           --report                  Also write DIR/report.html: the inputs, quality grade, metrics, the
                                     hero, plan and orbit views, layers, elements, warnings and files on
                                     one HTML page with the images embedded (no external files).
+          --previous DIR            An earlier conversion's output folder: the thumbnails and the
+                                    plan files are taken from it when their key in its manifest's
+                                    `artifacts` equals this conversion's (same inputs, options and
+                                    stage versions) and they match its sizes and hashes; the
+                                    summary lists them as reused. The outputs are byte for byte
+                                    those of a conversion without it.
           --json                    Print the summary as one JSON object.
 
         EXIT STATUS: 0 success, 2 usage error, 3 invalid or unreadable input, 4 internal error.
@@ -74,6 +80,7 @@ struct ConvertCommand {
     var redacted: String?
     var json = false
     var writeReport = false
+    var previous: String?
     var thumbnails: ThumbnailOptions? = ThumbnailOptions()
     var glbCompression = GLBCompression.meshopt
     var textureFormat = PipelineInput.TextureFormat.webp
@@ -94,6 +101,7 @@ struct ConvertCommand {
             case "--redacted-textures": redacted = try value(a)
             case "--json": json = true
             case "--report": writeReport = true
+            case "--previous": previous = try value(a)
             case "--no-thumbnails": thumbnails = nil
             case "--views":
                 var kinds: Set<ThumbnailView.Kind> = []
@@ -160,6 +168,13 @@ struct ConvertCommand {
         pipelineInput.maxTextureSize = maxTextureSize
         pipelineInput.materials = materials
         pipelineInput.plan = plan
+        if let previous {
+            guard let found = PreviousOutputs.read(directory: previous, maxBytes: limits.maxInputBytes) else {
+                FileHandle.standardError.write(Data("convert: no readable layer_manifest.json in \(previous)\n".utf8))
+                return ExitStatus.usage
+            }
+            pipelineInput.previous = found
+        }
         do {
             let name = (input as NSString).lastPathComponent
             let isJSON = input.lowercased().hasSuffix(".json")
@@ -239,6 +254,7 @@ struct ConvertCommand {
                 "input": .string(input),
                 "out": .string(out),
                 "files": .array(r.files.map { .object(["path": .string($0.path), "bytes": .int(Int64($0.bytes.count))]) }),
+                "reused": .array(r.reused.sorted().map(JSONValue.string)),
                 "layers": .array(s.layers.map { .object(["id": .string($0.id), "elements": .int(Int64($0.elements))]) }),
                 "elements": .int(Int64(s.elements)),
                 "linked_elements": .int(Int64(s.linkedElements)),
@@ -255,7 +271,7 @@ struct ConvertCommand {
             return
         }
         print("converted \(input) → \(out)")
-        for f in r.files { print("  \(f.path)  \(f.bytes.count) bytes") }
+        for f in r.files { print("  \(f.path)  \(f.bytes.count) bytes" + (r.reused.contains(f.path) ? "  (reused)" : "")) }
         print("layers:    \(s.layers.count)  (" + s.layers.map { "\($0.id) \($0.elements)" }.joined(separator: ", ") + ")")
         print("elements:  \(s.elements)  (linked \(s.linkedElements), synthesized \(s.synthesizedElements))")
         print("triangles: \(s.triangles)  vertices: \(s.vertices)")

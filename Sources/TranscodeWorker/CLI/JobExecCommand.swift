@@ -22,7 +22,7 @@ struct JobExecCommand {
     static let help = """
         USAGE: transcode-worker job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR] [--redaction-regions FILE]
                                          [--version-id ID] [--room-id ID] [--memory-mb N] [--cpu-seconds N]
-                                         [--parent-pid PID] [--no-thumbnails] [--report] [--glb-compression meshopt|none]
+                                         [--parent-pid PID] [--no-thumbnails] [--report] [--previous DIR] [--glb-compression meshopt|none]
                                          [--texture-format webp|original] [--units metric|imperial]
                                          [--locale en|zh-Hans]
 
@@ -51,6 +51,10 @@ struct JobExecCommand {
           --no-thumbnails           Render no thumbnails.
           --report                  Also write report.html (the page `convert --report` writes;
                                     TRANSCODE_JOB_REPORT).
+          --previous DIR            A reprocess: DIR holds the previous revision's layer_manifest.json
+                                    and files; output groups whose key is unchanged are taken from
+                                    there (checked against the manifest's sizes and hashes), and
+                                    the done summary lists them as "reused".
           --glb-compression MODE    meshopt (default) or none, as for convert (the worker passes
                                     TRANSCODE_GLB_COMPRESSION).
           --texture-format FORMAT   webp (default) or original, as for convert (TRANSCODE_TEXTURE_FORMAT).
@@ -80,6 +84,7 @@ struct JobExecCommand {
     var parentPid: Int32?
     var thumbnails = true
     var writeReport = false
+    var previous: String?
     var glbCompression = GLBCompression.meshopt
     var textureFormat = PipelineInput.TextureFormat.webp
     var plan = PlanOptions()
@@ -108,6 +113,7 @@ struct JobExecCommand {
             case "--parent-pid": parentPid = Int32(try number(a))
             case "--no-thumbnails": thumbnails = false
             case "--report": writeReport = true
+            case "--previous": previous = try value(a)
             case "--glb-compression":
                 guard let mode = GLBCompression(rawValue: try value(a)) else { throw UsageError("--glb-compression needs meshopt or none") }
                 glbCompression = mode
@@ -173,6 +179,7 @@ struct JobExecCommand {
                 input.redactedTextures = try ConvertCommand.readRedactions(redacted, maxBytes: limits.maxInputBytes)
             }
             if let regions { input.redactionRegions = try Self.readRegions(regions) }
+            if let previous { input.previous = PreviousOutputs.read(directory: previous, maxBytes: limits.maxInputBytes) }
         } catch let f as FileReader.Failure {
             let tooLarge = f.code == "IO_TOO_LARGE"
             Self.emit(.error(code: f.code, message: f.message, phase: "reading", retryable: !tooLarge))
@@ -214,6 +221,7 @@ struct JobExecCommand {
             "warnings": .int(Int64(s.warnings.count)),
             "quality_grade": s.qualityGrade.map(JSONValue.string) ?? .null,
             "manifest_schema_version": .int(Int64(s.manifestSchemaVersion)),
+            "reused": .array(result.reused.sorted().map(JSONValue.string)),
             "thumbnails": .array(s.thumbnails.map { t in
                 .object(["path": .string(t.path), "kind": .string(t.kind), "width": .int(Int64(t.width)),
                          "height": .int(Int64(t.height))])

@@ -8,8 +8,8 @@ struct ReprocessCommand {
     static let defaultLimit = 500
 
     static let help = """
-        USAGE: transcode-worker reprocess --below-schema N [--limit K] [--dry-run] [options]
-               transcode-worker reprocess VERSION_ID [--dry-run] [options]
+        USAGE: transcode-worker reprocess --below-schema N [--limit K] [--force] [--dry-run] [options]
+               transcode-worker reprocess VERSION_ID [--force] [--dry-run] [options]
 
         Marks `ready` versions to be transcoded again, e.g. after a change of the manifest schema.
         The rooms stay `ready` and keep serving their old outputs until the new ones are in: a
@@ -18,6 +18,11 @@ struct ReprocessCommand {
         runs at priority 20, after fresh uploads (0) and operator retries (10), so a batch never
         starves new scans. Prints the versions marked.
 
+        A re-transcode redoes only what changed: every output group (model, thumbnails, plan) whose
+        key in the published manifest's `artifacts` equals the new one (same inputs, options and
+        stage versions) is taken from the published revision and copied in storage instead of
+        being made and uploaded again (TRANSCODE_INCREMENTAL_REPROCESS=off turns this off).
+
         OPTIONS:
           --below-schema N          Mark ready versions whose outputs were made with manifest
                                     schema version < N (or with none recorded).
@@ -25,6 +30,7 @@ struct ReprocessCommand {
                                     limit is reached, run the same command again until it marks 0.
           VERSION_ID                Mark this one ready version (exit 3 when it is not ready, is
                                     running, or is already marked).
+          --force                   Redo every output of the marked versions, reusing nothing.
           --dry-run                 List what would be marked; change nothing.
         \(DatabaseOptions.helpLines)
 
@@ -39,9 +45,10 @@ struct ReprocessCommand {
     var belowSchema: Int?
     var limit = ReprocessCommand.defaultLimit
     var dryRun = false
+    var force = false
 
     init(_ args: [String]) throws {
-        var below: Int?, limit: Int?, dryRun = false
+        var below: Int?, limit: Int?, dryRun = false, force = false
         options = try DatabaseOptions(args) { flag, value in
             switch flag {
             case "--below-schema":
@@ -53,11 +60,13 @@ struct ReprocessCommand {
                 guard let n = Int(v), n >= 1 else { throw UsageError("--limit needs an integer ≥ 1, got '\(v)'") }
                 limit = n
             case "--dry-run": dryRun = true
+            case "--force": force = true
             default: return false
             }
             return true
         }
         self.dryRun = dryRun
+        self.force = force
         belowSchema = below
         if let id = try options.singlePositional("VERSION_ID") {
             guard below == nil, limit == nil else { throw UsageError("give either VERSION_ID or --below-schema, not both") }
@@ -78,7 +87,7 @@ struct ReprocessCommand {
                                         status: ExitStatus.invalidInput, extra: ["version_id": .string(versionId)])
                 }
                 let markable = row["status"] == "ready" && row["lease_id"] == nil && row["reprocess_requested_at"] == nil
-                let done = dryRun ? markable : try store.markReprocess(versionId: versionId)
+                let done = dryRun ? markable : try store.markReprocess(versionId: versionId, force: force)
                 guard done else {
                     let now = dryRun ? row : (try store.show(versionId: versionId) ?? row)
                     let status = now["status"] ?? "unknown"
@@ -92,7 +101,7 @@ struct ReprocessCommand {
                 }
                 ids = [versionId]
             } else {
-                ids = try store.markReprocess(belowSchema: belowSchema ?? 1, limit: limit, dryRun: dryRun)
+                ids = try store.markReprocess(belowSchema: belowSchema ?? 1, limit: limit, dryRun: dryRun, force: force)
             }
             let limitReached = versionId == nil && ids.count >= limit
             if options.json {

@@ -8,6 +8,12 @@ import Glibc
 public enum OutputDirectory {
     /// Writes `files` (relative paths with `/` separators, no `..`) under `directory`, creating
     /// directories as needed. Throws `FileReader.Failure` with code `IO_WRITE_FAILED`.
+    /// True for a relative path of plain components (no empty, `.` or `..` component).
+    static func isPlainRelativePath(_ path: String) -> Bool {
+        !path.isEmpty && !path.hasPrefix("/")
+            && path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
+    }
+
     public static func write(_ files: [(path: String, bytes: [UInt8])], into directory: String) throws {
         try makeDirectories(directory)
         for (path, bytes) in files {

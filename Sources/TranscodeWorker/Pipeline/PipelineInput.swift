@@ -57,6 +57,9 @@ public struct PipelineInput: Sendable {
     /// The vector floor plan (`plan.svg`, `plan.pdf`, `plan.dxf`, and `thumbs/plan.webp` drawn from
     /// it): units, language and wall thickness; nil writes no plan files.
     public var plan: PlanOptions? = PlanOptions()
+    /// The previous revision's outputs, for a reprocess: groups whose key is unchanged are taken
+    /// from here instead of being made again (nil: everything is made).
+    public var previous: PreviousOutputs?
 
     /// How the model embeds textures.
     public enum TextureFormat: String, Sendable, CaseIterable {
@@ -89,6 +92,9 @@ public struct PipelineResult: Sendable {
     /// implies every other file is complete.
     public var files: [(path: String, bytes: [UInt8])]
     public var summary: PipelineSummary
+    /// The paths of `files` taken unchanged from `PipelineInput.previous` (their bytes equal the
+    /// previous revision's: the worker copies them in storage instead of uploading them).
+    public var reused: Set<String> = []
 }
 
 /// Counts, sizes, timings and warnings of one conversion.

@@ -15,8 +15,11 @@ extension TranscodePipeline {
         var thumbnail: (webp: [UInt8], camera: ViewCamera)?
     }
 
+    /// `files`: the plan files of the previous revision, checked and with an unchanged key: the
+    /// plan is still built (its rooms and sheets go into the manifest) but not written again.
     /// - Throws: `PipelineError` `PLAN_RENDER_FAILED` (retryable) when cairo or libwebp fail.
-    static func drawPlan(_ layered: LayeredScene, options: PlanOptions, thumbnail: (width: Int, height: Int, quality: Float)?)
+    static func drawPlan(_ layered: LayeredScene, options: PlanOptions, thumbnail: (width: Int, height: Int, quality: Float)?,
+                         files previous: [(path: String, bytes: [UInt8])]? = nil)
         throws(PipelineError) -> PlanOutputs
     {
         var out = PlanOutputs()
@@ -28,8 +31,12 @@ extension TranscodePipeline {
         out.rooms = plan.rooms
         out.stories = plan.sheets.count
         do {
-            out.files = [("plan.svg", SVGPlanWriter.write(plan)), ("plan.pdf", try CairoPlanRenderer.pdf(plan)),
-                         ("plan.dxf", DXFPlanWriter.write(plan))]
+            if let previous {
+                out.files = previous
+            } else {
+                out.files = [("plan.svg", SVGPlanWriter.write(plan)), ("plan.pdf", try CairoPlanRenderer.pdf(plan)),
+                             ("plan.dxf", DXFPlanWriter.write(plan))]
+            }
             if let t = thumbnail {
                 let r = try CairoPlanRenderer.raster(first, locale: options.locale, width: t.width, height: t.height)
                 let webp = try Thumbnailer.encodeWebP(rgba: r.rgba, width: t.width, height: t.height, quality: t.quality)

@@ -40,6 +40,13 @@ public enum TranscodePipeline {
                                 phase: "reading")
         }
 
+        // What each output group depends on, and what a reprocess may take from the previous revision.
+        let usdSHA256 = input.usd.map { Digest.hex(Digest.sha256($0.bytes)) }
+        let jsonSHA256 = input.roomPlanJSON.map { Digest.hex(Digest.sha256($0.bytes)) }
+        let keys = ArtifactKeys.compute(input, usdSHA256: usdSHA256, jsonSHA256: jsonSHA256)
+        let reusable = input.previous?.reusable(keys) ?? PreviousOutputs.Reusable()
+        var reused: [String] = []
+
         // Parsing: container, layers, composition, stage → scene (with redacted textures swapped in).
         var redactions: [TextureSubstitution] = []
         var redactionInputs: [InputFile] = []
@@ -109,6 +116,7 @@ public enum TranscodePipeline {
                     generator: "CrowdRoom transcode-worker \(generatorVersion)", compression: input.glbCompression))
         }
         warnings += glb.warnings
+        let modelWarnings = glb.warnings
 
         // The floor plan (rooms only): drawn before the thumbnails, because for a room its cairo
         // raster is the plan thumbnail.
@@ -118,23 +126,33 @@ public enum TranscodePipeline {
         }
         if let planOptions = input.plan {
             plan = try phase("plan") { () throws(PipelineError) -> PlanOutputs in
-                try Self.drawPlan(layered, options: planOptions, thumbnail: planSize)
+                try Self.drawPlan(layered, options: planOptions, thumbnail: reusable.thumbnails == nil ? planSize : nil,
+                                  files: reusable.planFiles)
             }
+            if reusable.planFiles != nil { reused += plan.files.map(\.path) }
         }
 
         // Thumbnails (hero, card, orbit, and the plan unless the floor plan drew it) in WebP. A
         // scene with nothing to draw gets none.
         var views: [ThumbnailView] = []
-        if var options = input.thumbnails, !options.views.isEmpty {
+        var renderWarnings: [SceneWarning] = []
+        if let previous = reusable.thumbnails {
+            views = previous.views
+            renderWarnings = previous.warnings
+            warnings += renderWarnings
+            reused += views.map(\.path)
+        } else if var options = input.thumbnails, !options.views.isEmpty {
             if plan.thumbnail != nil { options.views.remove(.plan) }
             if !options.views.isEmpty {
                 views = try phase("preview") { () throws -> [ThumbnailView] in
                     do {
                         let rendered = try Thumbnailer.render(layered, options: options)
+                        renderWarnings = rendered.warnings
                         warnings += rendered.warnings
                         return rendered.views
                     } catch let e as ThumbnailerError where e.code == "THUMB_EMPTY_SCENE" {
-                        warnings.append(SceneWarning(code: "THUMB_SKIPPED", message: e.message))
+                        renderWarnings = [SceneWarning(code: "THUMB_SKIPPED", message: e.message)]
+                        warnings += renderWarnings
                         return []
                     } catch let e as ThumbnailerError {
                         throw PipelineError(code: e.code, message: e.message, phase: "preview")
@@ -148,22 +166,34 @@ public enum TranscodePipeline {
         }
         let thumbnails = views.map { v in
             Thumbnail(kind: v.kind.rawValue, path: v.path, width: v.width, height: v.height, bytes: v.webp.count,
-                      camera: v.camera)
+                      sha256: Digest.hex(Digest.sha256(v.webp)), camera: v.camera)
         }
 
         // The manifest, last.
         var inputs: [InputFile] = []
         if let usd = input.usd {
             inputs.append(InputFile(role: "usd", name: usd.name, format: layered.scene.metadata.sourceFormat,
-                                    bytes: usd.bytes.count, sha256: Digest.hex(Digest.sha256(usd.bytes))))
+                                    bytes: usd.bytes.count, sha256: usdSHA256 ?? ""))
         }
         if let json = input.roomPlanJSON {
             inputs.append(InputFile(role: "roomplan_json", name: json.name, format: "json", bytes: json.bytes.count,
-                                    sha256: Digest.hex(Digest.sha256(json.bytes))))
+                                    sha256: jsonSHA256 ?? ""))
         }
         inputs += redactionInputs
+        let glbSHA256 = Digest.hex(Digest.sha256(glb.bytes))
+        if let previous = reusable.modelSHA256, previous == glbSHA256 { reused.append("model.glb") }
+        var artifacts = [ArtifactRecord(name: "model", key: keys.model, stageVersion: ArtifactStages.model,
+                                        files: ["model.glb"], warnings: modelWarnings)]
+        if input.thumbnails != nil {
+            artifacts.append(ArtifactRecord(name: "thumbnails", key: keys.thumbnails, stageVersion: ArtifactStages.render,
+                                            files: views.map(\.path), warnings: renderWarnings))
+        }
+        if input.plan != nil {
+            artifacts.append(ArtifactRecord(name: "plan", key: keys.plan, stageVersion: ArtifactStages.plan,
+                                            files: plan.files.map(\.path)))
+        }
         let glbArtifact = Artifact(
-            path: "model.glb", bytes: glb.bytes.count, sha256: Digest.hex(Digest.sha256(glb.bytes)),
+            path: "model.glb", bytes: glb.bytes.count, sha256: glbSHA256,
             compression: glb.compression.rawValue, extensionsRequired: glb.extensionsRequired)
         let stats = Stats(meshes: glb.meshCount, triangles: glb.triangleCount, vertices: glb.vertexCount,
                           materials: glb.materialCount, textures: glb.textureCount, glbBytes: glb.bytes.count)
@@ -182,7 +212,7 @@ public enum TranscodePipeline {
                 layered: layered, generator: generatorName, generatorVersion: generatorVersion,
                 versionId: input.versionId, roomId: input.roomId, inputs: inputs, glb: glbArtifact,
                 glbNodeIndex: glb.nodeIndex, thumbnails: thumbnails, redactions: redactions, stats: stats,
-                warnings: manifestWarnings, layerPalette: layerPalette, plan: planRecord))
+                warnings: manifestWarnings, layerPalette: layerPalette, plan: planRecord, artifacts: artifacts))
         }
 
         let summary = PipelineSummary(
@@ -197,7 +227,7 @@ public enum TranscodePipeline {
             thumbnails: thumbnails.map { ($0.path, $0.kind, $0.width, $0.height) })
         let files: [(path: String, bytes: [UInt8])] =
             [("model.glb", glb.bytes)] + views.map { ($0.path, $0.webp) } + plan.files + [("layer_manifest.json", manifest)]
-        return PipelineResult(files: files, summary: summary)
+        return PipelineResult(files: files, summary: summary, reused: Set(reused))
     }
 
     static func imageFormat(_ bytes: [UInt8]) -> String {

@@ -197,7 +197,7 @@ public final class WorkerAPI: @unchecked Sendable {
               let limit = Self.integer(body["limit"]), limit >= 1, limit <= 10_000
         else { return Self.error(400, "INVALID_ARGUMENTS") }
         return database { (store) throws(DatabaseError) in
-            let marked = try store.markReprocess(belowSchema: below, limit: limit)
+            let marked = try store.markReprocess(belowSchema: below, limit: limit, force: body["force"] as? Bool == true)
             logger.info("reprocess batch marked over HTTP", ["marked": .int(Int64(marked.count))])
             return .json(202, .object(["marked": .int(Int64(marked.count))]))
         }

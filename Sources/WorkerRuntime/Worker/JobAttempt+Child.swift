@@ -8,7 +8,7 @@ import Glibc
 
 /// Step 2 of an attempt: the conversion in the sandboxed `job-exec` child, and what it reports.
 extension JobAttempt {
-    func transcode(_ ws: JobWorkspace, inputs: Inputs) throws(Interruption) -> ChildReport {
+    func transcode(_ ws: JobWorkspace, inputs: Inputs, previous: Previous? = nil) throws(Interruption) -> ChildReport {
         try checkStop()
         var args = ["job-exec", "--out", ws.outputDirectory, "--version-id", job.versionId, "--room-id", job.roomId,
                     "--memory-mb", String(config.childMemoryMB), "--cpu-seconds", String(config.childCPUSeconds),
@@ -21,6 +21,7 @@ extension JobAttempt {
         if inputs.redactions > 0 { args += ["--redacted-textures", ws.redactedDirectory] }
         if let file = inputs.regionsFile { args += ["--redaction-regions", file] }
         if config.jobReport { args.append("--report") }
+        if let previous { args += ["--previous", previous.directory] }
 
         if let ids = runner.childSandbox.ids {
             do { try ws.handOver(uid: ids.uid, gid: ids.gid) } catch { throw .failed(error) }
@@ -119,10 +120,15 @@ extension JobAttempt {
         guard result.thumbnails.allSatisfy({ reported.contains($0.path) }) else {
             throw .failed(.internalFault("CHILD_PROTOCOL: the summary names a thumbnail the child did not report", phase: .preview))
         }
+        // Files the child says it took unchanged from the previous revision (checked again at upload).
+        var reused: Set<String> = []
+        if case .object(let o) = summary, case .array(let list)? = o["reused"] {
+            for case .string(let path) in list where reported.contains(path) { reused.insert(path) }
+        }
         return ChildReport(files: files, phaseMilliseconds: ChildMessage.phaseMilliseconds(summary),
                            manifestSchemaVersion: result.manifestSchemaVersion, layerCount: result.layerCount,
                            thumbnails: result.thumbnails.map { (job.outputPrefix + $0.path, $0.kind, $0.width, $0.height) },
-                           qualityGrade: result.qualityGrade)
+                           qualityGrade: result.qualityGrade, reused: reused)
     }
 }
 

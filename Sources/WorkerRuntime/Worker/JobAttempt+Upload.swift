@@ -9,7 +9,10 @@ import Glibc
 /// Step 3 of an attempt: the checked outputs, to the output store (and deleted again when they
 /// must not stay).
 extension JobAttempt {
-    func upload(_ ws: JobWorkspace, report: ChildReport) throws(Interruption) {
+    /// Files the child reused from `previous` (and whose bytes are those the worker downloaded
+    /// from there) are copied in the output store instead of uploaded; a failed copy falls back to
+    /// the upload.
+    func upload(_ ws: JobWorkspace, report: ChildReport, previous: Previous? = nil) throws(Interruption) {
         try checkStop()
         enter(.uploadingOutputs)
         // Renew the lease (and look for a cancel) before anything becomes visible.
@@ -52,6 +55,17 @@ extension JobAttempt {
                                              phase: .uploadingOutputs))
             }
             let key = job.outputPrefix + file.path
+            if let previous, report.reused.contains(file.path), previous.sha256[file.path] == file.sha256 {
+                do {
+                    try outputStore.copy(previous.prefix + file.path, to: key, contentType: Self.contentType(file.path),
+                                         cacheControl: config.outputCacheControl)
+                    copied += 1
+                    uploaded.append(key)
+                    continue
+                } catch {
+                    logger.warn("reprocess: copy failed, uploading instead", ids.merging(["error": .string("\(error)")]) { a, _ in a })
+                }
+            }
             do {
                 try outputStore.put(key, bytes: bytes, contentType: Self.contentType(file.path),
                                     cacheControl: config.outputCacheControl)

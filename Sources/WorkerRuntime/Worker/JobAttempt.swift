@@ -24,6 +24,8 @@ final class JobAttempt {
         var thumbnails: [(path: String, kind: String, width: Int, height: Int)]
         /// The manifest's `quality.grade` (`A` best); nil when the input was not graded.
         var qualityGrade: String?
+        /// Paths the child took unchanged from the previous revision (`--previous`).
+        var reused: Set<String> = []
     }
 
     let runner: JobRunner
@@ -45,6 +47,8 @@ final class JobAttempt {
     var reportDeadline: UInt64?
     /// Output keys written by this attempt, in order.
     var uploaded: [String] = []
+    /// How many of them were copied from the previous revision instead of uploaded.
+    var copied = 0
     /// True once a `ready` report was sent: from then on, outputs are only deleted when the
     /// answer proves they are not referenced.
     var completionSent = false
@@ -139,9 +143,10 @@ final class JobAttempt {
         do {
             try checkStop()
             let inputs = try download(ws)
-            let report = try transcode(ws, inputs: inputs)
+            let previous = downloadPrevious(ws)
+            let report = try transcode(ws, inputs: inputs, previous: previous)
             try requirePreview(report)
-            try upload(ws, report: report)
+            try upload(ws, report: report, previous: previous)
             return (complete(report), nil)
         } catch {
             switch error {
@@ -161,6 +166,7 @@ final class JobAttempt {
         timings["total"] = Clock.ms(started, Clock.now())
         var fields = ids
         for (k, v) in timings { fields["\(k)_ms"] = .int(Int64(v.rounded())) }
+        if copied > 0 { fields["copied_outputs"] = .int(Int64(copied)) }
         switch outcome {
         case .ready(let prefix):
             fields["outcome"] = .string("ready")

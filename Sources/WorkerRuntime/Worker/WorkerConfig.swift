@@ -59,6 +59,10 @@ public struct WorkerConfig: Sendable {
     /// report (`report.html`, the page `convert --report` writes) beside its outputs, for the
     /// operator console.
     public var jobReport: Bool = true
+    /// `TRANSCODE_INCREMENTAL_REPROCESS`: `on` (default) or `off`. On: a reprocess hands the
+    /// previous revision's outputs to the job, which reuses every output group whose key is
+    /// unchanged; the worker copies those files in storage instead of uploading them.
+    public var incrementalReprocess: Bool = true
     /// `TRANSCODE_PLAN_UNITS`: `metric` (default) or `imperial`, the floor plan's labels for a
     /// version whose `plan_units` is NULL.
     public var planUnits: String = "metric"
@@ -163,6 +167,7 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_GLB_COMPRESSION", "glb-compression"),
         ("TRANSCODE_TEXTURE_FORMAT", "texture-format"),
         ("TRANSCODE_JOB_REPORT", "job-report"),
+        ("TRANSCODE_INCREMENTAL_REPROCESS", "incremental-reprocess"),
         ("TRANSCODE_PLAN_UNITS", "plan-units"),
         ("TRANSCODE_PLAN_LOCALE", "plan-locale"),
         ("TRANSCODE_MAX_SOURCE_BYTES", "max-source-bytes"),
@@ -262,9 +267,9 @@ public struct WorkerConfig: Sendable {
         case "texture-format":
             guard value == "webp" || value == "original" else { throw UsageError("\(name) needs webp or original, got '\(Self.shown(value))'") }
             textureFormat = value
-        case "job-report":
+        case "job-report", "incremental-reprocess":
             guard value == "on" || value == "off" else { throw UsageError("\(name) needs on or off, got '\(Self.shown(value))'") }
-            jobReport = value == "on"
+            if key == "job-report" { jobReport = value == "on" } else { incrementalReprocess = value == "on" }
         case "plan-units":
             guard Self.planUnitValues.contains(value) else { throw UsageError("\(name) needs metric or imperial, got '\(Self.shown(value))'") }
             planUnits = value

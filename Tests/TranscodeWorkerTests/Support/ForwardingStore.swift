@@ -11,6 +11,9 @@ class ForwardingStore: ObjectStore, @unchecked Sendable {
     func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError) {
         try base.put(key, bytes: bytes, contentType: contentType, cacheControl: cacheControl)
     }
+    func copy(_ source: String, to destination: String, contentType: String, cacheControl: String?) throws(StorageError) {
+        try base.copy(source, to: destination, contentType: contentType, cacheControl: cacheControl)
+    }
     func delete(_ key: String) throws(StorageError) { try base.delete(key) }
     func list(prefix: String) throws(StorageError) -> [String] { try base.list(prefix: prefix) }
     func listObjects(prefix: String) throws(StorageError) -> [StoredObject] { try base.listObjects(prefix: prefix) }

@@ -1,0 +1,67 @@
+import FloorPlan
+import Foundation
+import ObjectStorage
+import Thumbnailer
+
+/// The versions of the stages that write each output group. A version is part of its group's key,
+/// so a change that alters a stage's output bytes must bump it: then a reprocess makes the group
+/// again, and leaves the others as they are. `SampleOutputGoldenTests` holds every version beside
+/// the pinned hashes of the files it makes and fails when hashes change under the same version.
+public enum ArtifactStages {
+    /// Reading the USD and the RoomPlan JSON, and layering: the scene every group is made from.
+    public static let scene = 1
+    /// The `.glb` writer (`model`).
+    public static let model = 1
+    /// The thumbnail renderer and its WebP encoding (`thumbnails`; the plan thumbnail of a room
+    /// also depends on `plan`).
+    public static let render = 1
+    /// The floor plan: its geometry and the SVG, PDF and DXF writers (`plan`).
+    public static let plan = 1
+}
+
+/// The key of each output group: SHA-256 over a canonical text of everything the group's bytes
+/// depend on (input hashes, redactions, ids, options and stage versions), one `name=value` line
+/// each. Equal keys mean equal bytes for the same build.
+struct ArtifactKeys: Equatable {
+    var model: String
+    var thumbnails: String
+    var plan: String
+
+    /// The keys of `input` whose USD and JSON hash to `usdSHA256` and `jsonSHA256`.
+    static func compute(_ input: PipelineInput, usdSHA256: String?, jsonSHA256: String?) -> ArtifactKeys {
+        var common = [
+            "scene=\(ArtifactStages.scene)",
+            "usd=\(input.usd?.name ?? "")|\(usdSHA256 ?? "")",
+            "json=\(input.roomPlanJSON?.name ?? "")|\(jsonSHA256 ?? "")",
+            "version=\(input.versionId ?? "")", "room=\(input.roomId ?? "")",
+        ]
+        for t in input.redactedTextures.sorted(by: { $0.relativePath < $1.relativePath }) {
+            common.append("redacted=\(t.relativePath)|\(Digest.hex(Digest.sha256(t.bytes)))")
+        }
+        for (path, n) in input.redactionRegions.sorted(by: { $0.key < $1.key }) { common.append("regions=\(path)|\(n)") }
+        let model = common + [
+            "model=\(ArtifactStages.model)", "compression=\(input.glbCompression.rawValue)",
+            "textures=\(input.textureFormat.rawValue)|\(input.maxTextureSize)", "materials=\(input.materials.rawValue)",
+        ]
+        let plan = common + ["plan=\(ArtifactStages.plan)", "plan-options=\(describe(input.plan))"]
+        let thumbnails = plan + ["render=\(ArtifactStages.render)", "thumbnail-options=\(describe(input.thumbnails))"]
+        return ArtifactKeys(model: hash("model", model), thumbnails: hash("thumbnails", thumbnails), plan: hash("plan", plan))
+    }
+
+    static func hash(_ group: String, _ lines: [String]) -> String {
+        Digest.hex(Digest.sha256(Array(([group] + lines).joined(separator: "\n").utf8)))
+    }
+
+    static func describe(_ o: PlanOptions?) -> String {
+        guard let o else { return "none" }
+        return "\(o.units.rawValue)|\(o.locale.rawValue)|\(o.wallThickness)|\(o.minimumDimensionedWall)"
+    }
+
+    static func describe(_ o: ThumbnailOptions?) -> String {
+        guard let o else { return "none" }
+        let sizes = [o.sizes.hero, o.sizes.card, o.sizes.orbit, o.sizes.plan].map { "\($0.width)x\($0.height)" }
+        return [o.views.map(\.rawValue).sorted().joined(separator: ","), "\(o.webpQuality)", "\(o.supersampling)",
+                sizes.joined(separator: ","), "\(o.webpMethod)", "\(o.textureMemoryBudget)", "\(o.maxWorkingTextureSize)"]
+            .joined(separator: "|")
+    }
+}

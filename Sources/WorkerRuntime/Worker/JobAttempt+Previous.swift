@@ -1,0 +1,81 @@
+import Foundation
+import JSONCore
+import ObjectStorage
+import PGQueue
+
+/// Incremental reprocess: the published revision's outputs, handed to the job so that it reuses
+/// every output group whose key is unchanged (see `TRANSCODE_INCREMENTAL_REPROCESS`).
+extension JobAttempt {
+    /// The previous revision as downloaded: its folder in the workspace (given to the child as
+    /// `--previous`), its prefix in the output store, and the SHA-256 of each file fetched.
+    struct Previous {
+        var directory: String
+        var prefix: String
+        var sha256: [String: String]
+    }
+
+    /// The largest previous manifest read, bytes.
+    static let maxPreviousManifestBytes = 16 << 20
+
+    /// For a reprocess that is not forced (`reprocess_full`), with the setting on: downloads the
+    /// published revision's `layer_manifest.json` and the model, thumbnail and plan files it names from
+    /// the output store. The revision must lie below the version's own output root and in this
+    /// worker's output bucket. Never fails the attempt: whatever cannot be fetched is left out
+    /// (the job then makes its group again) and logged; nil when nothing can be reused.
+    func downloadPrevious(_ ws: JobWorkspace) -> Previous? {
+        guard job.isReprocess, !job.reprocessFull, config.incrementalReprocess, let manifestKey = job.previousManifestPath,
+              let slash = manifestKey.lastIndex(of: "/") else { return nil }
+        let prefix = String(manifestKey[...slash])
+        let root = StorageConfinement.outputRoot(roomId: job.roomId, versionId: job.versionId)
+        guard (try? ObjectKey.validate(manifestKey)) != nil, prefix.hasPrefix(root), prefix.count > root.count,
+              manifestKey == prefix + "layer_manifest.json", job.previousOutputBucket.map({ $0 == outputStore.bucket }) ?? true
+        else {
+            logger.warn("reprocess: the published outputs are not this version's; making everything again",
+                        ids.merging(["manifest_path": .string(String(manifestKey.prefix(200)))]) { a, _ in a })
+            return nil
+        }
+        let t0 = Clock.now()
+        defer { timings["previous"] = Clock.ms(t0, Clock.now()) }
+        let directory = ws.inputDirectory + "/previous"
+        let limits = ChildOutputs.limits(config)
+        var previous = Previous(directory: directory, prefix: prefix, sha256: [:])
+        do {
+            let manifest = try outputStore.get(manifestKey, maxBytes: Self.maxPreviousManifestBytes)
+            _ = try ws.write(manifest, to: "previous/layer_manifest.json", in: ws.inputDirectory)
+            var total = 0
+            for name in Self.reusableNames(manifest) {
+                let bytes = try outputStore.get(prefix + name, maxBytes: limits.file)
+                total += bytes.count
+                guard total <= limits.total else { break }
+                _ = try ws.write(bytes, to: "previous/" + name, in: ws.inputDirectory)
+                previous.sha256[name] = Digest.hex(Digest.sha256(bytes))
+            }
+        } catch {
+            logger.warn("reprocess: the published outputs could not all be read; making the rest again",
+                        ids.merging(["error": .string("\(error)")]) { a, _ in a })
+        }
+        return previous
+    }
+
+    /// The model, thumbnail and plan files a manifest names, by the pipeline's own names only, once
+    /// each. The worker copies only files it fetched and hashed itself: the manifest's own hashes
+    /// were written by a child and are not taken on trust.
+    static func reusableNames(_ manifest: [UInt8]) -> [String] {
+        let limits = JSONReader.Limits(maxDepth: 64, maxValues: 2_000_000, maxStringBytes: 1 << 20, maxNumberLength: 64)
+        guard let m = try? JSONReader.parse(manifest, limits: limits) else { return [] }
+        var names: [String] = []
+        func add(_ list: ParsedJSON?) {
+            guard case .array(let items)? = list else { return }
+            for item in items {
+                if case .string(let path)? = item.member("path"), ChildOutputs.isAllowedName(path), !names.contains(path),
+                   names.count < ChildOutputs.maxFiles {
+                    names.append(path)
+                }
+            }
+        }
+        if let glb = m.member("glb") { add(.array([glb])) }
+        add(m.member("thumbnails"))
+        add(m.member("plan")?.member("files"))
+        return names
+    }
+}

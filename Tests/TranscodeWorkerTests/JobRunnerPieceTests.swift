@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+@testable import TranscodeWorker
+import Manifest
+@testable import JSONCore
+@testable import ObjectStorage
+@testable import PGQueue
+@testable import WorkerRuntime
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A thread-safe counter for test servers.
+final class CallCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+    /// Increments and returns the new value (1 for the first call).
+    func next() -> Int { lock.withLock { value += 1; return value } }
+}
+
+@Suite("Job runner pieces")
+struct JobRunnerPieceTests {
+    final class Sent: @unchecked Sendable {
+        let lock = NSLock()
+        var payloads: [[String: JSONValue]] = []
+        func add(_ p: JSONValue) {
+            guard case .object(let o) = p else { return }
+            lock.withLock { payloads.append(o) }
+        }
+        var all: [[String: JSONValue]] { lock.withLock { payloads } }
+    }
+
+    @Test func progressIsThrottledWithoutReorderingSteps() {
+        let sent = Sent()
+        let reporter = ProgressReporter(versionId: "v", roomId: "r", attempt: 2, maxAttempts: 5, minInterval: 3600,
+                                        send: { topic, event, payload in
+                                            #expect(topic == "room:r")
+                                            #expect(event == "transcode_progress")
+                                            sent.add(payload)
+                                        })
+        reporter.step("parsing", progress: 0.1)
+        reporter.step("layering", progress: 0.4)
+        reporter.step("preview", progress: 0.7)
+        reporter.flush()
+        #expect(sent.all.count == 1)
+        #expect(sent.all[0]["step"] == .string("parsing"))
+        #expect(sent.all[0]["seq"] == .int(1))
+        reporter.queued(retryAt: "2030-01-01T00:00:00.000Z")
+        #expect(sent.all.count == 2)
+        #expect(sent.all[1]["phase"] == .string("queued"))
+        #expect(sent.all[1]["step"] == .null)
+        #expect(sent.all[1]["seq"] == .int(2))
+        #expect(sent.all[1]["retry_at"] == .string("2030-01-01T00:00:00.000Z"))
+
+        let unthrottled = Sent()
+        let r2 = ProgressReporter(versionId: "v", roomId: "r", attempt: 1, maxAttempts: 5, minInterval: 0,
+                                  send: { _, _, p in unthrottled.add(p) })
+        for (s, p) in [("parsing", 0.1), ("layering", 0.4), ("layering", 0.4), ("preview", 0.7)] { r2.step(s, progress: p) }
+        #expect(unthrottled.all.map { $0["step"] } == [.string("parsing"), .string("layering"), .string("preview")])
+        #expect(unthrottled.all.map { $0["seq"] } == [.int(1), .int(2), .int(3)])
+    }
+
+    @Test func pendingStepIsSentOnceTheIntervalPassed() {
+        let sent = Sent()
+        let reporter = ProgressReporter(versionId: "v", roomId: "r", attempt: 1, maxAttempts: 5, minInterval: 0.05,
+                                        send: { _, _, p in sent.add(p) })
+        reporter.step("parsing", progress: 0.1)
+        reporter.step("layering", progress: 0.4)
+        reporter.step("preview", progress: 0.7)
+        usleep(80_000)
+        reporter.flush()
+        #expect(sent.all.map { $0["step"] } == [.string("parsing"), .string("preview")])
+        #expect(sent.all.map { $0["seq"] } == [.int(1), .int(2)])
+    }
+
+    @Test func childEnvironmentCarriesNoSecrets() {
+        let env = JobRunner.childEnvironment(["DATABASE_URL": "postgresql://u:p@h/db", "TRANSCODE_DONE_SECRET": "s",
+                                              "PATH": "/usr/bin", "LC_ALL": "C.UTF-8", "TMPDIR": "/scratch"])
+        #expect(env == ["LC_ALL=C.UTF-8", "PATH=/usr/bin", "SWIFT_BACKTRACE=enable=no", "TMPDIR=/scratch"])
+        #expect(JobRunner.childEnvironment(["SWIFT_BACKTRACE": "enable=yes"]) == ["SWIFT_BACKTRACE=enable=yes"])
+    }
+
+    @Test func workDirectoriesOfDeadProcessesAreRemoved() throws {
+        let finished = Process()
+        finished.executableURL = URL(fileURLWithPath: "/bin/true")
+        try finished.run()
+        finished.waitUntilExit()
+        let base = JobWorkspace.baseDirectory
+        let dead = base + "/" + JobWorkspace.namePrefix + "\(finished.processIdentifier)-test01"
+        let mine = try JobWorkspace()
+        defer { mine.remove() }
+        try FileManager.default.createDirectory(atPath: dead + "/out", withIntermediateDirectories: true)
+        JobWorkspace.removeStale()
+        #expect(!FileManager.default.fileExists(atPath: dead))
+        #expect(FileManager.default.fileExists(atPath: mine.outputDirectory))
+        #expect(mine.root.hasPrefix(base + "/" + JobWorkspace.namePrefix + "\(JobWorkspace.startId)-\(getpid())-"))
+    }
+
+    @Test func childMessagesRoundTrip() {
+        let messages: [ChildMessage] = [
+            .phase("parsing"),
+            .done(files: [.init(path: "model.glb", bytes: 12, sha256: "ab")], summary: .object(["phase_ms": .object(["parsing": .double(1.5)])])),
+            .error(code: "USD_TRUNCATED", message: "short \"read\"", phase: "parsing", retryable: false),
+        ]
+        for m in messages { #expect(ChildMessage(line: m.line) == m) }
+        #expect(ChildMessage(line: "not json") == nil)
+        #expect(ChildMessage.phaseMilliseconds(.object(["phase_ms": .object(["parsing": .double(1.5), "layering": .int(3)])]))
+                == ["parsing": 1.5, "layering": 3])
+    }
+
+    @Test func theDoneSummaryCarriesWhatTheReportNeedsTyped() throws {
+        let hero: JSONValue = .object(["path": .string("thumbs/hero.webp"), "kind": .string("hero"), "width": .int(1024), "height": .int(768)])
+        let good: [String: JSONValue] = ["manifest_schema_version": .int(2), "layers": .int(9), "thumbnails": .array([hero]),
+                                         "quality_grade": .string("B")]
+        let line = ChildMessage.done(files: [], summary: .object(good)).line
+        guard case .done(_, let summary)? = ChildMessage(line: line) else { Issue.record("not a done line"); return }
+        let result = try #require(ChildMessage.result(summary))
+        #expect(result.manifestSchemaVersion == 2 && result.layerCount == 9 && result.qualityGrade == "B")
+        #expect(result.thumbnails == [.init(path: "thumbs/hero.webp", kind: "hero", width: 1024, height: 768)])
+        var ungraded = good
+        ungraded["quality_grade"] = .null
+        #expect(ChildMessage.result(.object(ungraded))?.qualityGrade == nil)
+        // A child that leaves a field out, or sends one of the wrong type, is refused.
+        for (key, bad) in [("manifest_schema_version", JSONValue.string("2")), ("manifest_schema_version", .int(0)),
+                           ("layers", .int(-1)), ("thumbnails", .object([:])), ("quality_grade", .int(1)),
+                           ("thumbnails", .array([.object(["path": .string("x"), "kind": .string("hero"), "width": .int(1 << 20), "height": .int(1)])]))] {
+            var broken = good
+            broken[key] = bad
+            #expect(ChildMessage.result(.object(broken)) == nil, "\(key) = \(bad)")
+        }
+        for key in ["manifest_schema_version", "layers", "thumbnails"] {
+            var missing = good
+            missing[key] = nil
+            #expect(ChildMessage.result(.object(missing)) == nil, "without \(key)")
+        }
+    }
+
+    @Test func failuresAreClassifiedIntoContractReasons() {
+        let cases: [(String, String, String)] = [
+            ("USD_TRUNCATED", "parsing", "USDZ_PARSE_ERROR"),
+            ("ROOMPLAN_JSON_INVALID", "layering", "ROOMPLAN_JSON_INVALID"),
+            ("THUMB_WEBP_FAILED", "preview", "PREVIEW_FAILED"),
+            ("GLB_TOO_LARGE", "writing", "LAYERING_FAILED"),
+            ("IO_TOO_LARGE", "reading", "FILE_TOO_LARGE"),
+            ("IO_READ_FAILED", "reading", "INTERNAL"),
+        ]
+        for (code, phase, reason) in cases {
+            let f = FailureReason.pipeline(code: code, message: "m", phase: phase, retryable: false)
+            #expect(f.reason == reason, "\(code)")
+            #expect(f.message == "\(code): m")
+        }
+        #expect(FailureReason.pipeline(code: "GLB_TOO_LARGE", message: "m", phase: "writing", retryable: false).phase == "layering")
+        #expect(FailureReason.pipeline(code: "IO_READ_FAILED", message: "m", phase: "reading", retryable: false).isRetryable)
+        #expect(FailureReason.download(StorageError(code: StorageError.notFound, message: "x"), what: "s").reason == "SOURCE_NOT_FOUND")
+        #expect(FailureReason.download(StorageError(code: StorageError.tooLarge, message: "x"), what: "s").reason == "FILE_TOO_LARGE")
+        let unavailable = FailureReason.download(StorageError(code: StorageError.unavailable, message: "x"), what: "s")
+        #expect(unavailable.reason == "SOURCE_DOWNLOAD_FAILED" && unavailable.isRetryable)
+        // A 403 (wrong secret, no permission) meets every attempt the same way: fail at once.
+        let forbidden = FailureReason.download(StorageError(code: StorageError.forbidden, message: "x"), what: "s")
+        #expect(forbidden.reason == "SOURCE_DOWNLOAD_FAILED" && !forbidden.isRetryable)
+        #expect(forbidden.message.hasPrefix("STORAGE_FORBIDDEN: "))
+        #expect(FailureReason(reason: "INTERNAL", message: String(repeating: "x", count: 900), phase: .parsing, isRetryable: true)
+                    .message.count == 500)
+    }
+}
