@@ -19,6 +19,7 @@ import sys
 try:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
@@ -44,10 +45,21 @@ def browser(width, height):
 
 
 def click_and_wait(driver, element):
-    """Clicks `element` and waits (at most 20 s) until the page it was on has been replaced."""
+    """Clicks `element` and waits (at most 20 s) until the page it was on has been replaced and the
+    new one has its <main>. While the old document goes away chromedriver may answer "stale
+    element" or "node does not belong to the document": both mean gone."""
     page = driver.find_element(By.TAG_NAME, "html")
     element.click()
-    WebDriverWait(driver, 20).until(expected_conditions.staleness_of(page))
+
+    def replaced(d):
+        try:
+            page.is_enabled()
+            return False
+        except WebDriverException:
+            return True
+    WebDriverWait(driver, 20).until(replaced)
+    WebDriverWait(driver, 20, ignored_exceptions=(WebDriverException,)).until(
+        expected_conditions.presence_of_element_located((By.TAG_NAME, "main")))
 
 
 class Check:

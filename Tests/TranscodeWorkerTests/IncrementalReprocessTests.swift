@@ -89,6 +89,24 @@ struct IncrementalReprocessTests {
         #expect(try Self.hashes(f, job.outputPrefix) == original)
     }
 
+    @Test func fullBatchSlotsLeaveReprocessRowsForLater() throws {
+        let f = try JobFixture()
+        let version = try f.submitSample()
+        let first = try f.claim()
+        #expect(f.runner().run(first, control: JobControl()) == .ready(outputPrefix: first.outputPrefix))
+        #expect(try f.store.markReprocess(versionId: version))
+        #expect(try f.store.claim(workerId: "tw-slots", leaseSeconds: 30, includeReprocess: false) == nil)
+        let fresh = try f.submitSample()
+        #expect(try f.store.claim(workerId: "tw-slots", leaseSeconds: 30, includeReprocess: false)?.versionId == fresh)
+        #expect(try f.store.claim(workerId: "tw-slots", leaseSeconds: 30)?.versionId == version)
+        var config = WorkerConfig(environment: ["TRANSCODE_CONCURRENCY": "2"])
+        #expect(config.effectiveBatchSlots == 1)
+        config.concurrency = 1
+        #expect(config.effectiveBatchSlots == 1)
+        config = WorkerConfig(environment: ["TRANSCODE_CONCURRENCY": "4", "TRANSCODE_BATCH_SLOTS": "9"])
+        #expect(config.effectiveBatchSlots == 4)
+    }
+
     @Test func aPreviousManifestOutsideTheVersionIsIgnored() throws {
         let f = try JobFixture()
         let version = try f.submitSample()

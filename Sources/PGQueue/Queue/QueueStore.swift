@@ -45,6 +45,7 @@ public final class QueueStore: Sendable {
           SELECT id FROM room_versions
            WHERE lease_id IS NULL AND run_after <= now()
              AND (status = 'queued' OR (status = 'ready' AND reprocess_requested_at IS NOT NULL))
+             AND ($3::boolean OR status = 'queued')
            ORDER BY priority ASC, run_after ASC, id ASC
            LIMIT 1
            FOR UPDATE SKIP LOCKED)
@@ -66,8 +67,10 @@ public final class QueueStore: Sendable {
     /// - Parameters:
     ///   - workerId: recorded in `locked_by`.
     ///   - leaseSeconds: the lease length; heartbeats extend it.
-    public func claim(workerId: String, leaseSeconds: Double) throws(DatabaseError) -> ClaimedJob? {
-        guard let row = try connection.query(Self.claimSQL, [workerId, String(leaseSeconds)]).first else { return nil }
+    ///   - includeReprocess: false claims only queued versions (the worker's batch slots are full).
+    public func claim(workerId: String, leaseSeconds: Double, includeReprocess: Bool = true) throws(DatabaseError) -> ClaimedJob? {
+        guard let row = try connection.query(Self.claimSQL, [workerId, String(leaseSeconds), includeReprocess ? "true" : "false"]).first
+        else { return nil }
         return try ClaimedJob(row: row)
     }
 

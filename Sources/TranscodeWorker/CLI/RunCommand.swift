@@ -37,6 +37,8 @@ struct RunCommand {
           --output-cache-control VALUE      TRANSCODE_OUTPUT_CACHE_CONTROL (public, max-age=31536000,
                                             immutable; none: no Cache-Control).
           --concurrency N                   TRANSCODE_CONCURRENCY (default: number of cores).
+          --batch-slots N                   TRANSCODE_BATCH_SLOTS (concurrency − 1, at least 1): slots
+                                            re-transcodes may hold, so fresh uploads find one free.
           --lease-seconds S                 TRANSCODE_LEASE_SECONDS (90).
           --heartbeat-seconds S             TRANSCODE_HEARTBEAT_SECONDS (15).
           --poll-seconds S                  TRANSCODE_POLL_SECONDS (5).

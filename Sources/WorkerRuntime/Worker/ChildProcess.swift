@@ -121,14 +121,17 @@ final class ChildProcess {
                 return waitBlocking()
             }
         }
-        // Both streams closed: the child is exiting; reap it without blocking for ever.
+        // Both streams closed: the child is exiting; reap it without blocking for ever, looking
+        // again after 1 ms, then twice as long each time up to 50 ms (it is usually gone at once).
+        var pause: UInt32 = 1
         while true {
             if let t = tryWait() { return t }
             if tick() {
                 kill()
                 return waitBlocking()
             }
-            usleep(UInt32(min(ms, 50)) * 1000)
+            usleep(min(pause, UInt32(min(ms, 50))) * 1000)
+            pause = min(pause * 2, 50)
         }
     }
 

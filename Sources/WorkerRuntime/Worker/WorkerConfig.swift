@@ -63,6 +63,12 @@ public struct WorkerConfig: Sendable {
     /// previous revision's outputs to the job, which reuses every output group whose key is
     /// unchanged; the worker copies those files in storage instead of uploading them.
     public var incrementalReprocess: Bool = true
+    /// `TRANSCODE_BATCH_SLOTS`: how many of the `concurrency` slots re-transcodes may hold at once
+    /// (default: all but one, at least one), so that a fresh upload always finds a free slot while
+    /// a batch runs. Nil: the default.
+    public var batchSlots: Int?
+    /// The batch slots in force.
+    public var effectiveBatchSlots: Int { min(concurrency, batchSlots ?? max(1, concurrency - 1)) }
     /// `TRANSCODE_PLAN_UNITS`: `metric` (default) or `imperial`, the floor plan's labels for a
     /// version whose `plan_units` is NULL.
     public var planUnits: String = "metric"
@@ -168,6 +174,7 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_TEXTURE_FORMAT", "texture-format"),
         ("TRANSCODE_JOB_REPORT", "job-report"),
         ("TRANSCODE_INCREMENTAL_REPROCESS", "incremental-reprocess"),
+        ("TRANSCODE_BATCH_SLOTS", "batch-slots"),
         ("TRANSCODE_PLAN_UNITS", "plan-units"),
         ("TRANSCODE_PLAN_LOCALE", "plan-locale"),
         ("TRANSCODE_MAX_SOURCE_BYTES", "max-source-bytes"),
@@ -245,6 +252,7 @@ public struct WorkerConfig: Sendable {
             }
             outputCacheControl = value.isEmpty || value == "none" ? nil : value
         case "concurrency": concurrency = try int(max: 1024)
+        case "batch-slots": batchSlots = try int(max: 1024)
         case "lease-seconds": leaseSeconds = try double(min: 1)
         case "heartbeat-seconds": heartbeatSeconds = try double(min: 0.1)
         case "poll-seconds": pollSeconds = try double(min: 0.05)

@@ -131,6 +131,7 @@ public final class WorkerDaemon: @unchecked Sendable {
         loop: while true {
             cond.lock()
             let isDraining = draining, deadline = drainDeadline, runningCount = running.count, hard = hardStop
+            var batchRunning = running.values.filter { $0.job.isReprocess }.count
             // Wake-ups that arrive from here on (a NOTIFY during a claim) end the next wait early.
             let wakeSnapshot = wakeups
             cond.unlock()
@@ -153,7 +154,11 @@ public final class WorkerDaemon: @unchecked Sendable {
                     var free = config.concurrency - runningCount
                     var claimed = 0
                     while free > 0 {
-                        guard let job = try store.claim(workerId: config.workerId, leaseSeconds: config.leaseSeconds) else { break }
+                        // Re-transcodes take at most the batch slots; the others stay for fresh uploads.
+                        guard let job = try store.claim(workerId: config.workerId, leaseSeconds: config.leaseSeconds,
+                                                        includeReprocess: batchRunning < config.effectiveBatchSlots)
+                        else { break }
+                        if job.isReprocess { batchRunning += 1 }
                         start(job)
                         free -= 1
                         claimed += 1
