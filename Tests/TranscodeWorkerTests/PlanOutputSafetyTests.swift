@@ -11,22 +11,28 @@ import TestSupport
 struct PlanOutputSafetyTests {
     typealias Fixture = ChildOutputValidationTests.Fixture
 
-    /// The SVG the pipeline writes for the two-section sample.
-    static func realSVG() throws -> [UInt8] {
+    /// The plan files the pipeline writes for the two-section sample.
+    static func realPlan() throws -> [String: [UInt8]] {
         let root = TestPaths.packageRoot.appendingPathComponent("samples/roomplan")
         var input = PipelineInput(limits: .default, thumbnails: nil)
         input.roomPlanJSON = ("room.json", [UInt8](try Data(contentsOf: root.appendingPathComponent("parametric_two_sections.json"))))
         let result = try TranscodePipeline.run(input)
-        return try #require(result.files.first { $0.path == "plan.svg" }?.bytes)
+        return Dictionary(uniqueKeysWithValues: result.files.filter { $0.path.hasPrefix("plan.") }.map { ($0.path, $0.bytes) })
     }
 
+    /// The SVG the pipeline writes for the two-section sample.
+    static func realSVG() throws -> [UInt8] { try #require(try realPlan()["plan.svg"]) }
+
     @Test func theWrittenPlanPassesAndIsPublished() throws {
-        let svg = try Self.realSVG()
+        let plan = try Self.realPlan()
+        let svg = try #require(plan["plan.svg"]), pdf = try #require(plan["plan.pdf"]), dxf = try #require(plan["plan.dxf"])
         #expect(SVGSafety.problem(svg) == nil)
+        #expect(PDFSafety.problem(pdf) == nil)
+        #expect(DXFSafety.problem(dxf) == nil)
         let f = try Fixture()
         try f.put("plan.svg", svg)
-        try f.put("plan.pdf", Array("%PDF-1.5".utf8))
-        try f.put("plan.dxf", Array("  0\nEOF\n".utf8))
+        try f.put("plan.pdf", pdf)
+        try f.put("plan.dxf", dxf)
         #expect(f.refusal() == nil)
         #expect(JobAttempt.contentType("plan.svg") == "image/svg+xml")
         #expect(JobAttempt.contentType("plan.pdf") == "application/pdf")
@@ -59,5 +65,41 @@ struct PlanOutputSafetyTests {
         try f.put("plan.svg", Array(hostile[0].utf8))
         let refusal = try #require(f.refusal())
         #expect(ChildOutputValidationTests.isViolation(refusal) && refusal.message.contains("plan.svg"))
+    }
+
+    @Test func pdfScriptsActionsLinksAndHiddenObjectsAreRefused() throws {
+        let pdf = String(decoding: try #require(try Self.realPlan()["plan.pdf"]), as: UTF8.self)
+        let catalog = "/Type /Catalog"
+        #expect(pdf.contains(catalog))
+        let hostile = [
+            pdf.replacingOccurrences(of: catalog, with: catalog + " /OpenAction << /S /JavaScript /JS (app.alert(1)) >>"),
+            pdf.replacingOccurrences(of: catalog, with: catalog + " /OpenAction << /S /J#61vaScript /J#53 (app.alert(1)) >>"),
+            pdf.replacingOccurrences(of: catalog, with: catalog + " /AA << /O << /S /Launch /F (calc.exe) >> >>"),
+            pdf.replacingOccurrences(of: "/Type /Page", with: "/Type /Page /Annots [ << /Subtype /Link /A << /S /URI /URI (https://x.invalid) >> >> ]"),
+            pdf.replacingOccurrences(of: catalog, with: catalog + " /Names << /EmbeddedFiles << >> >>"),
+            pdf.replacingOccurrences(of: catalog, with: catalog + " /AcroForm << /XFA 1 0 R >>"),
+            pdf.replacingOccurrences(of: "%%EOF", with: "%%EOF\n9 0 obj << /Type /ObjStm /N 1 /First 4 >> stream\nxxxx\nendstream endobj\n%%EOF"),
+            "<html>" + pdf,
+            String(pdf.dropLast(8)),
+        ]
+        for (i, text) in hostile.enumerated() {
+            #expect(text != pdf, "variant \(i) changed nothing")
+            #expect(PDFSafety.problem(Array(text.utf8)) != nil, "variant \(i) accepted")
+        }
+        let f = try Fixture()
+        try f.put("plan.pdf", Array(hostile[0].utf8))
+        let refusal = try #require(f.refusal())
+        #expect(ChildOutputValidationTests.isViolation(refusal) && refusal.message.contains("plan.pdf"))
+    }
+
+    @Test func aDXFThatIsNotDXFTextIsRefused() throws {
+        let dxf = String(decoding: try #require(try Self.realPlan()["plan.dxf"]), as: UTF8.self)
+        let hostile = [dxf + "\u{0}", "<script>alert(1)</script>\n" + dxf, String(dxf.dropLast(4)), dxf + "  0\n"]
+        for (i, text) in hostile.enumerated() {
+            #expect(DXFSafety.problem(Array(text.utf8)) != nil, "variant \(i) accepted")
+        }
+        let f = try Fixture()
+        try f.put("plan.dxf", Array(hostile[1].utf8))
+        #expect(try #require(f.refusal()).message.contains("plan.dxf"))
     }
 }

@@ -91,6 +91,13 @@ extension JobAttempt {
                 if f.path == "plan.svg", let problem = SVGSafety.problem(try read(f.path, phase: phase)) {
                     throw Self.violation("plan.svg is not a plain drawing (\(problem))", phase: phase)
                 }
+                // A PDF can carry scripts and actions, a DXF is text: only the plain drawing goes out.
+                if f.path == "plan.pdf", let problem = PDFSafety.problem(try read(f.path, phase: phase)) {
+                    throw Self.violation("plan.pdf is not a plain drawing (\(problem))", phase: phase)
+                }
+                if f.path == "plan.dxf", let problem = DXFSafety.problem(try read(f.path, phase: phase)) {
+                    throw Self.violation("plan.dxf is not DXF text (\(problem))", phase: phase)
+                }
             }
         }
 
