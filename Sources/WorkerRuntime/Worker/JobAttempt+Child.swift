@@ -21,6 +21,7 @@ extension JobAttempt {
         if inputs.redactions > 0 { args += ["--redacted-textures", ws.redactedDirectory] }
         if let file = inputs.regionsFile { args += ["--redaction-regions", file] }
         if config.jobReport { args.append("--report") }
+        if job.isReprocess && config.batchNice > 0 { args += ["--nice", String(config.batchNice)] }
         if let previous { args += ["--previous", previous.directory] }
 
         if let ids = runner.childSandbox.ids {

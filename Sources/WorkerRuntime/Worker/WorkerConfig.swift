@@ -67,6 +67,9 @@ public struct WorkerConfig: Sendable {
     /// (default: all but one, at least one), so that a fresh upload always finds a free slot while
     /// a batch runs. Nil: the default.
     public var batchSlots: Int?
+    /// `TRANSCODE_BATCH_NICE`: the CPU niceness (0–19, default 10) of a re-transcode's job child,
+    /// so that fresh uploads running beside a batch get the cores first.
+    public var batchNice: Int = 10
     /// The batch slots in force.
     public var effectiveBatchSlots: Int { min(concurrency, batchSlots ?? max(1, concurrency - 1)) }
     /// `TRANSCODE_PLAN_UNITS`: `metric` (default) or `imperial`, the floor plan's labels for a
@@ -175,6 +178,7 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_JOB_REPORT", "job-report"),
         ("TRANSCODE_INCREMENTAL_REPROCESS", "incremental-reprocess"),
         ("TRANSCODE_BATCH_SLOTS", "batch-slots"),
+        ("TRANSCODE_BATCH_NICE", "batch-nice"),
         ("TRANSCODE_PLAN_UNITS", "plan-units"),
         ("TRANSCODE_PLAN_LOCALE", "plan-locale"),
         ("TRANSCODE_MAX_SOURCE_BYTES", "max-source-bytes"),
@@ -253,6 +257,7 @@ public struct WorkerConfig: Sendable {
             outputCacheControl = value.isEmpty || value == "none" ? nil : value
         case "concurrency": concurrency = try int(max: 1024)
         case "batch-slots": batchSlots = try int(max: 1024)
+        case "batch-nice": batchNice = try int(min: 0, max: 19)
         case "lease-seconds": leaseSeconds = try double(min: 1)
         case "heartbeat-seconds": heartbeatSeconds = try double(min: 0.1)
         case "poll-seconds": pollSeconds = try double(min: 0.05)
