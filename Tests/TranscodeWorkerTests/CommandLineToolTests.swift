@@ -58,8 +58,18 @@ import TestSupport
         let stage = try #require(json["stage"] as? [String: Any])
         #expect(stage["upAxis"] as? String == "Y" && stage["defaultPrim"] as? String == "Room")
         let scene = try #require(json["scene"] as? [String: Any])
-        #expect(scene["triangles"] as? Int == 616)
-        #expect(scene["validation_errors"] as? Int == 0)
+        #expect(scene["triangles"] as? Int == 616 && scene["detail"] as? String == "structure")
+        #expect(scene["vertices"] == nil)
+        // --full-scene builds the vertex streams as convert does: same counts, plus vertices and validation.
+        let full = try #require(try run(["inspect", "--json", "--full-scene", "samples/room.usdz"]).json)
+        let fullScene = try #require(full["scene"] as? [String: Any])
+        #expect(fullScene["detail"] as? String == "full" && fullScene["validation_errors"] as? Int == 0)
+        for key in ["nodes", "meshes", "triangles", "instanced_triangles", "materials", "textures"] {
+            #expect(fullScene[key] as? Int == scene[key] as? Int, "\(key)")
+        }
+        #expect((fullScene["vertices"] as? Int ?? 0) > 0)
+        let both = try run(["inspect", "--json", "--full-scene", "--no-scene", "samples/room.usdz"])
+        #expect(both.exited && both.status == 2)
     }
 
     @Test(.enabled(if: binary != nil, "the transcode-worker executable is not built"))

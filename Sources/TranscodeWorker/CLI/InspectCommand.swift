@@ -11,12 +11,15 @@ import Glibc
 /// and reports its layers, prim tree, stage metadata, counts and warnings.
 struct InspectCommand {
     static let help = """
-        USAGE: transcode-worker inspect FILE [--json] [--timing] [--no-scene] [--max-prims N]
+        USAGE: transcode-worker inspect FILE [--json] [--timing] [--no-scene | --full-scene] [--max-prims N]
 
         Parses FILE (.usdz, .usdc, .usda or .usd), composes the stage and reports:
           layers, stage metadata (upAxis, metersPerUnit, defaultPrim), the prim tree with types,
-          mesh / point / face / material / texture counts (counted like usd-core), the converted
-          scene (nodes, meshes, triangles, vertices, materials, textures) and warnings.
+          mesh / point / face / material / texture counts (counted like usd-core), the scene the
+          conversion makes (nodes, meshes, triangles, materials, textures) and warnings.
+          By default the scene is counted without building its vertex streams (normals and
+          texture coordinates are not decoded); --full-scene builds it as convert does and adds
+          vertices, validation errors and the warnings only vertex streams raise.
 
         OPTIONS:
           --json          Print one JSON object (stable keys, for scripts). On failure the object has
@@ -25,6 +28,7 @@ struct InspectCommand {
                           and decode every mesh's points, faceVertexCounts and faceVertexIndices;
                           scene = decoding everything else and converting to the scene).
           --no-scene      Skip the conversion to the scene.
+          --full-scene    Build the whole scene (vertex streams included) instead of counting it.
           --max-prims N   Print at most N prims of the tree in text mode (default 200).
 
         EXIT STATUS: 0 success, 2 usage error, 3 invalid or unreadable input (typed error), 4 internal error.
@@ -34,6 +38,7 @@ struct InspectCommand {
     var json = false
     var timing = false
     var scene = true
+    var fullScene = false
     var maxPrims = 200
 
     init(_ args: [String]) throws {
@@ -43,6 +48,7 @@ struct InspectCommand {
             case "--json": json = true
             case "--timing": timing = true
             case "--no-scene": scene = false
+            case "--full-scene": fullScene = true
             case "--max-prims":
                 guard let v = it.next(), let n = Int(v), n >= 0 else { throw UsageError("--max-prims needs a number") }
                 maxPrims = n
@@ -54,6 +60,7 @@ struct InspectCommand {
             }
         }
         if path.isEmpty { throw UsageError("inspect needs a FILE") }
+        if fullScene && !scene { throw UsageError("--full-scene and --no-scene exclude each other") }
     }
 
     func run() -> Int32 {
@@ -83,26 +90,42 @@ struct InspectCommand {
             var t2 = t1
             if scene {
                 let provider = opened.provider
-                let s = try SceneBuilder.build(
-                    stage: opened.stage, sourceFormat: opened.format.rawValue, limits: limits, budget: budget,
-                    loadAsset: { p, layer in
-                        guard let r = provider.resolve(p, anchor: layer) else { return nil }
-                        return try? provider.data(at: r).array
-                    })
+                let load = { (p: String, layer: String) -> [UInt8]? in
+                    guard let r = provider.resolve(p, anchor: layer) else { return nil }
+                    return try? provider.data(at: r).array
+                }
+                var counts: [String: JSONValue]
+                if fullScene {
+                    let s = try SceneBuilder.build(
+                        stage: opened.stage, sourceFormat: opened.format.rawValue, limits: limits, budget: budget,
+                        loadAsset: load)
+                    sceneWarnings = s.warnings
+                    counts = [
+                        "nodes": .int(Int64(s.nodes.count)), "meshes": .int(Int64(s.meshes.count)),
+                        "triangles": .int(Int64(s.meshes.reduce(0) { $0 + $1.triangleCount })),
+                        "instanced_triangles": .int(Int64(s.instancedTriangleCount)),
+                        "materials": .int(Int64(s.materials.count)), "textures": .int(Int64(s.textures.count)),
+                        "vertices": .int(Int64(s.meshes.reduce(0) { $0 + $1.vertexCount })),
+                        "validation_errors": .int(
+                            Int64(SceneValidator.validate(s).filter { $0.severity == .error }.count)),
+                        "detail": .string("full"),
+                    ]
+                } else {
+                    let s = try SceneBuilder.countStructure(
+                        stage: opened.stage, sourceFormat: opened.format.rawValue, limits: limits, budget: budget,
+                        loadAsset: load)
+                    sceneWarnings = s.warnings
+                    counts = [
+                        "nodes": .int(Int64(s.nodes)), "meshes": .int(Int64(s.meshes)),
+                        "triangles": .int(Int64(s.triangles)), "instanced_triangles": .int(Int64(s.instancedTriangles)),
+                        "materials": .int(Int64(s.materials)), "textures": .int(Int64(s.textures)),
+                        "detail": .string("structure"),
+                    ]
+                }
                 t2 = Clock.now()
-                sceneWarnings = s.warnings
-                sceneJSON = .object([
-                    "nodes": .int(Int64(s.nodes.count)),
-                    "meshes": .int(Int64(s.meshes.count)),
-                    "triangles": .int(Int64(s.meshes.reduce(0) { $0 + $1.triangleCount })),
-                    "instanced_triangles": .int(Int64(s.instancedTriangleCount)),
-                    "vertices": .int(Int64(s.meshes.reduce(0) { $0 + $1.vertexCount })),
-                    "materials": .int(Int64(s.materials.count)),
-                    "textures": .int(Int64(s.textures.count)),
-                    "validation_errors": .int(Int64(SceneValidator.validate(s).filter { $0.severity == .error }.count)),
-                    // Time code of attributes authored only as time samples (null: each one's earliest sample).
-                    "time_code": opened.stage.startTimeCode.map(JSONValue.double) ?? .null,
-                ])
+                // Time code of attributes authored only as time samples (null: each one's earliest sample).
+                counts["time_code"] = opened.stage.startTimeCode.map(JSONValue.double) ?? .null
+                sceneJSON = .object(counts)
             }
             var warnings: [JSONValue] = opened.containerWarnings.map {
                 .object(["code": .string("USD_CONTAINER_WARNING"), "message": .string($0)])
@@ -198,7 +221,9 @@ struct InspectCommand {
         print("materials:     \(summary.materials)  textures: \(summary.textures.count)")
         if case .object(let s) = scene {
             let f = { (k: String) -> String in if case .int(let v)? = s[k] { return String(v) } else { return "?" } }
-            print("scene:         nodes \(f("nodes")), meshes \(f("meshes")), triangles \(f("triangles")), vertices \(f("vertices")), materials \(f("materials")), textures \(f("textures"))")
+            var line = "scene:         nodes \(f("nodes")), meshes \(f("meshes")), triangles \(f("triangles"))"
+            if s["vertices"] != nil { line += ", vertices \(f("vertices"))" }
+            print(line + ", materials \(f("materials")), textures \(f("textures"))")
         }
         print("warnings:      \(warnings.count)")
         for w in warnings {

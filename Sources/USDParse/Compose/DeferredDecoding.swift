@@ -15,10 +15,18 @@ public enum DeferredDecoding {
     public static func resolve(
         _ stage: UsdStage, attributes: Set<String>? = nil, primTypes: Set<String>? = nil
     ) throws(USDParseError) {
+        try resolve(stage, primTypes: primTypes, where: { attributes?.contains($0) ?? true })
+    }
+
+    /// Decodes every deferred value of the attributes whose names pass `include`.
+    /// - Throws: as `resolve(_:attributes:primTypes:)`.
+    public static func resolve(
+        _ stage: UsdStage, primTypes: Set<String>? = nil, where include: (String) -> Bool
+    ) throws(USDParseError) {
         var work: [(value: DeferredValue, path: SdfPath, layer: String?)] = []
         for prim in stage.prims {
             if let primTypes, !primTypes.contains(prim.typeName) { continue }
-            for (name, attr) in prim.attributes where attributes?.contains(name) ?? true {
+            for (name, attr) in prim.attributes where include(name) {
                 for d in attr.deferredValues where !d.isResolved {
                     work.append((d, prim.path.appendingProperty(name), attr.valueLayer))
                 }

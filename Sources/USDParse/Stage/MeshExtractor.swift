@@ -90,7 +90,10 @@ enum MeshExtractor {
 
         var attrs = VertexAttributes()
         // Normals.
-        for name in ["primvars:normals", "normals"] where attrs.normals == nil && prim.attributes[name] != nil {
+        // (A structure-only conversion reads neither normals nor texture coordinates.)
+        let streams = !ctx.structureOnly
+        for name in ["primvars:normals", "normals"]
+        where streams && attrs.normals == nil && prim.attributes[name] != nil {
             let read = Primvar.read(
                 prim, name: name, components: 3, fallback: .vertex, time: ctx.time, problem: &problem)
             if var n = validated(read) {
@@ -112,7 +115,7 @@ enum MeshExtractor {
             .filter { prim.attributes[$0]!.typeName.hasPrefix("texCoord2") }.sorted()
         var tried = Set<String>()
         for name in varnames.map({ "primvars:" + $0 }) + uvFallbackNames.map({ "primvars:" + $0 }) + texNames
-        where attrs.uv == nil && prim.attributes[name] != nil && tried.insert(name).inserted {
+        where streams && attrs.uv == nil && prim.attributes[name] != nil && tried.insert(name).inserted {
             if var t = validated(Primvar.read(prim, name: name, components: 2, fallback: .constant, problem: &problem))
             {
                 for k in t.values.indices where !t.values[k].isFinite { t.values[k] = 0 }
@@ -120,7 +123,7 @@ enum MeshExtractor {
             }
         }
         let hasTextures = meshInfo?.hasTextures == true || subsets.contains { $0.info?.hasTextures == true }
-        if hasTextures && attrs.uv == nil {
+        if streams && hasTextures && attrs.uv == nil {
             ctx.warn("USD_MESH_MISSING_UV", "textured material bound but the mesh has no texture coordinates", path)
         }
         // Colours.

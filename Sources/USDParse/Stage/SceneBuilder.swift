@@ -50,13 +50,30 @@ public enum SceneBuilder {
         stage: UsdStage, sourceFormat: String, limits: ParseLimits, budget: MemoryBudget,
         loadAsset: (String, String) -> [UInt8]?
     ) throws -> Scene {
+        try convert(
+            stage: stage, sourceFormat: sourceFormat, limits: limits, budget: budget, loadAsset: loadAsset,
+            structureOnly: false, result: { $0.scene })
+    }
+
+    /// The traversal shared by `build` and `countStructure`; `result` reads the finished context
+    /// (which must not outlive the call: it holds `loadAsset`). `structureOnly` leaves out what only
+    /// vertex streams need (see `StageBuildContext.structureOnly`).
+    static func convert<T>(
+        stage: UsdStage, sourceFormat: String, limits: ParseLimits, budget: MemoryBudget,
+        loadAsset: (String, String) -> [UInt8]?, structureOnly: Bool, result: (StageBuildContext) -> T
+    ) throws -> T {
         // A mesh whose array headers already exceed maxTriangles fails before anything is decoded.
         try MeshSizeCheck.check(stage, limits: limits)
         // Large arrays are decoded lazily; decode them all now, in parallel, so that a corrupt
         // array is a typed error (with its prim path) rather than a missing value.
-        try DeferredDecoding.resolve(stage)
+        if structureOnly {
+            try DeferredDecoding.resolve(stage, where: { !StageBuildContext.isStreamOnly($0) })
+        } else {
+            try DeferredDecoding.resolve(stage)
+        }
         return try withoutActuallyEscaping(loadAsset) { load in
-            let ctx = StageBuildContext(stage: stage, limits: limits, budget: budget, loadAsset: load)
+            let ctx = StageBuildContext(
+                stage: stage, limits: limits, budget: budget, loadAsset: load, structureOnly: structureOnly)
             let correction = stageCorrection(stage: stage, ctx: ctx)
             ctx.scene.metadata.sourceFormat = sourceFormat
             ctx.scene.metadata.defaultPrim = stage.defaultPrim
@@ -64,7 +81,7 @@ public enum SceneBuilder {
             guard let root = stage.prims.first else {
                 ctx.warn("USD_STAGE_EMPTY", "the stage has no prims", nil)
                 ctx.finishWarnings()
-                return ctx.scene
+                return result(ctx)
             }
             let traversal = StageTraversal(ctx: ctx)
             var nodes: [Node] = []
@@ -72,7 +89,7 @@ public enum SceneBuilder {
             ctx.finishMeshes()
             ctx.scene.nodes = nodes
             ctx.finishWarnings()
-            return ctx.scene
+            return result(ctx)
         }
     }
 

@@ -10,6 +10,10 @@ final class StageBuildContext {
     /// Time code at which attributes authored only as time samples are read (`startTimeCode`);
     /// nil reads each such attribute at its earliest sample.
     let time: Double?
+    /// A structure-only conversion (`SceneBuilder.countStructure`): nodes, materials, textures and
+    /// each mesh's triangle count and material slots exactly as a full one, but no vertex streams
+    /// or indices; normals and texture coordinates are neither decoded nor read.
+    let structureOnly: Bool
 
     var scene = Scene()
     let materials = MaterialExtractor()
@@ -39,9 +43,12 @@ final class StageBuildContext {
     private var droppedWarnings = 0
     private var pending = WarningAggregator()
 
-    init(stage: UsdStage, limits: ParseLimits, budget: MemoryBudget, loadAsset: @escaping (String, String) -> [UInt8]?)
-    {
+    init(
+        stage: UsdStage, limits: ParseLimits, budget: MemoryBudget, loadAsset: @escaping (String, String) -> [UInt8]?,
+        structureOnly: Bool = false
+    ) {
         self.stage = stage
+        self.structureOnly = structureOnly
         self.limits = limits
         self.budget = budget
         self.loadAsset = loadAsset
@@ -68,16 +75,27 @@ final class StageBuildContext {
         return index
     }
 
-    /// Triangles of a scene mesh, also while it is pending.
+    /// Attributes only the vertex streams read (normals and every primvar but the display colour
+    /// and opacity, which can choose a mesh's material), which a structure-only conversion skips.
+    static func isStreamOnly(_ name: String) -> Bool {
+        if name == "normals" { return true }
+        guard name.hasPrefix("primvars:") else { return false }
+        return !(name.hasPrefix("primvars:displayColor") || name.hasPrefix("primvars:displayOpacity"))
+    }
+
+    /// Triangles of a scene mesh, also while it is pending (and, in a structure-only conversion,
+    /// after `finishMeshes`).
     func triangleCount(of mesh: MeshIndex) -> Int {
         pendingTriangles[mesh.rawValue] ?? scene.meshes[mesh.rawValue].triangleCount
     }
 
     /// Triangulates and assembles every pending mesh on all cores and stores the results in their
     /// reserved places (deterministic: queue order).
+    /// A structure-only conversion keeps the queued triangle counts and triangulates nothing.
     func finishMeshes() {
         let queued = pendingMeshes
         pendingMeshes = []
+        if structureOnly { return }
         let outputs = PendingMesh.runAll(queued.map(\.job))
         for (item, out) in zip(queued, outputs) {
             scene.meshes[item.mesh.rawValue] = out.mesh

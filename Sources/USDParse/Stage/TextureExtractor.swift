@@ -18,7 +18,9 @@ final class TextureExtractor {
     }
 
     private var byKey: [String: TextureIndex?] = [:]
-    private var byContentHash: [Int: [TextureIndex]] = [:]
+    /// Textures by byte count: two files can only be identical when their sizes are, so bytes are
+    /// compared only within a size (no hashing of every texture's bytes).
+    private var bySize: [Int: [TextureIndex]] = [:]
 
     /// Builds the reference for output `output` (`rgb`, `r`, …) of the shader at `shader`; nil
     /// (with a warning) when it is not a UsdUVTexture or its file cannot be loaded.
@@ -82,11 +84,8 @@ final class TextureExtractor {
                     + "maxTextureDimension is \(ctx.limits.maxTextureDimension)",
                 primPath: materialPath.string)
         }
-        var hasher = Hasher()
-        hasher.combine(bytes)
-        let hash = hasher.finalize()
-        if let candidates = byContentHash[hash] {
-            for c in candidates where ctx.scene.textures[c.rawValue].bytes == bytes {
+        if let candidates = bySize[bytes.count] {
+            for c in candidates where Self.equal(ctx.scene.textures[c.rawValue].bytes, bytes) {
                 byKey[key] = c
                 return c
             }
@@ -96,9 +95,16 @@ final class TextureExtractor {
             Texture(
                 bytes: bytes, mimeType: Texture.sniffMIMEType(bytes),
                 sourcePath: TextureExtractor.anchoredPath(path, layer: layer)))
-        byContentHash[hash, default: []].append(index)
+        bySize[bytes.count, default: []].append(index)
         byKey[key] = index
         return index
+    }
+
+    /// Byte-wise equality of two equally long buffers with one `memcmp`.
+    private static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        guard !a.isEmpty else { return true }
+        return a.withUnsafeBytes { pa in b.withUnsafeBytes { pb in memcmp(pa.baseAddress!, pb.baseAddress!, a.count) == 0 } }
     }
 
     private func wrap(_ shader: Int, _ name: String, ctx: StageBuildContext, materialPath: SdfPath) -> TextureRef.Wrap {

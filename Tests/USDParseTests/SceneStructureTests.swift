@@ -1,0 +1,138 @@
+import Foundation
+import SceneModel
+import TestSupport
+import Testing
+
+@testable import USDParse
+
+/// `SceneBuilder.countStructure` must give the counts of the scene `build` makes (nodes, meshes,
+/// triangles, drawn triangles, materials, textures), and the same warnings but those that only
+/// vertex streams raise, on hand-made stages, the repository's fixtures and the shared corpus.
+@Suite struct SceneStructureTests {
+    static func counts(of scene: Scene) -> SceneStructure {
+        SceneStructure(
+            nodes: scene.nodes.count, meshes: scene.meshes.count,
+            triangles: scene.meshes.reduce(0) { $0 + $1.triangleCount },
+            instancedTriangles: scene.instancedTriangleCount, materials: scene.materials.count,
+            textures: scene.textures.count, warnings: scene.warnings)
+    }
+
+    static func structure(_ stage: UsdStage, assets: [String: [UInt8]] = [:]) throws -> SceneStructure {
+        try SceneBuilder.countStructure(
+            stage: stage, sourceFormat: "usda", limits: .default, budget: MemoryBudget(limits: .default),
+            loadAsset: { path, _ in assets[path] })
+    }
+
+    /// A quad mesh with faceVarying texture coordinates, one with invalid normals (wrong count),
+    /// one textured without texture coordinates, a mesh with two subset materials, an implicit
+    /// cube, and an instancer-free reuse of one cube mesh by two prims.
+    static func mixedStage() -> (UsdStage, [String: [UInt8]]) {
+        let s = TestStage()
+        let quad: [SIMD3<Float>] = [SIMD3(0, 0, 0), SIMD3(1, 0, 0), SIMD3(1, 1, 0), SIMD3(0, 1, 0)]
+        addPreviewMaterial(s, "/Looks/Tex", diffuse: StageValue.float3(1, 1, 1)) {
+            $0.connect("inputs:diffuseColor", "color3f", to: "/Looks/Tex/Image.outputs:rgb")
+        }
+        s.prim("/Looks/Tex/Image", "Shader") {
+            $0.set("info:id", "token", .token("UsdUVTexture"), uniform: true)
+            $0.set("inputs:file", "asset", .asset("wood.png"))
+        }
+        s.prim("/Room/UV", "Mesh") {
+            $0.mesh(points: quad, counts: [4], indices: [0, 1, 2, 3])
+            $0.set("primvars:st", "texCoord2f[]", StageValue.float2s([SIMD2(0, 0), SIMD2(1, 0), SIMD2(1, 1), SIMD2(0, 1)]),
+                   interpolation: "faceVarying")
+            $0.rel("material:binding", ["/Looks/Tex"])
+        }
+        s.prim("/Room/BadNormals", "Mesh") {
+            $0.mesh(points: quad, counts: [3, 3], indices: [0, 1, 2, 0, 2, 3])
+            $0.set("normals", "normal3f[]", StageValue.points([SIMD3(0, 0, 1)]), interpolation: "vertex")
+        }
+        s.prim("/Room/NoUV", "Mesh") {
+            $0.mesh(points: quad, counts: [4], indices: [0, 1, 2, 3])
+            $0.rel("material:binding", ["/Looks/Tex"])
+        }
+        s.prim("/Room/Box", "Cube")
+        s.prim("/Room/Box2", "Cube")
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]
+        return (s.build(), ["wood.png": png])
+    }
+
+    @Test func countsEqualTheFullBuildAndOnlyStreamWarningsAreLeftOut() throws {
+        let (stage, assets) = Self.mixedStage()
+        let full = Self.counts(of: try buildTestScene(stage, assets: assets))
+        let structure = try Self.structure(stage, assets: assets)
+        #expect(structure.nodes == full.nodes && structure.meshes == full.meshes)
+        #expect(structure.triangles == full.triangles && structure.instancedTriangles == full.instancedTriangles)
+        #expect(structure.materials == full.materials && structure.textures == full.textures)
+        #expect(full.textures == 1 && full.triangles == 2 + 2 + 2 + 12)
+        let fullCodes = full.warnings.map(\.code)
+        #expect(fullCodes.contains("USD_PRIMVAR_INVALID") && fullCodes.contains("USD_MESH_MISSING_UV"), "\(fullCodes)")
+        let streamOnly: Set = ["USD_PRIMVAR_INVALID", "USD_MESH_MISSING_UV"]
+        #expect(structure.warnings == full.warnings.filter { !streamOnly.contains($0.code) })
+    }
+
+    static let corpus = TestPaths.packageRoot.appendingPathComponent("../shared/corpus").standardizedFileURL
+
+    /// On crates whose large arrays are decoded lazily (the corpus's teapot and sofa), counting
+    /// leaves their normals and texture coordinates undecoded.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: corpus.path), "../shared/corpus is not present"))
+    func normalsAndTextureCoordinatesAreNotDecoded() throws {
+        var skipped = 0
+        for file in ["usd/usdwg/UtahTeapot.usd", "roomplan/catalog/Rectangular_sofa.rooms.usdc"] {
+            let data = try #require(FileManager.default.contents(atPath: Self.corpus.appendingPathComponent(file).path))
+            let opened = try USDParser.openStage([UInt8](data), name: (file as NSString).lastPathComponent)
+            let structure = try SceneBuilder.countStructure(
+                stage: opened.stage, sourceFormat: "usdc", limits: .default, budget: MemoryBudget(limits: .default),
+                loadAsset: { _, _ in nil })
+            #expect(structure.meshes > 0)
+            for prim in opened.stage.prims {
+                for (name, attr) in prim.attributes {
+                    for d in attr.deferredValues where StageBuildContext.isStreamOnly(name) {
+                        #expect(!d.isResolved, "\(prim.path).\(name) was decoded")
+                        skipped += 1
+                    }
+                }
+            }
+        }
+        #expect(skipped > 0, "no deferred normals or texture coordinates in the files")
+        #expect(!StageBuildContext.isStreamOnly("primvars:displayColor"))
+        #expect(!StageBuildContext.isStreamOnly("primvars:displayOpacity:indices"))
+    }
+
+    /// Every USD file of the repository's fixtures and samples and of the shared corpus that
+    /// builds: the structure's counts equal the scene's.
+    @Test func fixturesAndCorpusCountAsTheyBuild() throws {
+        let root = TestPaths.packageRoot
+        var dirs = [root.appendingPathComponent("Tests/Fixtures"), root.appendingPathComponent("samples")]
+        let corpus = root.appendingPathComponent("../shared/corpus/usd").standardizedFileURL
+        if FileManager.default.fileExists(atPath: corpus.path) { dirs.append(corpus) }
+        var compared = 0
+        var failures: [String] = []
+        for dir in dirs {
+            let files = FileManager.default.enumerator(atPath: dir.path)?.compactMap { $0 as? String } ?? []
+            for file in files.sorted() where ["usda", "usdc", "usdz", "usd"].contains((file as NSString).pathExtension) {
+                let url = dir.appendingPathComponent(file)
+                guard let data = FileManager.default.contents(atPath: url.path) else { continue }
+                guard let opened = try? USDParser.openStage([UInt8](data), name: url.lastPathComponent) else { continue }
+                let provider = opened.provider
+                let load: @Sendable (String, String) -> [UInt8]? = { p, layer in
+                    provider.resolve(p, anchor: layer).flatMap { try? provider.data(at: $0).array }
+                }
+                let limits = ParseLimits.default
+                guard
+                    let scene = try? SceneBuilder.build(
+                        stage: opened.stage, sourceFormat: "usd", limits: limits, budget: MemoryBudget(limits: limits),
+                        loadAsset: load)
+                else { continue }
+                let structure = try SceneBuilder.countStructure(
+                    stage: opened.stage, sourceFormat: "usd", limits: limits, budget: MemoryBudget(limits: limits),
+                    loadAsset: load)
+                var full = Self.counts(of: scene)
+                full.warnings = structure.warnings
+                if structure != full { failures.append("\(file): \(structure) vs \(full)") }
+                compared += 1
+            }
+        }
+        #expect(compared >= 50, "compared \(compared) files")
+        #expect(failures.isEmpty, Comment(rawValue: failures.prefix(10).joined(separator: "\n")))
+    }
+}
