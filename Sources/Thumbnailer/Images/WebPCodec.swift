@@ -5,10 +5,11 @@ import CLibWebP
 enum WebPCodec {
     /// Encodes RGBA8 pixels as lossy WebP; nil when libwebp refuses. Alpha is ignored unless
     /// `keepAlpha`. With `resize`, the picture is first resampled to that size with libwebp's
-    /// rescaler (area-averaging when shrinking).
+    /// rescaler (area-averaging when shrinking). `lossless` writes VP8L instead, which decodes to
+    /// exactly the given pixels (reference images); `quality` is then the compression effort.
     static func encode(
         rgba: [UInt8], width: Int, height: Int, quality: Float, method: Int, keepAlpha: Bool = false,
-        resize: (width: Int, height: Int)? = nil
+        resize: (width: Int, height: Int)? = nil, lossless: Bool = false
     ) -> [UInt8]? {
         guard width > 0, height > 0, width <= 16383, height <= 16383, rgba.count >= width * height * 4 else {
             return nil
@@ -18,13 +19,14 @@ enum WebPCodec {
         config.quality = quality.isFinite ? min(max(quality, 0), 100) : 80
         config.method = Int32(min(max(method, 0), 6))
         config.thread_level = 0
-        config.lossless = 0
+        config.lossless = lossless ? 1 : 0
+        config.exact = lossless ? 1 : 0
         guard WebPValidateConfig(&config) != 0 else { return nil }
         var picture = WebPPicture()
         guard WebPPictureInit(&picture) != 0 else { return nil }
         picture.width = Int32(width)
         picture.height = Int32(height)
-        picture.use_argb = 0
+        picture.use_argb = lossless ? 1 : 0
         defer { WebPPictureFree(&picture) }
         let imported = rgba.withUnsafeBufferPointer { buf in
             keepAlpha

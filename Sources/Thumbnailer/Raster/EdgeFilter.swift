@@ -27,7 +27,7 @@ struct EdgeFilter {
         let cols = b.cols, rows = b.rows
         guard cols >= 10, rows >= 3 else { return applyScalar(b, apron: apron) }
         let strength = b.scratch
-        strength.update(repeating: 0, count: cols * rows)
+        let rowHasEdge = b.rowFlags
         typealias V = SIMD8<Float>
         let span = V(repeating: 1 / (high - low)), lowV = V(repeating: low)
         let ninf = V(repeating: -.infinity)
@@ -36,37 +36,58 @@ struct EdgeFilter {
         // Pass 1: edge strength of samples 1 ..< cols − 1 of rows 1 ..< rows − 1, eight at a time
         // (the last group overlaps the previous one; the result is a pure function of the input).
         // A background neighbour makes the second difference +∞, so silhouettes saturate at 1.
+        // Every group is stored (zeros included), and each row records whether any sample of it
+        // has a non-zero strength, so pass 2 only visits rows near an edge.
+        rowHasEdge[0] = 0
+        rowHasEdge[rows - 1] = 0
         for r in 1..<(rows - 1) {
             let d = b.depth + r * cols, ids = b.ids + r * cols, out = strength + r * cols
+            var rowEdge = false
             var c = 1
             while c < cols - 1 {
                 let c0 = min(c, cols - 9)
+                c = c0 + 8
                 let k = load(d + c0), kl = load(d + c0 - 1), kr = load(d + c0 + 1)
                 let ku = load(d + c0 - cols), kd = load(d + c0 + cols)
                 let geometry = k .> ninf
-                if any(geometry) {
-                    let m = vmax(2 * k - kl - kr, 2 * k - ku - kd)
-                    let ref = perspective ? k : orthoRef
-                    var e = vmin(vmax((m / ref - lowV) * span, V.zero), V.one)
-                    e.replace(with: V.zero, where: .!(e .== e))  // NaN → 0
-                    if useIDs {
-                        let id = loadIDs(ids + c0)
-                        let boundary =
-                            (loadIDs(ids + c0 - 1) .!= id .& (kl .<= k))
-                            .| (loadIDs(ids + c0 + 1) .!= id .& (kr .<= k))
-                            .| (loadIDs(ids + c0 - cols) .!= id .& (ku .<= k))
-                            .| (loadIDs(ids + c0 + cols) .!= id .& (kd .<= k))
-                        e.replace(with: vmax(e, idV), where: boundary)
+                let m = vmax(2 * k - kl - kr, 2 * k - ku - kd)
+                let ref = perspective ? k : orthoRef
+                let q = m / ref
+                // Fast path: inside a surface (no second difference above `low`, NaN included) and
+                // one element around every sample, so the strength is 0.
+                if !any(geometry .& (q .> lowV)) {
+                    let id = loadIDs16(ids + c0)
+                    if !useIDs
+                        || all(
+                            (loadIDs16(ids + c0 - 1) .== id) .& (loadIDs16(ids + c0 + 1) .== id)
+                                .& (loadIDs16(ids + c0 - cols) .== id) .& (loadIDs16(ids + c0 + cols) .== id))
+                        || !any(geometry)
+                    {
+                        UnsafeMutableRawPointer(out + c0).storeBytes(of: V.zero, as: V.self)
+                        continue
                     }
-                    e.replace(with: V.zero, where: .!geometry)
-                    UnsafeMutableRawPointer(out + c0).storeBytes(of: e, as: V.self)
                 }
-                c = c0 + 8
+                var e = vmin(vmax((q - lowV) * span, V.zero), V.one)
+                e.replace(with: V.zero, where: .!(e .== e))  // NaN → 0
+                if useIDs {
+                    let id = loadIDs(ids + c0)
+                    let boundary =
+                        (loadIDs(ids + c0 - 1) .!= id .& (kl .<= k))
+                        .| (loadIDs(ids + c0 + 1) .!= id .& (kr .<= k))
+                        .| (loadIDs(ids + c0 - cols) .!= id .& (ku .<= k))
+                        .| (loadIDs(ids + c0 + cols) .!= id .& (kd .<= k))
+                    e.replace(with: vmax(e, idV), where: boundary)
+                }
+                e.replace(with: V.zero, where: .!geometry)
+                UnsafeMutableRawPointer(out + c0).storeBytes(of: e, as: V.self)
+                if any(e .> V.zero) { rowEdge = true }
             }
+            rowHasEdge[r] = rowEdge ? 1 : 0
         }
-        // Pass 2: widen by a ring of lower strength and darken the interior.
+        // Pass 2: widen by a ring of lower strength and darken the interior (rows with an edge
+        // sample in them or next to them only; elsewhere the strength is 0 and nothing changes).
         let ringV = V(repeating: ring), dark = V(repeating: darkening)
-        for r in apron..<(rows - apron) {
+        for r in apron..<(rows - apron) where rowHasEdge[r - 1] | rowHasEdge[r] | rowHasEdge[r + 1] != 0 {
             let st = strength + r * cols, color = b.color + r * cols
             var c = apron
             while c + 8 <= cols - apron {
@@ -98,6 +119,11 @@ struct EdgeFilter {
     @inline(__always)
     private func load(_ p: UnsafeMutablePointer<Float>) -> SIMD8<Float> {
         UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+    }
+
+    @inline(__always)
+    private func loadIDs16(_ p: UnsafeMutablePointer<UInt16>) -> SIMD8<UInt16> {
+        UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt16>.self)
     }
 
     @inline(__always)

@@ -14,6 +14,8 @@ struct TileBuffers {
     /// Image pixel column/row of each sample column/row (clamped to the image).
     let pixelOfColumn: UnsafeMutablePointer<Int>
     let pixelOfRow: UnsafeMutablePointer<Int>
+    /// Per sample row, whether the edge filter found an edge sample in it (1) or not (0).
+    let rowFlags: UnsafeMutablePointer<UInt8>
 
     init(maxCols: Int, maxRows: Int) {
         capacity = maxCols * maxRows
@@ -26,6 +28,7 @@ struct TileBuffers {
         scratch = .allocate(capacity: capacity)
         pixelOfColumn = .allocate(capacity: maxCols)
         pixelOfRow = .allocate(capacity: maxRows)
+        rowFlags = .allocate(capacity: maxRows)
     }
 
     mutating func reset(cols: Int, rows: Int, background: SIMD3<Float>) {
@@ -45,6 +48,7 @@ struct TileBuffers {
         scratch.deallocate()
         pixelOfColumn.deallocate()
         pixelOfRow.deallocate()
+        rowFlags.deallocate()
     }
 }
 
@@ -137,34 +141,50 @@ final class FrameBuffer: @unchecked Sendable {
     static func downsample2x(_ rgba: [UInt8], width: Int, height: Int) -> (rgba: [UInt8], width: Int, height: Int) {
         let w = max(1, width / 2), h = max(1, height / 2)
         var out = [UInt8](repeating: 255, count: w * h * 4)
-        let lin = ColorSpace.srgbToLinear
-        let taps: [(Int, Float)] = [(-1, 1), (0, 3), (1, 3), (2, 1)]
-        // Horizontal pass into linear floats.
-        var tmp = [SIMD3<Float>](repeating: .zero, count: w * height)
-        for y in 0..<height {
-            for x in 0..<w {
-                var acc = SIMD3<Float>.zero
-                for (d, wt) in taps {
-                    let sx = min(max(2 * x + d, 0), width - 1)
-                    let o = (y * width + sx) * 4
-                    acc += SIMD3(lin[Int(rgba[o])], lin[Int(rgba[o + 1])], lin[Int(rgba[o + 2])]) * wt
+        guard rgba.count >= width * height * 4 else { return (out, w, h) }
+        // Horizontal pass into linear floats, then the vertical pass; taps (−1, 0, 1, 2) weigh
+        // 1, 3, 3, 1, edges clamped.
+        let tmp = UnsafeMutablePointer<SIMD3<Float>>.allocate(capacity: w * height)
+        defer { tmp.deallocate() }
+        ColorSpace.srgbToLinear.withUnsafeBufferPointer { linBuf in
+            rgba.withUnsafeBufferPointer { srcBuf in
+                let lin = linBuf.baseAddress!, src = srcBuf.baseAddress!
+                @inline(__always) func texel(_ o: Int) -> SIMD3<Float> {
+                    SIMD3(lin[Int(src[o])], lin[Int(src[o + 1])], lin[Int(src[o + 2])])
                 }
-                tmp[y * w + x] = acc * 0.125
+                for y in 0..<height {
+                    let row = y * width
+                    for x in 0..<w {
+                        let xm = max(2 * x - 1, 0), x0 = min(2 * x, width - 1)
+                        let x1 = min(2 * x + 1, width - 1), x2 = min(2 * x + 2, width - 1)
+                        var acc = SIMD3<Float>.zero
+                        acc += texel((row + xm) * 4) * 1
+                        acc += texel((row + x0) * 4) * 3
+                        acc += texel((row + x1) * 4) * 3
+                        acc += texel((row + x2) * 4) * 1
+                        tmp[y * w + x] = acc * 0.125
+                    }
+                }
             }
         }
         ColorSpace.linearToSRGBTable.withUnsafeBufferPointer { enc in
-            for y in 0..<h {
-                for x in 0..<w {
-                    var acc = SIMD3<Float>.zero
-                    for (d, wt) in taps {
-                        let sy = min(max(2 * y + d, 0), height - 1)
-                        acc += tmp[sy * w + x] * wt
+            out.withUnsafeMutableBufferPointer { dst in
+                let table = enc.baseAddress!
+                for y in 0..<h {
+                    let ym = max(2 * y - 1, 0), y0 = min(2 * y, height - 1)
+                    let y1 = min(2 * y + 1, height - 1), y2 = min(2 * y + 2, height - 1)
+                    for x in 0..<w {
+                        var acc = SIMD3<Float>.zero
+                        acc += tmp[ym * w + x] * 1
+                        acc += tmp[y0 * w + x] * 3
+                        acc += tmp[y1 * w + x] * 3
+                        acc += tmp[y2 * w + x] * 1
+                        acc *= 0.125
+                        let o = (y * w + x) * 4
+                        dst[o] = ColorSpace.encode(acc.x, table: table)
+                        dst[o + 1] = ColorSpace.encode(acc.y, table: table)
+                        dst[o + 2] = ColorSpace.encode(acc.z, table: table)
                     }
-                    acc *= 0.125
-                    let o = (y * w + x) * 4
-                    out[o] = ColorSpace.encode(acc.x, table: enc.baseAddress!)
-                    out[o + 1] = ColorSpace.encode(acc.y, table: enc.baseAddress!)
-                    out[o + 2] = ColorSpace.encode(acc.z, table: enc.baseAddress!)
                 }
             }
         }

@@ -53,12 +53,19 @@ enum ViewRenderer {
                 radius: settings.aoRadius ?? Float(max(sceneRadius, 1e-3) * 0.1))
         }
         if settings.showOcclusion && !ao.isEmpty {
-            var rgba = [UInt8](repeating: 255, count: ao.count * 4)
-            for (i, v) in ao.enumerated() {
-                let g = UInt8(max(0, min(255, v * 255)))
-                rgba[i * 4] = g
-                rgba[i * 4 + 1] = g
-                rgba[i * 4 + 2] = g
+            let w = camera.width, h = camera.height
+            var rgba = [UInt8](repeating: 255, count: w * h * 4)
+            ao.withUnsafeBufferPointer { half in
+                let up = HalfResolutionOcclusion(values: half.baseAddress!, width: w, height: h)
+                for y in 0..<h {
+                    for x in 0..<w {
+                        let g = UInt8(max(0, min(255, up.at(x: x, y: y) * 255)))
+                        let i = (y * w + x) * 4
+                        rgba[i] = g
+                        rgba[i + 1] = g
+                        rgba[i + 2] = g
+                    }
+                }
             }
             return Output(rgba: rgba, covered: 0, nonFinite: 0)
         }
@@ -77,9 +84,12 @@ enum ViewRenderer {
                         grid.tileCount, setUp: { TileBuffers(maxCols: maxCols, maxRows: maxCols) },
                         tearDown: { $0.deallocate() }
                     ) { buffers, tile in
+                        let occlusion = aoBuf.isEmpty
+                            ? nil
+                            : HalfResolutionOcclusion(values: aoBuf.baseAddress!, width: grid.width, height: grid.height)
                         renderTile(
                             tile, buffers: &buffers, scene: scene, pv: pv, grid: grid, opaque: opaque,
-                            transparent: transparent, rig: rig, ao: aoBuf, elementIDs: eids,
+                            transparent: transparent, rig: rig, ao: occlusion, elementIDs: eids,
                             edges: settings.edges ? edges : nil,
                             background: settings.background, frame: frame, encode: enc.baseAddress!)
                     }
@@ -96,7 +106,7 @@ enum ViewRenderer {
 
     private static func renderTile(
         _ tile: Int, buffers: inout TileBuffers, scene: RenderScene, pv: ProjectedVertices, grid: TileGrid,
-        opaque: TileBins, transparent: TileBins, rig: LightRig, ao: UnsafeBufferPointer<Float>,
+        opaque: TileBins, transparent: TileBins, rig: LightRig, ao: HalfResolutionOcclusion?,
         elementIDs: UnsafeBufferPointer<UInt16>, edges: EdgeFilter?, background: SIMD3<Float>,
         frame: FrameBuffer, encode: UnsafePointer<UInt8>
     ) {
@@ -117,14 +127,29 @@ enum ViewRenderer {
         buffers.reset(cols: cols, rows: rows, background: background)
         for c in 0..<cols { buffers.pixelOfColumn[c] = min(max(floorDiv(sx0 + c, ss), 0), grid.width - 1) }
         for r in 0..<rows { buffers.pixelOfRow[r] = min(max(floorDiv(sy0 + r, ss), 0), grid.height - 1) }
-        if ao.isEmpty {
-            buffers.ao.update(repeating: 1, count: cols * rows)
-        } else {
+        if let ao {
+            // Every sample takes its pixel's occlusion: computed once per pixel, then repeated
+            // along the row and copied to the following sample rows of the same pixel row.
             for r in 0..<rows {
-                let rowAO = ao.baseAddress! + buffers.pixelOfRow[r] * grid.width
+                let y = buffers.pixelOfRow[r]
                 let dst = buffers.ao + r * cols
-                for c in 0..<cols { dst[c] = rowAO[buffers.pixelOfColumn[c]] }
+                if r > 0 && buffers.pixelOfRow[r - 1] == y {
+                    dst.update(from: dst - cols, count: cols)
+                    continue
+                }
+                var lastX = -1
+                var value: Float = 1
+                for c in 0..<cols {
+                    let x = buffers.pixelOfColumn[c]
+                    if x != lastX {
+                        value = ao.at(x: x, y: y)
+                        lastX = x
+                    }
+                    dst[c] = value
+                }
             }
+        } else {
+            buffers.ao.update(repeating: 1, count: cols * rows)
         }
         let sampleGrid = SampleGrid(
             origin: ProjectedVertices.half, step: ProjectedVertices.one, c0: sx0, r0: sy0, cols: cols, rows: rows)
@@ -176,8 +201,8 @@ enum ViewRenderer {
         return keyed.map { $0.id }
     }
 
-    /// Depth and normals of the opaque surfaces at half resolution (one sample per 2×2 pixels),
-    /// screen-space occlusion there, then bilinear upsampling to every pixel.
+    /// Depth and normals of the opaque surfaces at half resolution (one sample per 2×2 pixels) and
+    /// screen-space occlusion there (read per pixel through `HalfResolutionOcclusion`).
     private static func occlusion(
         scene: RenderScene, pv: ProjectedVertices, bins: TileBins, grid: TileGrid, camera: RenderCamera, radius: Float
     ) -> [Float] {
@@ -227,30 +252,33 @@ enum ViewRenderer {
                 }
             }
         }
-        let half = AmbientOcclusion.compute(
+        return AmbientOcclusion.compute(
             depth: depth, normals: normals, width: w2, height: h2, camera: camera,
             radius: radius, pixelScale: 2)
-        // Bilinear upsampling: full-resolution pixel x sits at half-resolution coordinate x/2 − 1/4.
-        var out = [Float](repeating: 1, count: w * h)
-        half.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { dst in
-                Parallel.forEach((h + 15) / 16) { chunk in
-                    for y in (chunk * 16)..<min(h, chunk * 16 + 16) {
-                        let fy = max(Float(y) * 0.5 - 0.25, 0)
-                        let y0 = min(Int(fy), h2 - 1), y1 = min(y0 + 1, h2 - 1)
-                        let ty = fy - Float(y0)
-                        for x in 0..<w {
-                            let fx = max(Float(x) * 0.5 - 0.25, 0)
-                            let x0 = min(Int(fx), w2 - 1), x1 = min(x0 + 1, w2 - 1)
-                            let tx = fx - Float(x0)
-                            let top = src[y0 * w2 + x0] + (src[y0 * w2 + x1] - src[y0 * w2 + x0]) * tx
-                            let bottom = src[y1 * w2 + x0] + (src[y1 * w2 + x1] - src[y1 * w2 + x0]) * tx
-                            dst[y * w + x] = top + (bottom - top) * ty
-                        }
-                    }
-                }
-            }
-        }
-        return out
+    }
+}
+
+/// Occlusion factors computed at half resolution (one per 2×2 pixels), read back per pixel with
+/// bilinear interpolation: full-resolution pixel x sits at half-resolution coordinate x/2 − 1/4.
+struct HalfResolutionOcclusion {
+    let values: UnsafePointer<Float>
+    /// Full-resolution image size.
+    let width: Int
+    let height: Int
+    var halfWidth: Int { (width + 1) / 2 }
+    var halfHeight: Int { (height + 1) / 2 }
+
+    @inline(__always)
+    func at(x: Int, y: Int) -> Float {
+        let w2 = halfWidth, h2 = halfHeight, src = values
+        let fy = max(Float(y) * 0.5 - 0.25, 0)
+        let y0 = min(Int(fy), h2 - 1), y1 = min(y0 + 1, h2 - 1)
+        let ty = fy - Float(y0)
+        let fx = max(Float(x) * 0.5 - 0.25, 0)
+        let x0 = min(Int(fx), w2 - 1), x1 = min(x0 + 1, w2 - 1)
+        let tx = fx - Float(x0)
+        let top = src[y0 * w2 + x0] + (src[y0 * w2 + x1] - src[y0 * w2 + x0]) * tx
+        let bottom = src[y1 * w2 + x0] + (src[y1 * w2 + x1] - src[y1 * w2 + x0]) * tx
+        return top + (bottom - top) * ty
     }
 }
