@@ -11,15 +11,18 @@ separate process (the readers alternate, so machine noise hits both alike):
             Usd.PrimRange traversal with instance proxies that Get()s points, faceVertexCounts and
             faceVertexIndices of every Mesh (no conversion to Python lists)
 
-  ours+scene  <binary> inspect --json --timing FILE (also builds the scene: "scene_ms" is the
-            stage-to-scene conversion alone); skipped with --no-scene
+  ours+scene  <binary> inspect --json --timing FILE: what `inspect --json` does, the parse plus the
+            scene counted without vertex streams ("scene_ms" is that count alone)
+  ours+full   <binary> inspect --json --timing --full-scene FILE: the whole scene as convert builds
+            it (normals, texture coordinates, triangulation, welding); both skipped with --no-scene
 
 Measured per run: whole-process wall time (spawn to exit), peak RSS of that child (ru_maxrss from
 os.wait4) and the in-process time. Every run goes through a minimal launcher process (python -I -S)
 that forks and execs the reader, so the peak RSS is the reader's own and not inherited from this
 script (Linux carries the exec()ing process's high-water mark into the new program). Prints a
 Markdown table of medians with ratios ours / usd-core (below 1 = ours is faster or smaller), a
-second table for the scene build, and writes every raw number to OUT/results.json.
+second table for inspect with the scene (whole process against usd-core's in-process and whole-process
+times), and writes every raw number to OUT/results.json.
 
 Nothing is built here: build the release binary first (swift build -c release). If the default binary
 is missing, only usd-core is measured. Inputs come from gen-bench-inputs.py. The exit status is non-zero
@@ -186,7 +189,8 @@ def main() -> int:
     parser.add_argument("--out", default=DEFAULT_OUT, help="where results.json goes (default: bench-out)")
     parser.add_argument("--python", default=sys.executable, help="Python with usd-core for the peer side")
     parser.add_argument("--only", choices=("ours", "usd-core"), help="measure just one reader")
-    parser.add_argument("--no-scene", action="store_true", help="do not measure ours+scene (the scene build)")
+    parser.add_argument("--no-scene", action="store_true",
+                        help="do not measure ours+scene and ours+full (inspect with the scene)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds before a run is killed (default 600)")
     args = parser.parse_args()
     if args.reps < 1:
@@ -204,6 +208,7 @@ def main() -> int:
             readers["ours"] = [binary, "inspect", "--json", "--timing", "--no-scene"]
             if not args.no_scene:
                 readers["ours+scene"] = [binary, "inspect", "--json", "--timing"]
+                readers["ours+full"] = [binary, "inspect", "--json", "--timing", "--full-scene"]
         elif args.binary or args.only == "ours":
             print(f"bench: binary {binary} not found or not executable", file=sys.stderr)
             return 2
@@ -265,18 +270,27 @@ def main() -> int:
           f"smaller). Only ratios from one run are comparable.")
     if any("ours+scene" in e["medians"] for e in results["inputs"].values()):
         print()
-        print("| input | ours scene build ms | ours parse ms | ours whole-process s (parse + scene) "
-              "| ours peak RSS MB (parse + scene) |")
-        print("|---|---:|---:|---:|---:|")
+        print("| input | run | scene ms | parse ms | whole-process s | peak RSS MB "
+              "| whole / usd-core in-process | whole / usd-core whole |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|")
         for name, entry in results["inputs"].items():
-            row = [name]
-            for key, digits, scale in (("scene_ms", 1, 1.0), ("parse_ms", 1, 1.0), ("wall_s", 3, 1.0),
-                                       ("rss_kib", 1, 1 / 1024)):
-                row.append(cell(entry, "ours+scene", cell_value(entry, "ours+scene", key), digits, scale))
-            print("| " + " | ".join(row) + " |")
+            peer_in = cell_value(entry, "usd-core", "parse_ms")
+            peer_whole = cell_value(entry, "usd-core", "wall_s")
+            for reader in ("ours+scene", "ours+full"):
+                if reader not in entry["medians"]:
+                    continue
+                row = [name, reader]
+                for key, digits, scale in (("scene_ms", 1, 1.0), ("parse_ms", 1, 1.0), ("wall_s", 3, 1.0),
+                                           ("rss_kib", 1, 1 / 1024)):
+                    row.append(cell(entry, reader, cell_value(entry, reader, key), digits, scale))
+                whole = cell_value(entry, reader, "wall_s")
+                row.append(ratio(whole * 1000 if whole is not None else None, peer_in))
+                row.append(ratio(whole, peer_whole))
+                print("| " + " | ".join(row) + " |")
         print()
-        print("ours+scene runs inspect with the scene: \"scene_ms\" is the stage-to-scene conversion alone "
-              "(it includes decoding the arrays the parse step leaves deferred, such as normals and UVs).")
+        print("ours+scene is `inspect --json`: the parse plus the scene counted without vertex streams; ours+full "
+              "is `--full-scene`, the scene as convert builds it (\"scene_ms\" includes decoding the arrays the parse "
+              "leaves deferred, such as normals and UVs).")
 
     os.makedirs(args.out, exist_ok=True)
     out_path = os.path.join(args.out, "results.json")

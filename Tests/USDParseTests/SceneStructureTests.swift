@@ -136,3 +136,33 @@ import Testing
         #expect(failures.isEmpty, Comment(rawValue: failures.prefix(10).joined(separator: "\n")))
     }
 }
+
+/// The branch-free checks `MeshTopology` validates with: every kind of non-finite value and every
+/// out-of-range index is found, wherever it sits, and the message names the first bad index.
+@Suite struct MeshTopologyCheckTests {
+    @Test func nonFiniteValuesAreFoundAnywhere() {
+        #expect(MeshTopology.allFinite([]) && MeshTopology.allFinite([0, -0, 1e38, -1e38, .leastNonzeroMagnitude]))
+        for bad: Float in [.nan, -.nan, .signalingNaN, .infinity, -.infinity] {
+            for at in [0, 5, 99] {
+                var values = [Float](repeating: 1, count: 100)
+                values[at] = bad
+                #expect(!MeshTopology.allFinite(values), "\(bad) at \(at)")
+            }
+        }
+    }
+
+    @Test func indexRangeAndTheFirstBadIndex() throws {
+        #expect(MeshTopology.range([3, -2, 7, 0]) == (-2, 7))
+        #expect(MeshTopology.range([]) == (Int32.max, Int32.min))
+        let points = [Float](repeating: 0, count: 12)  // 4 points
+        _ = try MeshTopology(points: points, counts: [3, 3], indices: [0, 1, 2, 0, 2, 3], holes: nil)
+        for (indices, first) in [([0, 1, 2, 0, 9, -1], "9"), ([0, -1, 2, 0, 2, 4], "-1"), ([0, 1, 2, 0, 2, 4], "4")] {
+            do {
+                _ = try MeshTopology(points: points, counts: [3, 3], indices: indices.map(Int32.init), holes: nil)
+                Issue.record("\(indices) was accepted")
+            } catch {
+                #expect(error.code == "USD_MESH_INVALID_TOPOLOGY" && error.message.contains("contains \(first),"), "\(error.message)")
+            }
+        }
+    }
+}

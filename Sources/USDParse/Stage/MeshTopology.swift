@@ -35,7 +35,7 @@ struct MeshTopology {
         guard indices.count <= Int(Int32.max), points.count / 3 <= Int(Int32.max) else {
             throw Problem(code: "USD_MESH_INVALID_TOPOLOGY", message: "more than 2^31 points or face-vertex indices")
         }
-        for f in points where !f.isFinite {
+        guard Self.allFinite(points) else {
             throw Problem(code: "USD_MESH_NONFINITE", message: "points contain NaN or infinite values")
         }
         var total = 0
@@ -56,7 +56,9 @@ struct MeshTopology {
                     + "but there are \(indices.count) faceVertexIndices")
         }
         let limit = points.count / 3
-        for i in indices where i < 0 || Int(i) >= limit {
+        let (lowest, highest) = Self.range(indices)
+        if !indices.isEmpty && (lowest < 0 || Int(highest) >= limit) {
+            let i = indices.first { $0 < 0 || Int($0) >= limit }!
             throw Problem(
                 code: "USD_MESH_INVALID_TOPOLOGY", message: "faceVertexIndices contains \(i), outside 0..<\(limit)")
         }
@@ -71,6 +73,29 @@ struct MeshTopology {
         }
         triangleCount = triangles
         degenerateFaces = degenerate
+    }
+
+    /// True when no value is NaN or infinite: one pass that keeps the largest exponent field (all
+    /// ones only for NaN and infinities), branch-free so that it vectorises.
+    static func allFinite(_ values: [Float]) -> Bool {
+        var largest: UInt32 = 0
+        values.withUnsafeBufferPointer { buffer in
+            for v in buffer { largest = max(largest, v.bitPattern & 0x7F80_0000) }
+        }
+        return largest != 0x7F80_0000
+    }
+
+    /// The smallest and largest value (`(Int32.max, Int32.min)` when empty), branch-free.
+    static func range(_ values: [Int32]) -> (Int32, Int32) {
+        var lowest = Int32.max
+        var highest = Int32.min
+        values.withUnsafeBufferPointer { buffer in
+            for v in buffer {
+                lowest = min(lowest, v)
+                highest = max(highest, v)
+            }
+        }
+        return (lowest, highest)
     }
 
     /// Triangles produced by face `f` (0 when skipped).
