@@ -23,6 +23,10 @@ final class SdfPathNode: @unchecked Sendable {
     /// reachable: `deinit` clears it on ancestors nobody else holds, to free long chains without
     /// recursion.
     private(set) var parent: SdfPathNode?
+    /// `parent` without ownership, for walks that hold the leaf (and so every ancestor) alive.
+    private let up: Unmanaged<SdfPathNode>?
+    /// The separator (see `separator(_:under:)`), fixed at creation.
+    let separator: UInt8?
     /// The element as spelled: `/` for the root, a prim or property name, `{set=sel}`, `[target]`,
     /// `..`, or the whole text of an opaque path.
     let element: String
@@ -48,11 +52,12 @@ final class SdfPathNode: @unchecked Sendable {
 
     private init(parent: SdfPathNode?, element: String, kind: Kind) {
         self.parent = parent
+        up = parent.map { Unmanaged.passUnretained($0) }
         self.element = element
         self.kind = kind
         depth = parent.map { $0.depth + 1 } ?? 0
-        let separator = Self.separator(kind, under: parent?.kind) == nil ? 0 : 1
-        utf8Count = (parent?.utf8Count ?? 0) + separator + element.utf8.count
+        separator = Self.separator(kind, under: parent?.kind)
+        utf8Count = (parent?.utf8Count ?? 0) + (separator == nil ? 0 : 1) + element.utf8.count
         var h = Hasher()
         h.combine(parent?.hash ?? 0)
         h.combine(kind.rawValue)
@@ -105,29 +110,35 @@ final class SdfPathNode: @unchecked Sendable {
         }
     }
 
-    /// This node's separator (see `separator(_:under:)`).
-    var separator: UInt8? { Self.separator(kind, under: parent?.kind) }
-
     /// The whole path, built by walking up once (O(length)).
     var spelled: String { spelled(below: nil) }
 
     /// The text after ancestor `stop` (the whole path when nil): the chunks of the nodes below it.
     func spelled(below stop: SdfPathNode?) -> String {
         let count = utf8Count - (stop?.utf8Count ?? 0)
-        return String(unsafeUninitializedCapacity: count) { buffer in
-            var end = count
-            var node: SdfPathNode? = self
-            while let n = node, n !== stop {
-                let bytes = n.element.utf8
-                end -= bytes.count
-                _ = UnsafeMutableBufferPointer(rebasing: buffer[end..<end + bytes.count]).initialize(from: bytes)
-                if let s = n.separator {
-                    end -= 1
-                    buffer[end] = s
+        return withExtendedLifetime(self) {
+            String(unsafeUninitializedCapacity: count) { buffer in
+                var end = count
+                // `self` keeps every ancestor alive: walk them without reference counting.
+                var cursor: Unmanaged<SdfPathNode>? = Unmanaged.passUnretained(self)
+                while let current = cursor {
+                    cursor = current._withUnsafeGuaranteedRef { n -> Unmanaged<SdfPathNode>? in
+                        if n === stop { return nil }
+                        var element = n.element
+                        end -= element.utf8.count
+                        element.withUTF8 { bytes in
+                            UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[end...])
+                                .copyMemory(from: UnsafeRawBufferPointer(bytes))
+                        }
+                        if let s = n.separator {
+                            end -= 1
+                            buffer[end] = s
+                        }
+                        return n.up
+                    }
                 }
-                node = n.parent
+                return count
             }
-            return count
         }
     }
 
