@@ -498,16 +498,25 @@ def cases():
     yield ("crate-path-backjump", {"crate-path-backjump.usdc": c.mesh().build()},
            {"input": "crate-path-backjump.usdc"}, "a PATHS jump of -3 (backwards)", "USD_CORRUPT")
 
-    # --- a deep chain of long names: path text grows with depth × name length ---
+    # --- a deep chain of long names: spelled path text grows with depth × name length ---
     c = Crate()
+    name = len(TOKENS)
     c.tokens = TOKENS + ["n" * 100]
     c.path_indexes = list(range(5 + 2000))
-    c.element_tokens += [len(TOKENS)] * 2000
+    c.element_tokens += [name] * 2000
     c.jumps = [-1, 4, 0, 0, -2] + [-1] * 1999 + [-2]  # /M gets a sibling chain of 2,000 nested prims
     c.num_paths = 5 + 2000
-    yield ("crate-deep-path-chain", {"crate-deep-path-chain.usdc": c.mesh().build()},
+    c.mesh()
+    # Every chain prim is a `def` naming the next one as its child; the root lists M and the chain.
+    children = c.value(struct.pack("<QI", 1, name))
+    c.fields[0] = (TOK["primChildren"], rep(T_TOKENVECTOR, c.value(struct.pack("<QII", 2, TOK["M"], name))))
+    c.fields.append((TOK["primChildren"], rep(T_TOKENVECTOR, children)))
+    chain_set = len(c.field_sets)
+    c.field_sets += [len(c.fields) - 1, 1, 0xFFFFFFFF]
+    c.specs += [(5 + i, chain_set, 6) for i in range(2000)]
+    yield ("crate-deep-path-chain", {"crate-deep-path-chain.usdc": c.build()},
            {"input": "crate-deep-path-chain.usdc"},
-           "PATHS spelling a 2,000-deep chain of 100-byte names (200 MB of path text from 2.5 KB)",
+           "2,000 composed prims nested under 100-byte names (their source paths would spell 200 MB)",
            "USD_LIMIT_EXCEEDED")
 
     # --- self-referencing values ---

@@ -31,9 +31,9 @@ import TestSupport
 
     /// Outcomes pinned for particular fixtures (the others only have to return).
     @Test func pinnedOutcomes() throws {
-        // A crate layer of 968 bytes whose prims nest 10,000 deep, a mesh at the bottom: the path
-        // text it spells out (quadratic in the depth) passes `maxPathStringBytes` before anything
-        // is composed, and nothing recurses on the Swift stack on the way.
+        // A crate layer of 968 bytes whose prims nest 10,000 deep, a mesh at the bottom: its paths
+        // and the composed stage are linear in the depth, but the scene's source paths (quadratic
+        // in the depth) pass `maxPathStringBytes`, and nothing recurses on the Swift stack on the way.
         #expect(try Self.run("compose/deep-10000-prims.usdc").code == "USD_LIMIT_EXCEEDED")
     }
 

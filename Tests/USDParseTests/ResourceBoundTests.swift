@@ -35,25 +35,54 @@ import Testing
         #expect(error?.section == "root.usda")
     }
 
-    @Test func deepPathChainIsCappedByMaxPathStringBytes() throws {
-        // Root, then a chain /A/A/A… of 39 prims: about 2 + 4 + … + 78 = 1,560 bytes of path text.
-        let n = 40
-        let slots = (0..<UInt32(n)).map { $0 }
-        let tokens: [Int32] = [0] + Array(repeating: 1, count: n - 1)
-        let jumps: [Int32] = Array(repeating: -1, count: n - 1) + [-2]
-        func build(_ cap: Int) throws(USDParseError) -> [SdfPath] {
-            try CratePathTree.build(
-                pathIndexes: slots, elementTokens: tokens, jumps: jumps, numPaths: n, tokens: ["", "A"],
-                budget: MemoryBudget(limits: .default), maxPathStringBytes: cap)
-        }
-        #expect(try build(2_000).last?.string.utf8.count == 2 * (n - 1))
+    /// The PATHS arrays of the root and a chain /N/N/N… `depth` deep.
+    static func chain(_ depth: Int) -> (slots: [UInt32], tokens: [Int32], jumps: [Int32]) {
+        let n = depth + 1
+        return ((0..<UInt32(n)).map { $0 }, [0] + Array(repeating: 1, count: depth),
+                Array(repeating: -1, count: depth) + [-2])
+    }
+
+    /// Builds the chain and returns its deepest path and the bytes charged to the budget.
+    static func buildChain(
+        _ depth: Int, name: String = "N", maxPathElementBytes: Int = ParseLimits.default.maxPathElementBytes
+    ) throws(USDParseError) -> (last: SdfPath, charged: Int) {
+        let c = chain(depth)
+        let budget = MemoryBudget(limits: .default)
+        let paths = try CratePathTree.build(
+            pathIndexes: c.slots, elementTokens: c.tokens, jumps: c.jumps, numPaths: depth + 1, tokens: ["", name],
+            budget: budget, maxPathElementBytes: maxPathElementBytes)
+        return (paths[depth], budget.used)
+    }
+
+    @Test func deepPathChainCostsLinearMemory() throws {
+        // 50,000 and 100,000 prims nested in one chain: whole strings would be 2 + 4 + … bytes, about
+        // 2.5 GB and 10 GB of path text (past the 1 GiB budget); nodes cost a fixed size per prim.
+        let (shallow, charged) = try Self.buildChain(50_000)
+        let (deep, chargedTwice) = try Self.buildChain(100_000)
+        #expect(Double(chargedTwice) <= 2.2 * Double(charged))
+        #expect(chargedTwice <= 100_000 * (SdfPathNode.chargedBytes + 1))
+        #expect(shallow.utf8Count == 100_000)
+        #expect(deep.utf8Count == 200_000)
+        #expect(deep.name == "N" && deep.parent.parent.utf8Count == 199_996)
+        // A long name costs its bytes once per entry, not once per descendant.
+        let (_, long) = try Self.buildChain(20_000, name: String(repeating: "n", count: 100))
+        #expect(long <= 20_000 * (SdfPathNode.chargedBytes + 100))
+    }
+
+    @Test func pathElementBytesAreCapped() throws {
+        // Root, then a chain /A/A/A… of 39 prims: 39 bytes of element names.
+        #expect(try Self.buildChain(39, name: "A", maxPathElementBytes: 39).last.string.utf8.count == 2 * 39)
         do {
-            _ = try build(1_000)
+            _ = try Self.buildChain(39, name: "A", maxPathElementBytes: 38)
             Issue.record("the chain was built past its cap")
         } catch {
             #expect(error.code == .limitExceeded)
-            #expect(error.message.contains("maxPathStringBytes"))
+            #expect(error.message.contains("maxPathElementBytes"))
         }
+    }
+
+    @Test func deepChainSpellsAtMostMaxPathStringBytesIntoTheScene() throws {
+        // 2,000 composed prims nested under 100-byte names: their source paths would spell 200 MB.
         let e = try Self.sceneError("crate-deep-path-chain.usdc")
         #expect(e?.code == .limitExceeded)
         #expect(e?.message.contains("maxPathStringBytes") == true)

@@ -148,11 +148,13 @@ struct InspectCommand {
                     "startTimeCode": stage.startTimeCode.map(JSONValue.double) ?? .null,
                 ]),
                 "usd": summary.json,
-                "prims": .array(stage.prims.dropFirst().map {
-                    .object(["path": .string($0.path.string), "type": .string($0.typeName)])
-                }),
                 "warnings": .array(warnings),
             ]
+            if json {  // every prim's path spelled out: only the JSON report lists them
+                out["prims"] = .array(stage.prims.dropFirst().map {
+                    .object(["path": .string($0.path.string), "type": .string($0.typeName)])
+                })
+            }
             if scene { out["scene"] = sceneJSON }
             if timing {
                 out["timing"] = .object(["parse_ms": .double(Clock.ms(t0, t1)), "scene_ms": .double(Clock.ms(t1, t2))])

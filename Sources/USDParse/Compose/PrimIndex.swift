@@ -14,6 +14,12 @@ struct PrimIndex {
         var dropsOutside: Bool
     }
 
+    /// A prim spec site in one layer stack (its root layer's identifier): an entry of `Node.chain`.
+    struct Site: Hashable {
+        var layer: String
+        var path: SdfPath
+    }
+
     struct Node {
         var arc: Arc
         var stack: LayerStack
@@ -23,7 +29,7 @@ struct PrimIndex {
         /// Maps this node's layer-stack time to stage time.
         var offset: SdfLayerOffset
         /// (stack root, path) of every node from the stage root down to this one: cycle detection.
-        var chain: [String]
+        var chain: [Site]
         /// True when the arc was introduced at this prim (not inherited from an ancestor prim).
         var introducedHere: Bool
         var expanded: Bool = false

@@ -193,7 +193,7 @@ public enum StageComposer {
             _ arc: PrimIndex.Arc, path: SdfPath, from node: PrimIndex.Node, here: SdfPath
         ) throws -> PrimIndex.Node? {
             guard path.isAbsolute, !path.isPropertyPath else { return nil }
-            let key = node.stack.rootIdentifier + "<" + path.string + ">"
+            let key = PrimIndex.Site(layer: node.stack.rootIdentifier, path: path)
             if node.chain.contains(key) || path == node.path {
                 throw USDParseError(.compositionCycle, "\(arc == .inherit ? "inherit" : "specialize") cycle through \(path)",
                                     primPath: here.string, layer: node.stack.rootIdentifier)
@@ -252,7 +252,7 @@ public enum StageComposer {
                                  path: primPath.string))
                 return nil
             }
-            let key = stack.rootIdentifier + "<" + target.string + ">"
+            let key = PrimIndex.Site(layer: stack.rootIdentifier, path: target)
             if node.chain.contains(key) {
                 throw USDParseError(
                     .compositionCycle, "\(kind) cycle: @\(asset)@<\(target)> is already being composed",
@@ -289,7 +289,9 @@ public enum StageComposer {
             var added = false
             let sites = index.flattened()
             for set in sets {
-                if node.children.contains(where: { $0.arc == .variant && $0.path.string.hasPrefix(node.path.string + "{" + set + "=") }) {
+                if node.children.contains(where: {
+                    $0.arc == .variant && $0.path.variantSelection?.set == set && $0.path.parent == node.path
+                }) {
                     continue
                 }
                 var selection: String?

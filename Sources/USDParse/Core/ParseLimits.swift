@@ -25,9 +25,15 @@ public struct ParseLimits: Hashable, Sendable {
     public var maxPaths: Int = 16 << 20
     /// Most specs per layer. Default 16 Mi.
     public var maxSpecs: Int = 16 << 20
-    /// Most bytes of path text one crate layer's path table spells out (bytes). Each path is held
-    /// whole, so a deep chain of long names grows with depth × name length: a few kilobytes of
-    /// PATHS could otherwise describe gigabytes. Default 64 MiB.
+    /// Most bytes of element names one crate layer's PATHS table holds, summed over its entries
+    /// (bytes). Paths are nodes holding one element each, so this total is linear in the table
+    /// (each name counted once, however deep); it bounds the work of checking and hashing them.
+    /// Breach: `USD_LIMIT_EXCEEDED`. Default 64 MiB.
+    public var maxPathElementBytes: Int = 64 << 20
+    /// Most bytes of path text spelled out for one scene (bytes): the source path of every node,
+    /// mesh and material is spelled once when it is created. That text is d bytes per prim at
+    /// depth d, so a deep chain of long names spells depth² × name length from a few kilobytes of
+    /// input. Breach: `USD_LIMIT_EXCEEDED`. Default 64 MiB.
     public var maxPathStringBytes: Int = 64 << 20
     /// Most elements in one array value. Default 256 Mi.
     public var maxArrayElements: Int = 256 << 20

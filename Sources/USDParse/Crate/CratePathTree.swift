@@ -3,16 +3,20 @@
 /// property name) and its jump (−2 leaf, −1 child only, 0 sibling only, > 0 child and sibling at
 /// `i + jump`). The walk is iterative, visits every entry exactly once and never revisits one, so
 /// crafted jumps cannot make it loop or fan out. Slots never assigned stay `SdfPath.empty`.
+///
+/// Each entry becomes one path node on its parent's node, so the work and the memory are linear in
+/// the number of entries whatever the depth; the budget is charged per node (its element bytes and
+/// `SdfPathNode.chargedBytes`), never per spelled path.
 enum CratePathTree {
-    private enum Kind { case root, prim, variant, property, target }
+    private typealias Kind = SdfPathNode.Kind
 
     /// - Throws: `USD_CORRUPT` for any out-of-range slot, token or jump, a slot assigned twice, an
     ///   entry reached twice or never, an invalid element name, or an element that cannot follow its
-    ///   parent (see `elementKind`); `USD_LIMIT_EXCEEDED` when the path strings add up to more than
-    ///   `maxPathStringBytes` bytes; `USD_MEMORY_BUDGET_EXCEEDED`.
+    ///   parent (see `elementKind`); `USD_LIMIT_EXCEEDED` when the element names of the entries add
+    ///   up to more than `maxPathElementBytes` bytes; `USD_MEMORY_BUDGET_EXCEEDED`.
     static func build(
         pathIndexes: [UInt32], elementTokens: [Int32], jumps: [Int32], numPaths: Int, tokens: [String],
-        budget: MemoryBudget, maxPathStringBytes: Int = ParseLimits.default.maxPathStringBytes
+        budget: MemoryBudget, maxPathElementBytes: Int = ParseLimits.default.maxPathElementBytes
     ) throws(USDParseError) -> [SdfPath] {
         let n = pathIndexes.count
         precondition(elementTokens.count == n && jumps.count == n)
@@ -20,7 +24,7 @@ enum CratePathTree {
         guard n > 0 else { return table }
         var visited = [Bool](repeating: false, count: n)
         var visitedCount = 0
-        var pathStringBytes = 0
+        var elementBytes = 0
         var stack: [(entry: Int, parent: SdfPath, parentKind: Kind)] = [(0, .empty, .root)]
 
         while let top = stack.popLast() {
@@ -52,18 +56,16 @@ enum CratePathTree {
                     kind = .root
                 } else {
                     let name = tokens[tokenIndex]
-                    // Path strings grow with depth; cap and charge each one so a deep chain cannot
-                    // exhaust memory.
-                    let length = parent.string.utf8.count + name.utf8.count + 1
-                    pathStringBytes += length
-                    guard pathStringBytes <= maxPathStringBytes else {
+                    // Linear in the entries: each element is charged once, however deep it sits.
+                    elementBytes += name.utf8.count
+                    guard elementBytes <= maxPathElementBytes else {
                         throw USDParseError(
                             .limitExceeded,
-                            "path strings exceed maxPathStringBytes (\(maxPathStringBytes)) at path entry \(i)")
+                            "path element names exceed maxPathElementBytes (\(maxPathElementBytes)) at path entry \(i)")
                     }
-                    try budget.charge(length, "path strings")
+                    try budget.charge(SdfPathNode.chargedBytes + name.utf8.count, "path nodes")
                     kind = try elementKind(name, isProperty: t < 0, under: parentKind, parent: parent, entry: i)
-                    path = kind == .property ? parent.appendingProperty(name) : parent.appendingElement(name)
+                    path = parent.appending(name, kind)
                 }
                 table[slot] = path
 
@@ -167,6 +169,6 @@ extension CrateTables {
         try budget.charge(try Checked.bytes(numPaths, MemoryLayout<SdfPath>.stride + 8, "path table"), "path table")
         paths = try CratePathTree.build(
             pathIndexes: slots, elementTokens: elements, jumps: jumps, numPaths: numPaths, tokens: tokens,
-            budget: budget, maxPathStringBytes: limits.maxPathStringBytes)
+            budget: budget, maxPathElementBytes: limits.maxPathElementBytes)
     }
 }

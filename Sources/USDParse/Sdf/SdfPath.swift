@@ -1,182 +1,169 @@
-/// A scene-description path in its canonical string form: `/`, `/A/B`, `/A/B.attr`,
-/// `/A{set=variant}B`, `/A.rel[/Target]`. The empty path (`""`) means "none" (for example a
-/// reference that targets the referenced layer's `defaultPrim`). Compared by value.
+/// A scene-description path: `/`, `/A/B`, `/A/B.attr`, `/A{set=variant}B`, `/A.rel[/Target]`, or a
+/// relative path (`../Sib`, `Child`, `.attr`) before it is resolved. The empty path (`""`) means
+/// "none" (for example a reference that targets the referenced layer's `defaultPrim`).
+///
+/// A path is a handle to an immutable node holding its last element and its parent's node, so
+/// `parent`, `name`, `primPath`, `propertyName`, the `appending…` methods, hashing and
+/// `utf8Count` take constant time whatever the depth, and a path below another shares its nodes.
+/// `string` spells the path on demand in O(length): build it once where text is needed.
+/// Compared by value: paths built by appending equal the same paths parsed from text, and order
+/// as their canonical strings do.
 public struct SdfPath: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public let string: String
+    /// Nil for the empty path.
+    let node: SdfPathNode?
 
-    public init(_ string: String) { self.string = string }
+    init(node: SdfPathNode?) { self.node = node }
 
-    public static let root = SdfPath("/")
-    public static let empty = SdfPath("")
+    /// Parses `string` (see `SdfPathParser`); text that is not a well-formed path is kept verbatim.
+    public init(_ string: String) { node = SdfPathParser.parse(string) }
 
+    public static let root = SdfPath(node: .root)
+    public static let empty = SdfPath(node: nil)
+
+    /// The canonical text, spelled by walking up the path (O(length)).
+    public var string: String { node?.spelled ?? "" }
     public var description: String { string }
-    public var isEmpty: Bool { string.isEmpty }
-    public var isRoot: Bool { string == "/" }
-    public var isAbsolute: Bool { string.hasPrefix("/") }
-    public static func < (a: SdfPath, b: SdfPath) -> Bool { a.string < b.string }
+    /// Length of `string` in UTF-8 bytes, without spelling it.
+    public var utf8Count: Int { node?.utf8Count ?? 0 }
+    public var isEmpty: Bool { node == nil }
+    public var isRoot: Bool { node?.kind == .root }
+    public var isAbsolute: Bool { node?.isAbsolute ?? false }
+    /// True when the path has a variant selection element anywhere (`/A{v=x}B`).
+    public var containsVariantSelection: Bool { node?.hasVariantSelection ?? false }
 
-    /// Index of the `.` that starts the property part, if this is a property path.
-    ///
-    /// Scans UTF-8 bytes (every delimiter is ASCII), and prim paths (no `.`) only once: the name
-    /// of every composed prim asks for it and paths grow with depth, so the former per-`Character`
-    /// scan made deep hierarchies slow (a 968-byte crate nesting 10,000 prims: 23 s to compose
-    /// and walk in the sanitizer build, 9 s with this).
-    private var propertyDot: String.Index? {
-        // The property dot is the last '.' that is not inside a `[...]` target or `{...}` selection.
-        let bytes = string.utf8
-        guard bytes.contains(UInt8(ascii: ".")) else { return nil }  // prim paths: one quick pass
-        var depthBracket = 0, depthBrace = 0
-        var found: String.Index?
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
-            switch bytes[i] {
-            case UInt8(ascii: "["): depthBracket += 1
-            case UInt8(ascii: "]"): depthBracket -= 1
-            case UInt8(ascii: "{"): depthBrace += 1
-            case UInt8(ascii: "}"): depthBrace -= 1
-            case UInt8(ascii: ".") where depthBracket == 0 && depthBrace == 0: found = i
-            case UInt8(ascii: "/") where depthBracket == 0 && depthBrace == 0: found = nil
-            default: break
-            }
-            bytes.formIndex(after: &i)
+    public static func == (a: SdfPath, b: SdfPath) -> Bool {
+        switch (a.node, b.node) {
+        case (nil, nil): return true
+        case (let x?, let y?): return SdfPathNode.equal(x, y)
+        default: return false
         }
-        return found
     }
 
-    /// True for `/Prim.name` (attributes and relationships).
-    public var isPropertyPath: Bool { propertyDot != nil }
+    public func hash(into hasher: inout Hasher) { hasher.combine(node?.hash ?? 0) }
 
-    /// The prim part of a property path (`/A/B.x` → `/A/B`), or self for prim paths.
+    /// Orders as the canonical strings compare (`string < other.string`).
+    public static func < (a: SdfPath, b: SdfPath) -> Bool {
+        guard let y = b.node else { return false }
+        guard let x = a.node else { return true }
+        return SdfPathNode.precedes(x, y)
+    }
+
+    /// True for `/Prim.name` (attributes and relationships) and for targets below them
+    /// (`/Prim.rel[/T]`).
+    public var isPropertyPath: Bool { node?.kind == .property || node?.kind == .target }
+
+    /// The prim part of a property or target path (`/A/B.x` → `/A/B`, `/A.r[/T]` → `/A`), or self.
     public var primPath: SdfPath {
-        guard let dot = propertyDot else { return self }
-        return SdfPath(String(string[..<dot]))
+        var n = node
+        while let x = n, x.kind == .property || x.kind == .target { n = x.parent }
+        return SdfPath(node: n)
     }
 
-    /// The property name (`/A.b:c` → `b:c`), or nil for prim paths.
+    /// The property name (`/A.b:c` → `b:c`; for a target path, the property with its target:
+    /// `/A.r[/T]` → `r[/T]`), or nil for prim paths.
     public var propertyName: String? {
-        guard let dot = propertyDot else { return nil }
-        return String(string[string.index(after: dot)...])
+        guard let n = node else { return nil }
+        switch n.kind {
+        case .property: return n.element
+        case .target: return (SdfPath(node: n.parent).propertyName ?? "") + n.element
+        default: return nil
+        }
     }
 
-    /// The last element name: prim name, property name, or `""` for the root.
+    /// The last element name: prim name, property name (see `propertyName`), `{set=sel}` for a
+    /// variant selection, `..` for a parent reference, or `""` for the root and the empty path.
     public var name: String {
-        if let p = propertyName { return p }
-        if isRoot || isEmpty { return "" }
-        var s = Substring(string)
-        if s.hasSuffix("}") {  // a variant selection element: `{set=sel}`
-            if let open = s.lastIndex(of: "{") { return String(s[open...]) }
+        guard let n = node else { return "" }
+        switch n.kind {
+        case .root, .relativeRoot: return ""
+        case .target: return propertyName ?? n.element
+        default: return n.element
         }
-        if let slash = s.lastIndex(of: "/") { s = s[s.index(after: slash)...] }
-        if let close = s.lastIndex(of: "}") { s = s[s.index(after: close)...] }
-        return String(s)
+    }
+
+    /// The set and selection of a variant selection element (`/A{v=x}` → `("v", "x")`), else nil.
+    public var variantSelection: (set: String, variant: String)? {
+        guard let n = node, n.kind == .variant else { return nil }
+        let inner = n.element.dropFirst().dropLast()
+        guard let eq = inner.firstIndex(of: "=") else { return nil }
+        return (String(inner[..<eq]), String(inner[inner.index(after: eq)...]))
     }
 
     /// The parent path: `/A/B` → `/A`, `/A` → `/`, `/A.x` → `/A`, `/A{v=x}B` → `/A{v=x}`,
-    /// `/A{v=x}` → `/A`, `/` → empty.
+    /// `/A{v=x}` → `/A`, `/A.r[/T]` → `/A.r`, `/` → empty, `Child` → empty.
     public var parent: SdfPath {
-        if isRoot || isEmpty { return .empty }
-        if let dot = propertyDot { return SdfPath(String(string[..<dot])) }
-        if string.hasSuffix("}"), let open = string.lastIndex(of: "{") {
-            return SdfPath(String(string[..<open]))
-        }
-        let slash = string.lastIndex(of: "/")
-        let close = string.lastIndex(of: "}")
-        if let close, slash == nil || close > slash! {
-            return SdfPath(String(string[...close]))
-        }
-        guard let slash else { return .empty }
-        if slash == string.startIndex { return .root }
-        return SdfPath(String(string[..<slash]))
+        guard let p = node?.parent, p.kind != .relativeRoot else { return .empty }
+        return SdfPath(node: p)
+    }
+
+    /// Appends an element; on the empty path, prims go below the root (`/name`, as the text
+    /// `"" + "/" + name` did) and other elements start a relative path.
+    func appending(_ element: String, _ kind: SdfPathNode.Kind) -> SdfPath {
+        let base = node ?? (kind == .prim ? .root : .relativeRoot)
+        return SdfPath(node: SdfPathNode(base, element, kind))
     }
 
     /// Appends a prim child name.
-    public func appendingChild(_ name: String) -> SdfPath {
-        if isRoot { return SdfPath("/" + name) }
-        if string.hasSuffix("}") { return SdfPath(string + name) }
-        return SdfPath(string + "/" + name)
-    }
+    public func appendingChild(_ name: String) -> SdfPath { appending(name, .prim) }
 
     /// Appends a property name.
-    public func appendingProperty(_ name: String) -> SdfPath { SdfPath(string + "." + name) }
+    public func appendingProperty(_ name: String) -> SdfPath { appending(name, .property) }
 
     /// Appends a variant selection element `{set=variant}` (`variant` may be empty for the set spec).
     public func appendingVariantSelection(set: String, variant: String) -> SdfPath {
-        SdfPath(string + "{" + set + "=" + variant + "}")
+        appending("{" + set + "=" + variant + "}", .variant)
     }
 
     /// Appends a raw element as stored in a crate PATHS table: a `{set=sel}` selection, a `[target]`,
     /// or a prim name.
     public func appendingElement(_ element: String) -> SdfPath {
-        if element.hasPrefix("{") || element.hasPrefix("[") { return SdfPath(string + element) }
+        if element.hasPrefix("{") { return appending(element, .variant) }
+        if element.hasPrefix("[") { return appending(element, .target) }
         return appendingChild(element)
     }
 
-    /// True if `prefix` is this path or an ancestor of it (element-wise).
+    /// True if `prefix` is this path or an ancestor of it (element-wise); the root prefixes every
+    /// absolute path, the empty path prefixes nothing. O(depth difference).
     public func hasPrefix(_ prefix: SdfPath) -> Bool {
-        if prefix.isRoot { return isAbsolute }
-        guard string.hasPrefix(prefix.string) else { return false }
-        if string.count == prefix.string.count { return true }
-        let next = string[string.index(string.startIndex, offsetBy: prefix.string.count)]
-        return next == "/" || next == "." || next == "{" || next == "["
+        guard var n = node, let p = prefix.node else { return false }
+        if p.kind == .root { return n.isAbsolute }
+        guard n.depth >= p.depth else { return false }
+        while n.depth > p.depth, let up = n.parent { n = up }
+        return SdfPathNode.equal(n, p)
     }
 
     /// Replaces the leading `old` prefix with `new` (`/A/B.x` with `/A` → `/Z` gives `/Z/B.x`).
+    /// O(depth difference).
     public func replacingPrefix(_ old: SdfPath, with new: SdfPath) -> SdfPath {
-        guard hasPrefix(old) else { return self }
-        if old == self { return new }
-        let rest = String(string.dropFirst(old.isRoot ? 1 : old.string.count))
-        if old.isRoot { return new.isRoot ? SdfPath("/" + rest) : SdfPath(new.string + "/" + rest) }
-        if new.isRoot, rest.hasPrefix("/") { return SdfPath(rest) }
-        return SdfPath(new.string + rest)
+        guard hasPrefix(old), var n = node, let o = old.node else { return self }
+        var below: [SdfPathNode] = []
+        while n.depth > o.depth, let up = n.parent {
+            below.append(n)
+            n = up
+        }
+        var out = new
+        for e in below.reversed() { out = out.appending(e.element, e.kind) }
+        return out
     }
 
     /// This path with every variant selection element removed (`/A{v=x}B.y` → `/A/B.y`).
-    public var strippingVariantSelections: SdfPath {
-        // Bytes, not Characters: this runs for every prim composed, on paths as long as the depth.
-        guard string.utf8.contains(UInt8(ascii: "{")) else { return self }
-        var out = ""
-        var inBrace = false
-        var lastWasBrace = false
-        for ch in string {
-            if ch == "{" { inBrace = true; continue }
-            if ch == "}" { inBrace = false; lastWasBrace = true; continue }
-            if inBrace { continue }
-            if lastWasBrace && ch != "." && ch != "/" && ch != "[" { out.append("/") }
-            lastWasBrace = false
-            out.append(ch)
-        }
-        return SdfPath(out)
-    }
+    /// Constant time without selections; memoized per node otherwise.
+    public var strippingVariantSelections: SdfPath { SdfPath(node: node?.strippingVariantSelections) }
 
     /// Resolves a relative path (`../Sib`, `.attr`, `Child`) against `anchor` (a prim path).
-    /// Absolute paths are returned unchanged.
+    /// Absolute, empty and opaque paths are returned unchanged; `..` above the root gives the
+    /// empty path, below which a prim is placed under the root.
     public func resolved(against anchor: SdfPath) -> SdfPath {
-        if isAbsolute || isEmpty { return self }
-        var base = anchor
-        var rest = Substring(string)
-        while true {
-            if rest.hasPrefix("../") {
-                base = base.parent
-                rest = rest.dropFirst(3)
-            } else if rest == ".." {
-                return base.parent
-            } else if rest.hasPrefix("./") {
-                rest = rest.dropFirst(2)
-            } else {
-                break
-            }
+        guard var n = node, !n.isAbsolute, n.kind != .opaque else { return self }
+        var chain: [SdfPathNode] = []
+        while n.kind != .relativeRoot, let up = n.parent {
+            chain.append(n)
+            n = up
         }
-        if rest.isEmpty { return base }
-        if rest.hasPrefix(".") { return SdfPath(base.string + rest) }
-        var p = base
-        for (i, part) in rest.split(separator: "/", omittingEmptySubsequences: true).enumerated() {
-            let s = String(part)
-            if let dot = s.firstIndex(of: "."), i >= 0 {
-                p = p.appendingChild(String(s[..<dot])).appendingProperty(String(s[s.index(after: dot)...]))
-            } else {
-                p = p.appendingChild(s)
-            }
+        var out = anchor
+        for e in chain.reversed() {
+            out = e.kind == .parentReference ? out.parent : out.appending(e.element, e.kind)
         }
-        return p
+        return out
     }
 }

@@ -122,7 +122,7 @@ enum GprimTessellator {
         let mesh = Mesh(
             name: prim.name, positions: geometry.positions, normals: geometry.normals, indices: geometry.indices,
             primitives: [Mesh.Primitive(indexStart: 0, indexCount: geometry.indices.count, material: material)],
-            sourcePath: prim.path.string)
+            sourcePath: try ctx.sourcePath(of: prim.path))
         let index = ctx.scene.addMesh(mesh)
         ctx.gprimMeshes[key] = index
         return index

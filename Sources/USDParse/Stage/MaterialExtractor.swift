@@ -50,7 +50,7 @@ final class MaterialExtractor {
     private func convert(materialPrim mi: Int, ctx: StageBuildContext) throws -> Info {
         let stage = ctx.stage
         let prim = stage.prims[mi]
-        var material = Material(name: prim.name, sourcePath: prim.path.string)
+        var material = Material(name: prim.name, sourcePath: try ctx.sourcePath(of: prim.path))
         var info = Info(index: MaterialIndex(0), varnames: [], colorPrimvar: nil, hasTextures: false)
 
         guard case .output(let shader, _)? = ShaderGraph.resolve(mi, "outputs:surface", stage: stage) else {

@@ -200,7 +200,8 @@ enum MeshExtractor {
         }
         return ctx.addPendingMesh(
             PendingMesh(
-                name: prim.name, path: path, topology: topology, faceSlots: faceSlots,
+                name: prim.name, path: path, sourcePath: try ctx.sourcePath(of: path), topology: topology,
+                faceSlots: faceSlots,
                 slotCount: slotMaterials.count, flip: flip, attributes: attrs, primitiveMaterials: primitiveMaterials))
     }
 

@@ -10,6 +10,8 @@ import Synchronization
 struct PendingMesh: Sendable {
     var name: String
     var path: SdfPath
+    /// `path` spelled once (`StageBuildContext.sourcePath(of:)`), for the mesh's `sourcePath`.
+    var sourcePath: String
     var topology: MeshTopology
     /// Slot of each face (nil: one slot), as for `MeshTopology.triangulate`.
     var faceSlots: [Int32]?
@@ -42,7 +44,7 @@ struct PendingMesh: Sendable {
         }
         let mesh = Mesh(
             name: name, positions: streams.positions, normals: streams.normals, uv0: streams.uv0,
-            colors: streams.colors, indices: corners, primitives: primitives, sourcePath: path.string)
+            colors: streams.colors, indices: corners, primitives: primitives, sourcePath: sourcePath)
         return Output(mesh: mesh, fannedConcaveCount: triangulator.fannedConcaveCount)
     }
 

@@ -114,6 +114,7 @@ enum PointInstancerExpander {
         if countsDrawn { try ctx.addDrawnTriangles(triangles, path: path) }
 
         nodes.reserveCapacity(nodes.count + newNodes)
+        let sourcePath = try ctx.sourcePath(of: path)  // one string shared by every instance node
         for i in keep {
             let template = templates[Int(protoIndices[i])]!
             var m = Matrix4.translation(
@@ -135,7 +136,7 @@ enum PointInstancerExpander {
             nodes.append(
                 Node(
                     name: "\(prim.name)_\(i)", parent: NodeIndex(instancerNode), localTransform: m,
-                    sourcePath: path.string))
+                    sourcePath: sourcePath))
             let offset = nodes.count
             for var node in template {
                 node.parent = NodeIndex(node.parent.map { $0.rawValue + offset } ?? instanceNode)

@@ -22,6 +22,8 @@ final class StageBuildContext {
     private(set) var producedTriangles = 0
     /// Triangles drawn by nodes (a shared mesh counts once per node).
     private(set) var drawnTriangles = 0
+    /// Bytes of path text spelled for the scene so far (see `sourcePath(of:)`).
+    private(set) var spelledPathBytes = 0
     /// Nodes created so far (checked against `maxComposedPrims` for instancer expansion).
     var nodeCount: Int { scene.nodes.count }
 
@@ -66,10 +68,27 @@ final class StageBuildContext {
         }
     }
 
+    /// The text of `path` for a scene element's `sourcePath`. Every node, mesh and material spells
+    /// its prim's path once, here, so the text of a deep hierarchy (d bytes per prim at depth d) is
+    /// counted against `limits.maxPathStringBytes`.
+    ///
+    /// - Throws: `USD_LIMIT_EXCEEDED` when the spelled paths add up to more than `maxPathStringBytes`.
+    func sourcePath(of path: SdfPath) throws(USDParseError) -> String {
+        let (sum, overflow) = spelledPathBytes.addingReportingOverflow(path.utf8Count)
+        guard !overflow, sum <= limits.maxPathStringBytes else {
+            throw USDParseError(
+                .limitExceeded,
+                "scene source paths exceed maxPathStringBytes (\(limits.maxPathStringBytes)) bytes of path text",
+                primPath: path.string)
+        }
+        spelledPathBytes = sum
+        return path.string
+    }
+
     /// Reserves the mesh index of `job` (an empty placeholder until `finishMeshes`) and a warning
     /// position for what its triangulation may report, so the order matches a sequential build.
     func addPendingMesh(_ job: PendingMesh) -> MeshIndex {
-        let index = scene.addMesh(Mesh(name: job.name, sourcePath: job.path.string))
+        let index = scene.addMesh(Mesh(name: job.name, sourcePath: job.sourcePath))
         pendingTriangles[index.rawValue] = job.topology.triangleCount
         pendingMeshes.append((job, index, pending.reserve()))
         return index

@@ -126,7 +126,7 @@ final class StageTraversal {
 
             var node = Node(
                 name: prim.name, parent: frame.parent.map(NodeIndex.init), localTransform: local,
-                sourcePath: prim.path.string, sourceType: prim.typeName, kind: prim.kind)
+                sourcePath: try ctx.sourcePath(of: prim.path), sourceType: prim.typeName, kind: prim.kind)
             node.customData = MetadataConversion.dictionary(prim.customData)
             node.referencedCustomData = prim.referencedLayerCustomData.map { MetadataConversion.dictionary($0) }
             for referenced in node.referencedCustomData {

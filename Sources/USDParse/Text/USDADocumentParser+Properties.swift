@@ -110,7 +110,7 @@ extension USDADocumentParser {
             layer.putFields(path, fields)
             return
         }
-        try charge(Self.specCost + path.string.utf8.count, "USDA property spec", at: start)
+        try charge(Self.specCost + path.utf8Count, "USDA property spec", at: start)
         if !layer.insert(path, type, fields) {
             throw lexer.limitError("more specs than maxSpecs (\(limits.maxSpecs))", at: start.start)
         }

@@ -269,7 +269,7 @@ struct USDADocumentParser {
         guard Self.isIdentifier(name) else { throw error("invalid prim name \"\(name)\"", at: nameToken) }
         let path = parent.appendingChild(name)
         guard !layer.exists(path) else { throw error("duplicate prim \(path)", at: nameToken) }
-        try charge(Self.specCost + path.string.utf8.count, "USDA prim spec", at: nameToken)
+        try charge(Self.specCost + path.utf8Count, "USDA prim spec", at: nameToken)
         var fields: [String: SdfValue] = ["specifier": .specifier(specifier)]
         if let typeName { fields["typeName"] = .token(typeName) }
         if token.kind == .lparen { try parseMetadataBlock(.prim, owner: path, into: &fields) }
@@ -303,7 +303,7 @@ struct USDADocumentParser {
         case nil: break
         default: throw error("\(setPath) is not a variant set", at: t)
         }
-        try charge(Self.specCost + setPath.string.utf8.count, "USDA variant set spec", at: t)
+        try charge(Self.specCost + setPath.utf8Count, "USDA variant set spec", at: t)
         guard layer.insert(setPath, .variantSet, [:]) else {
             throw lexer.limitError("more specs than maxSpecs (\(limits.maxSpecs))", at: t.start)
         }
@@ -322,7 +322,7 @@ struct USDADocumentParser {
         var fields: [String: SdfValue] = [:]
         switch layer.type(at: path) {
         case nil:
-            try charge(Self.specCost + path.string.utf8.count, "USDA variant spec", at: nameToken)
+            try charge(Self.specCost + path.utf8Count, "USDA variant spec", at: nameToken)
             guard layer.insert(path, .variant, [:]) else {
                 throw lexer.limitError("more specs than maxSpecs (\(limits.maxSpecs))", at: nameToken.start)
             }
@@ -378,8 +378,8 @@ struct USDADocumentParser {
         }
         let authored = SdfPath(s)
         if authored.isAbsolute { return authored }
-        try charge(anchor.string.utf8.count + s.utf8.count, "USDA path", at: t)
+        try charge(anchor.utf8Count + s.utf8.count, "USDA path", at: t)
         let resolved = authored.resolved(against: anchor)
-        return anchor.string.contains("{") ? resolved.strippingVariantSelections : resolved
+        return anchor.containsVariantSelection ? resolved.strippingVariantSelections : resolved
     }
 }
