@@ -9,14 +9,6 @@ import Testing
 /// triangles, drawn triangles, materials, textures), and the same warnings but those that only
 /// vertex streams raise, on hand-made stages, the repository's fixtures and the shared corpus.
 @Suite struct SceneStructureTests {
-    static func counts(of scene: Scene) -> SceneStructure {
-        SceneStructure(
-            nodes: scene.nodes.count, meshes: scene.meshes.count,
-            triangles: scene.meshes.reduce(0) { $0 + $1.triangleCount },
-            instancedTriangles: scene.instancedTriangleCount, materials: scene.materials.count,
-            textures: scene.textures.count, warnings: scene.warnings)
-    }
-
     static func structure(_ stage: UsdStage, assets: [String: [UInt8]] = [:]) throws -> SceneStructure {
         try SceneBuilder.countStructure(
             stage: stage, sourceFormat: "usda", limits: .default, budget: MemoryBudget(limits: .default),
@@ -58,7 +50,7 @@ import Testing
 
     @Test func countsEqualTheFullBuildAndOnlyStreamWarningsAreLeftOut() throws {
         let (stage, assets) = Self.mixedStage()
-        let full = Self.counts(of: try buildTestScene(stage, assets: assets))
+        let full = SceneStructure(scene: try buildTestScene(stage, assets: assets))
         let structure = try Self.structure(stage, assets: assets)
         #expect(structure.nodes == full.nodes && structure.meshes == full.meshes)
         #expect(structure.triangles == full.triangles && structure.instancedTriangles == full.instancedTriangles)
@@ -126,7 +118,7 @@ import Testing
                 let structure = try SceneBuilder.countStructure(
                     stage: opened.stage, sourceFormat: "usd", limits: limits, budget: MemoryBudget(limits: limits),
                     loadAsset: load)
-                var full = Self.counts(of: scene)
+                var full = SceneStructure(scene: scene)
                 full.warnings = structure.warnings
                 if structure != full { failures.append("\(file): \(structure) vs \(full)") }
                 compared += 1

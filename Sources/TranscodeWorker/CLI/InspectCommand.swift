@@ -100,27 +100,18 @@ struct InspectCommand {
                         stage: opened.stage, sourceFormat: opened.format.rawValue, limits: limits, budget: budget,
                         loadAsset: load)
                     sceneWarnings = s.warnings
-                    counts = [
-                        "nodes": .int(Int64(s.nodes.count)), "meshes": .int(Int64(s.meshes.count)),
-                        "triangles": .int(Int64(s.meshes.reduce(0) { $0 + $1.triangleCount })),
-                        "instanced_triangles": .int(Int64(s.instancedTriangleCount)),
-                        "materials": .int(Int64(s.materials.count)), "textures": .int(Int64(s.textures.count)),
-                        "vertices": .int(Int64(s.meshes.reduce(0) { $0 + $1.vertexCount })),
-                        "validation_errors": .int(
-                            Int64(SceneValidator.validate(s).filter { $0.severity == .error }.count)),
-                        "detail": .string("full"),
-                    ]
+                    counts = SceneStructure(scene: s).json
+                    counts["vertices"] = .int(Int64(s.meshes.reduce(0) { $0 + $1.vertexCount }))
+                    counts["validation_errors"] = .int(
+                        Int64(SceneValidator.validate(s).filter { $0.severity == .error }.count))
+                    counts["detail"] = .string("full")
                 } else {
                     let s = try SceneBuilder.countStructure(
                         stage: opened.stage, sourceFormat: opened.format.rawValue, limits: limits, budget: budget,
                         loadAsset: load)
                     sceneWarnings = s.warnings
-                    counts = [
-                        "nodes": .int(Int64(s.nodes)), "meshes": .int(Int64(s.meshes)),
-                        "triangles": .int(Int64(s.triangles)), "instanced_triangles": .int(Int64(s.instancedTriangles)),
-                        "materials": .int(Int64(s.materials)), "textures": .int(Int64(s.textures)),
-                        "detail": .string("structure"),
-                    ]
+                    counts = s.json
+                    counts["detail"] = .string("structure")
                 }
                 t2 = Clock.now()
                 // Time code of attributes authored only as time samples (null: each one's earliest sample).
@@ -236,5 +227,16 @@ struct InspectCommand {
             }
         }
         if let (p, s) = timing { print("timing:        parse \(p) ms, scene \(s) ms") }
+    }
+}
+
+extension SceneStructure {
+    /// The counts as `inspect --json` prints them under `scene`.
+    fileprivate var json: [String: JSONValue] {
+        [
+            "nodes": .int(Int64(nodes)), "meshes": .int(Int64(meshes)), "triangles": .int(Int64(triangles)),
+            "instanced_triangles": .int(Int64(instancedTriangles)), "materials": .int(Int64(materials)),
+            "textures": .int(Int64(textures)),
+        ]
     }
 }

@@ -18,6 +18,17 @@ public struct SceneStructure: Sendable, Equatable {
     public var warnings: [SceneWarning]
 }
 
+extension SceneStructure {
+    /// The counts of a scene built in full (`SceneBuilder.build`), with all of its warnings.
+    public init(scene: Scene) {
+        self.init(
+            nodes: scene.nodes.count, meshes: scene.meshes.count,
+            triangles: scene.meshes.reduce(0) { $0 + $1.triangleCount },
+            instancedTriangles: scene.instancedTriangleCount, materials: scene.materials.count,
+            textures: scene.textures.count, warnings: scene.warnings)
+    }
+}
+
 extension SceneBuilder {
     /// Counts what `build` would produce from `stage` without making it: the traversal, transforms,
     /// materials, textures (loaded to de-duplicate them and check their declared size) and every
