@@ -1,16 +1,20 @@
 /// Lengths and areas as the plan writes them. Metric: metres with two decimals (to the
 /// centimetre), areas with one decimal. Imperial: feet and inches rounded to the nearest quarter
 /// inch (`12′ 3¼″`), areas to the nearest square foot. Rounding is half away from zero; the
-/// manifest keeps the unrounded values.
+/// manifest keeps the unrounded values. A value that is not finite, or whose size is
+/// `maxMagnitude` or more (metres or square metres; no room is that large), prints as `–`.
 public struct MeasureFormatter: Sendable {
     public let units: PlanUnits
     public static let metresPerFoot = 0.3048
+    /// The largest length or area written as a number: 10¹² (metres or square metres). Its
+    /// quarter inches and tenths of a square metre still fit exactly in a Double's 53 bits.
+    public static let maxMagnitude = 1e12
 
     public init(units: PlanUnits) { self.units = units }
 
     /// A length in metres as text.
     public func length(_ metres: Double) -> String {
-        guard metres.isFinite else { return "–" }
+        guard abs(metres) < Self.maxMagnitude else { return "–" }
         switch units {
         case .metric:
             let cm = (metres * 100).rounded(.toNearestOrAwayFromZero)
@@ -27,7 +31,7 @@ public struct MeasureFormatter: Sendable {
 
     /// An area in square metres as text.
     public func area(_ squareMetres: Double) -> String {
-        guard squareMetres.isFinite else { return "–" }
+        guard abs(squareMetres) < Self.maxMagnitude else { return "–" }
         switch units {
         case .metric:
             return Self.fixed((squareMetres * 10).rounded(.toNearestOrAwayFromZero) / 10, decimals: 1) + " m²"
@@ -50,11 +54,12 @@ public struct MeasureFormatter: Sendable {
         }
     }
 
-    /// `value` with exactly `decimals` digits after the point (no locale, no exponent).
+    /// `value` with exactly `decimals` digits after the point (no locale, no exponent); `–` when
+    /// the scaled value does not fit an `Int` exactly (callers stay below `maxMagnitude`).
     static func fixed(_ value: Double, decimals: Int) -> String {
         var scale = 1.0
         for _ in 0..<decimals { scale *= 10 }
-        let n = Int((abs(value) * scale).rounded(.toNearestOrAwayFromZero))
+        guard let n = Int(exactly: (abs(value) * scale).rounded(.toNearestOrAwayFromZero)), n < 1 << 53 else { return "–" }
         let whole = n / Int(scale), frac = n % Int(scale)
         var f = String(frac)
         while f.count < decimals { f = "0" + f }

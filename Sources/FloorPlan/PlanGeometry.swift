@@ -76,7 +76,10 @@ struct PlanGeometry: Sendable {
                     if world == nil { world = layered.scene.worldTransforms() }
                     pts = FloorOutline.polygon(layered, node: e.node, world: world!) ?? []
                 }
-                if pts.count >= 3, pts.allSatisfy({ $0.x.isFinite && $0.y.isFinite }), abs(Polygon2D.signedArea(pts)) > 1e-6 {
+                // Every corner inside the plan's extent too (a small floor's corners may be hostile).
+                if pts.count >= 3, pts.allSatisfy({ abs($0.x) < Self.maxExtent && abs($0.y) < Self.maxExtent }),
+                    abs(Polygon2D.signedArea(pts)) > 1e-6
+                {
                     floors.append((story, Polygon2D.signedArea(pts) < 0 ? pts.reversed() : pts))
                     storySet.insert(story)
                 }

@@ -41,6 +41,21 @@ import SceneModel
         #expect(try !CairoPlanRenderer.pdf(plan).isEmpty)
     }
 
+    @Test func aFloorWhoseTransformThrowsItsCornersFarAwayIsLeftOut() throws {
+        var layered = try PlanFixtures.layered("parametric_two_sections")
+        let rooms = try #require(PlanBuilder.build(layered).plan).rooms.count
+        // Centred at the origin (inside the extent), but one matrix entry sends the corners to ±1e30 m.
+        let m = Matrix4(columnMajor: [1, 0, 0, 0, 0, 0, 1e30, 0, 0, 1, 0, 0, 0, 0, 0, 1])
+        layered.elements.append(RoomElement(
+            identifier: "FAR", category: .floor, layer: ElementCategory.floor.layer, dimensions: SIMD3(4, 3, 0),
+            transform: m, story: 0, geometry: .none, node: NodeIndex(0),
+            polygonCorners: [SIMD3(-2, 1.5, 0), SIMD3(2, 1.5, 0), SIMD3(2, -1.5, 0), SIMD3(-2, -1.5, 0)]))
+        #expect(PlanGeometry(layered).floors.count == PlanGeometry(try PlanFixtures.layered("parametric_two_sections")).floors.count)
+        let plan = try #require(PlanBuilder.build(layered).plan)
+        #expect(plan.rooms.count == rooms && plan.rooms.allSatisfy { $0.area < 1_000 })
+        #expect(plan.sheets.allSatisfy { !$0.title.contains("–") })
+    }
+
     @Test func aStoryPerWallGetsAtMostTheStoryLimitAndLongLabelsAreCut() throws {
         var layered = try PlanFixtures.layered("parametric_two_sections")
         let walls = layered.elements.filter { $0.category == .wall }

@@ -106,5 +106,11 @@ import SceneModel
         #expect(i.length(0.0254 * 11.8) == "11¾″" && i.length(0.0254 * 11.9) == "1′ 0″", "rounding carries into feet")
         #expect(i.area(1) == "11 sq ft" && i.area(9.290304) == "100 sq ft")
         #expect(m.scaleBar(maxMetres: 3).label == "2 m" && i.scaleBar(maxMetres: 3).label == "5 ft")
+        // Beyond any room, and not numbers at all: a dash, never a trap.
+        for f in [m, i] {
+            #expect([1e12, -1e30, 3e38, .infinity, .nan].allSatisfy { f.length($0) == "–" && f.area($0) == "–" })
+        }
+        #expect(m.length(9.99e11) == "999000000000.00 m" && m.area(-9.99e11) == "-999000000000.0 m²")
+        #expect(i.area(9.99e11).hasSuffix(" sq ft") && i.length(9.99e11).hasSuffix("″"))
     }
 }

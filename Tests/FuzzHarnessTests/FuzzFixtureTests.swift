@@ -35,6 +35,10 @@ import TestSupport
         // and the composed stage are linear in the depth, but the scene's source paths (quadratic
         // in the depth) pass `maxPathStringBytes`, and nothing recurses on the Swift stack on the way.
         #expect(try Self.run("compose/deep-10000-prims.usdc").code == "USD_LIMIT_EXCEEDED")
+        // RoomPlan JSON whose floor is centred in the room but whose transform holds 1e30: its
+        // corners lie 1e30 m away. The plan once wrote that floor's area through `Int(_:)` and
+        // trapped; now the floor is left out of the plan and the conversion succeeds.
+        #expect(try Self.run("convert/plan-far-floor.json").code == nil)
     }
 
     /// The bodies reach the code under test: known inputs give their known outcomes.
