@@ -2,7 +2,8 @@ import SceneModel
 
 /// The outline of a floor that has a mesh but no polygon (a USD-only RoomPlan export): the
 /// largest boundary loop of its triangles seen from above, after welding corners closer than
-/// 0.1 mm. Work is linear in the triangle count, capped at `maxTriangles`.
+/// 0.1 mm. Triangles with a corner outside the plan's extent (`PlanGeometry.maxExtent`) are
+/// skipped. Work is linear in the triangle count, capped at `maxTriangles`.
 enum FloorOutline {
     static let maxTriangles = 200_000
     static let weld = 1e-4
@@ -41,7 +42,8 @@ enum FloorOutline {
                     let v = Int(mesh.indices[t + k])
                     guard v < mesh.vertexCount else { return nil }
                     let p = w.transformPoint(SIMD3(Double(mesh.positions[3 * v]), Double(mesh.positions[3 * v + 1]), Double(mesh.positions[3 * v + 2])))
-                    return p.x.isFinite && p.z.isFinite ? SIMD2(p.x, p.z) : nil
+                    // Within the plan's extent (and so finite, and exact as a weld-grid key).
+                    return abs(p.x) < PlanGeometry.maxExtent && abs(p.z) < PlanGeometry.maxExtent ? SIMD2(p.x, p.z) : nil
                 }
                 t += 3
                 triangles += 1

@@ -56,6 +56,20 @@ import SceneModel
         #expect(plan.sheets.allSatisfy { !$0.title.contains("–") })
     }
 
+    @Test func aFloorMeshWithFarCornersGetsAnOutlineOfItsNearTrianglesOnly() {
+        // Two squares of two triangles each: one at the origin, one 1e30 m away (as welding keys
+        // those corners once trapped in Int64(_:)).
+        func square(at x: Float) -> [Float] { [x, 0, 0, x + 2, 0, 0, x + 2, 0, 2, x, 0, 2] }
+        let mesh = Mesh(name: "floor", positions: square(at: 0) + square(at: -1e30),
+                        indices: [0, 2, 1, 0, 3, 2, 4, 6, 5, 4, 7, 6])
+        var scene = Scene(meshes: [mesh])
+        let node = scene.addNode(Node(name: "Floor0", mesh: MeshIndex(0)))
+        let layered = LayeredScene(scene: scene)
+        let outline = FloorOutline.polygon(layered, node: node, world: scene.worldTransforms())
+        #expect(outline?.count == 4)
+        #expect(outline.map { abs(Polygon2D.signedArea($0)) } == 4)
+    }
+
     @Test func aStoryPerWallGetsAtMostTheStoryLimitAndLongLabelsAreCut() throws {
         var layered = try PlanFixtures.layered("parametric_two_sections")
         let walls = layered.elements.filter { $0.category == .wall }
