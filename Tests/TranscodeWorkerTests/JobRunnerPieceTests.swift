@@ -106,6 +106,30 @@ struct JobRunnerPieceTests {
         ]
         for m in messages { #expect(ChildMessage(line: m.line) == m) }
         #expect(ChildMessage(line: "not json") == nil)
+    }
+
+    /// The child may be compromised: its lines are read under `JSONReader.Limits.smallDocument`,
+    /// and a field of the wrong kind refuses the whole message.
+    @Test func hostileChildLinesAreRefusedNotTrusted() {
+        let deep = String(repeating: "[", count: 5_000) + String(repeating: "]", count: 5_000)
+        let wide = "{\"event\":\"done\",\"files\":[],\"summary\":[" + Array(repeating: "0", count: 200_000).joined(separator: ",") + "]}"
+        let longString = "{\"event\":\"phase\",\"phase\":\"" + String(repeating: "a", count: (1 << 20) + 1) + "\"}"
+        for line in [deep, "{\"event\":\"phase\",\"x\":\(deep)}", wide, longString] {
+            #expect(ChildMessage(line: line) == nil)
+        }
+        for bytes in ["1e300", "3.5", "true", "\"12\"", "-1e400"] {
+            let line = "{\"event\":\"done\",\"files\":[{\"path\":\"model.glb\",\"bytes\":\(bytes),\"sha256\":\"ab\"}],\"summary\":{}}"
+            #expect(ChildMessage(line: line) == nil, "bytes: \(bytes)")
+        }
+        // Whole numbers in any spelling are integers; a repeated key reads as its last value.
+        let line = "{\"event\":\"error\",\"event\":\"phase\",\"phase\":\"layering\",\"n\":3e0}"
+        #expect(ChildMessage(line: line) == .phase("layering"))
+        let summary = "{\"event\":\"done\",\"files\":[{\"path\":\"a\",\"bytes\":1.2e3,\"sha256\":\"ab\"}],"
+            + "\"summary\":{\"i\":7,\"w\":2.0,\"d\":0.25,\"big\":1e300,\"huge\":1e400,\"b\":false,\"s\":\"x\",\"z\":null}}"
+        #expect(ChildMessage(line: summary) == .done(
+            files: [.init(path: "a", bytes: 1200, sha256: "ab")],
+            summary: .object(["i": .int(7), "w": .int(2), "d": .double(0.25), "big": .double(1e300), "huge": .null,
+                              "b": .bool(false), "s": .string("x"), "z": .null])))
         #expect(ChildMessage.phaseMilliseconds(.object(["phase_ms": .object(["parsing": .double(1.5), "layering": .int(3)])]))
                 == ["parsing": 1.5, "layering": 3])
     }

@@ -50,8 +50,8 @@ extension QueueStore {
     public func cancel(versionId: String) throws(DatabaseError) -> CancelOutcome {
         guard Self.isUUID(versionId) else { return CancelOutcome(ok: false, running: false, status: nil, error: "VERSION_NOT_FOUND") }
         let obj = Self.object(try connection.query(Self.cancelSQL, [versionId]).first?["result"])
-        return CancelOutcome(ok: obj["ok"] as? Bool ?? false, running: obj["running"] as? Bool ?? false,
-                             status: obj["status"] as? String, error: obj["error"] as? String)
+        return CancelOutcome(ok: obj.member("ok")?.boolValue ?? false, running: obj.member("running")?.boolValue ?? false,
+                             status: obj.member("status")?.stringValue, error: obj.member("error")?.stringValue)
     }
 
     static let reprocessSQL = """

@@ -1,3 +1,5 @@
+import JSONCore
+
 /// The statements of the upload sweep (`UploadSweeper`): versions still `uploading` long after
 /// they were last changed.
 extension QueueStore {
@@ -56,6 +58,6 @@ extension QueueStore {
     /// was gone or no longer `uploading`. Throws `DatabaseError`.
     public func expireUpload(versionId: String) throws(DatabaseError) -> Bool {
         let result = Self.object(try connection.query(Self.expireUploadSQL, [versionId]).first?["result"])
-        return result["ok"] as? Bool == true
+        return result.member("ok")?.boolValue == true
     }
 }

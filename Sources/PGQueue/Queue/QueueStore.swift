@@ -157,10 +157,10 @@ public final class QueueStore: Sendable {
         let rows = try connection.query(Self.finalizeSQL, [versionId, leaseId, status,
                                                             outputs?.serialized(), error?.serialized()])
         let obj = Self.object(rows.first?["result"])
-        return FinalizeOutcome(ok: obj["ok"] as? Bool ?? false, status: obj["status"] as? String,
-                               outputRevision: (obj["output_revision"] as? NSNumber)?.intValue,
-                               idempotentReplay: obj["idempotent_replay"] as? Bool ?? false,
-                               error: obj["error"] as? String)
+        return FinalizeOutcome(ok: obj.member("ok")?.boolValue ?? false, status: obj.member("status")?.stringValue,
+                               outputRevision: obj.member("output_revision")?.intValue,
+                               idempotentReplay: obj.member("idempotent_replay")?.boolValue ?? false,
+                               error: obj.member("error")?.stringValue)
     }
 
     // MARK: Rescuer
@@ -231,9 +231,9 @@ public final class QueueStore: Sendable {
         UUID(uuidString: s) != nil
     }
 
-    static func object(_ text: String?) -> [String: Any] {
-        guard let text, let data = text.data(using: .utf8),
-              let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
-        return obj
+    /// A function's JSON result (`.null` when there is none or it is not JSON).
+    static func object(_ text: String?) -> ParsedJSON {
+        guard let text, let parsed = try? JSONReader.parse(Array(text.utf8), limits: .smallDocument) else { return .null }
+        return parsed
     }
 }

@@ -164,35 +164,10 @@ struct DatabaseOptions {
 
     // MARK: Values from the database
 
-    /// Parses JSON text from a `jsonb` column or a notification (nil when it is not JSON).
+    /// Parses JSON text from a `jsonb` column or a notification (nil when it is not JSON or
+    /// passes `JSONReader.Limits.smallDocument`): booleans stay booleans, whole numbers integers.
     static func parseJSON(_ text: String) -> JSONValue? {
-        guard let data = text.data(using: .utf8),
-              let decoded = try? JSONDecoder().decode(DecodedJSON.self, from: data) else { return nil }
-        return decoded.value
-    }
-
-    /// `JSONValue` through `Decodable` (booleans stay booleans, integers stay integers).
-    private struct DecodedJSON: Decodable {
-        let value: JSONValue
-
-        init(from decoder: any Decoder) throws {
-            let c = try decoder.singleValueContainer()
-            if c.decodeNil() {
-                value = .null
-            } else if let b = try? c.decode(Bool.self) {
-                value = .bool(b)
-            } else if let i = try? c.decode(Int64.self) {
-                value = .int(i)
-            } else if let d = try? c.decode(Double.self) {
-                value = .double(d)
-            } else if let s = try? c.decode(String.self) {
-                value = .string(s)
-            } else if let a = try? c.decode([DecodedJSON].self) {
-                value = .array(a.map(\.value))
-            } else {
-                value = .object(try c.decode([String: DecodedJSON].self).mapValues(\.value))
-            }
-        }
+        (try? JSONReader.parse(Array(text.utf8), limits: .smallDocument))?.jsonValue
     }
 
     /// A Postgres `timestamptz` in text form (`2026-05-01 10:00:00.123+00`) as RFC 3339

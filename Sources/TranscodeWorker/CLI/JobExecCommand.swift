@@ -142,15 +142,15 @@ struct JobExecCommand {
     /// count ≥ 0, at most 1 MiB. Throws `FileReader.Failure` (`IO_READ_FAILED` for another shape).
     static func readRegions(_ path: String) throws -> [String: Int] {
         let bytes = try FileReader.read(path, maxBytes: 1 << 20)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+        guard let parsed = try? JSONReader.parse(bytes, limits: .smallDocument), case .object(let members) = parsed else {
             throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(path) is not a JSON object")
         }
         var out: [String: Int] = [:]
-        for (key, value) in object {
-            guard let n = value as? NSNumber, let count = Int(exactly: n.doubleValue), count >= 0 else {
-                throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(path): \(key) has no count ≥ 0")
+        for m in members {
+            guard let count = m.value.intValue, count >= 0 else {
+                throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(path): \(m.key) has no count ≥ 0")
             }
-            out[key] = count
+            out[m.key] = count
         }
         return out
     }

@@ -141,7 +141,7 @@ public final class WorkerAPI: @unchecked Sendable {
 
     private func enqueue(_ request: HTTPServerRequest) -> HTTPServerResponse {
         guard let body = Self.jsonObject(request.body) else { return Self.error(400, "MALFORMED_JSON") }
-        guard let id = body["version_id"] as? String, !id.isEmpty else { return Self.error(400, "VERSION_ID_REQUIRED") }
+        guard let id = body.member("version_id")?.stringValue, !id.isEmpty else { return Self.error(400, "VERSION_ID_REQUIRED") }
         if isDraining() { return Self.error(503, "DRAINING", headers: [("Retry-After", "5")]) }
         return database { (store) throws(DatabaseError) in
             switch try store.enqueue(versionId: id) {
@@ -193,11 +193,11 @@ public final class WorkerAPI: @unchecked Sendable {
 
     private func reprocessBatch(_ request: HTTPServerRequest) -> HTTPServerResponse {
         guard let body = Self.jsonObject(request.body) else { return Self.error(400, "MALFORMED_JSON") }
-        guard let below = Self.integer(body["below_manifest_schema_version"]), below >= 1, below <= 32767,
-              let limit = Self.integer(body["limit"]), limit >= 1, limit <= 10_000
+        guard let below = body.member("below_manifest_schema_version")?.intValue, below >= 1, below <= 32767,
+              let limit = body.member("limit")?.intValue, limit >= 1, limit <= 10_000
         else { return Self.error(400, "INVALID_ARGUMENTS") }
         return database { (store) throws(DatabaseError) in
-            let marked = try store.markReprocess(belowSchema: below, limit: limit, force: body["force"] as? Bool == true)
+            let marked = try store.markReprocess(belowSchema: below, limit: limit, force: body.member("force")?.boolValue == true)
             logger.info("reprocess batch marked over HTTP", ["marked": .int(Int64(marked.count))])
             return .json(202, .object(["marked": .int(Int64(marked.count))]))
         }
@@ -215,9 +215,9 @@ public final class WorkerAPI: @unchecked Sendable {
                 guard let value else { obj[name] = .null; continue }
                 if Self.integerColumns.contains(name), let i = Int64(value) {
                     obj[name] = .int(i)
-                } else if Self.jsonColumns.contains(name), let data = value.data(using: .utf8),
-                          let any = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
-                    obj[name] = Self.jsonValue(any)
+                } else if Self.jsonColumns.contains(name),
+                          let parsed = try? JSONReader.parse(Array(value.utf8), limits: .smallDocument) {
+                    obj[name] = parsed.jsonValue
                 } else {
                     obj[name] = .string(value)
                 }
@@ -266,34 +266,10 @@ public final class WorkerAPI: @unchecked Sendable {
         return diff == 0
     }
 
-    static func jsonObject(_ body: [UInt8]) -> [String: Any]? {
-        try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
-    }
-
-    /// A JSON number that is an integer.
-    static func integer(_ any: Any?) -> Int? {
-        guard let n = any as? NSNumber, !isBool(n) else { return nil }
-        let d = n.doubleValue
-        guard d == d.rounded(), abs(d) < 1e9 else { return nil }
-        return Int(d)
-    }
-
-    /// JSON booleans arrive as `NSNumber`s of type `c` (Objective-C `BOOL`).
-    static func isBool(_ n: NSNumber) -> Bool {
-        String(cString: n.objCType) == "c"
-    }
-
-    static func jsonValue(_ any: Any) -> JSONValue {
-        switch any {
-        case let s as String: return .string(s)
-        case let n as NSNumber:
-            if isBool(n) { return .bool(n.boolValue) }
-            let d = n.doubleValue
-            return d == d.rounded() && abs(d) < 1e15 ? .int(Int64(d)) : .double(d)
-        case let a as [Any]: return .array(a.map(jsonValue))
-        case let o as [String: Any]: return .object(o.mapValues(jsonValue))
-        default: return .null
-        }
+    /// A request body that is a JSON object (parsed under `JSONReader.Limits.smallDocument`).
+    static func jsonObject(_ body: [UInt8]) -> ParsedJSON? {
+        guard let parsed = try? JSONReader.parse(body, limits: .smallDocument), case .object = parsed else { return nil }
+        return parsed
     }
 
     static func error(_ status: Int, _ code: String, headers: [(String, String)] = []) -> HTTPServerResponse {

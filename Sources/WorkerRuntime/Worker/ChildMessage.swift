@@ -52,28 +52,29 @@ public enum ChildMessage: Sendable, Equatable {
         }
     }
 
-    /// Parses one line; nil when it is not a message of this protocol.
+    /// Parses one line (under `JSONReader.Limits.smallDocument`: the child may be compromised);
+    /// nil when it is not a message of this protocol.
     public init?(line: String) {
-        guard let data = line.data(using: .utf8),
-              let obj = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-              let event = obj["event"] as? String else { return nil }
+        guard let obj = try? JSONReader.parse(Array(line.utf8), limits: .smallDocument),
+              let event = obj.member("event")?.stringValue else { return nil }
         switch event {
         case "phase":
-            guard let p = obj["phase"] as? String else { return nil }
+            guard let p = obj.member("phase")?.stringValue else { return nil }
             self = .phase(p)
         case "done":
-            guard let list = obj["files"] as? [[String: Any]] else { return nil }
+            guard let list = obj.member("files")?.arrayValue else { return nil }
             var files: [File] = []
             for f in list {
-                guard let path = f["path"] as? String, let bytes = (f["bytes"] as? NSNumber)?.intValue,
-                      let sha = f["sha256"] as? String else { return nil }
+                guard let path = f.member("path")?.stringValue, let bytes = f.member("bytes")?.intValue,
+                      let sha = f.member("sha256")?.stringValue else { return nil }
                 files.append(File(path: path, bytes: bytes, sha256: sha))
             }
-            self = .done(files: files, summary: Self.value(obj["summary"] ?? NSNull()))
+            self = .done(files: files, summary: obj.member("summary")?.jsonValue ?? .null)
         case "error":
-            guard let code = obj["code"] as? String else { return nil }
-            self = .error(code: code, message: obj["message"] as? String ?? "", phase: obj["phase"] as? String ?? "",
-                          retryable: (obj["retryable"] as? Bool) ?? false)
+            guard let code = obj.member("code")?.stringValue else { return nil }
+            self = .error(code: code, message: obj.member("message")?.stringValue ?? "",
+                          phase: obj.member("phase")?.stringValue ?? "",
+                          retryable: obj.member("retryable")?.boolValue ?? false)
         default:
             return nil
         }
@@ -133,21 +134,5 @@ public enum ChildMessage: Sendable, Equatable {
             }
         }
         return out
-    }
-
-    /// A decoded JSON value (from `JSONSerialization`) as a `JSONValue`.
-    static func value(_ any: Any) -> JSONValue {
-        switch any {
-        case is NSNull: return .null
-        case let s as String: return .string(s)
-        case let a as [Any]: return .array(a.map(value))
-        case let o as [String: Any]: return .object(o.mapValues(value))
-        case let b as Bool where type(of: any) == Bool.self: return .bool(b)
-        case let n as NSNumber:
-            let d = n.doubleValue
-            if d == d.rounded(), abs(d) < 9e15 { return .int(n.int64Value) }
-            return .double(d)
-        default: return .null
-        }
     }
 }
