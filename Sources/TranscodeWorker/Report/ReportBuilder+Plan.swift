@@ -4,7 +4,7 @@ import Foundation
 /// runs), the measured rooms, and the note when the input is not a room.
 extension ReportBuilder {
     static func floorPlan(_ h: inout String, _ m: Object, files: [String: [UInt8]]) {
-        guard let plan = m["plan"] as? Object else { return }
+        guard let plan = obj(m, "plan") else { return }
         h += "<section>\n<h2>Floor plan</h2>\n"
         if let note = str(plan, "note") {
             h += "<p class=\"empty\">No plan: \(e(note)).</p>\n</section>\n"
@@ -16,7 +16,7 @@ extension ReportBuilder {
             h += "<figcaption><span>Floor plan (plan.svg; also plan.pdf and plan.dxf)</span>"
             h += "<span class=\"muted\">\(e(str(plan, "units") ?? "")) · \(e(str(plan, "locale") ?? ""))</span></figcaption></figure>\n"
         }
-        let rooms = (m["rooms"] as? [Any])?.compactMap { $0 as? Object } ?? []
+        let rooms = objects(m, "rooms")
         if !rooms.isEmpty {
             h += "<table>\n<thead><tr><th>Room</th><th>Label</th><th class=\"num\">Story</th><th class=\"num\">Area</th>"
             h += "<th class=\"num\">Perimeter</th><th class=\"num\">Elements</th><th>Polygon</th></tr></thead>\n<tbody>\n"
@@ -25,7 +25,7 @@ extension ReportBuilder {
                 h += "<td class=\"num\">\(int(r, "story") ?? 0)</td>"
                 h += "<td class=\"num\">\(num(r, "area").map { HTML.fixed($0, 2) + " m²" } ?? "—")</td>"
                 h += "<td class=\"num\">\(num(r, "perimeter").map { HTML.fixed($0, 2) + " m" } ?? "—")</td>"
-                h += "<td class=\"num\">\((r["elements"] as? [Any])?.count ?? 0)</td><td class=\"mono\">\(e(str(r, "polygon_source") ?? ""))</td></tr>\n"
+                h += "<td class=\"num\">\(list(r, "elements").count)</td><td class=\"mono\">\(e(str(r, "polygon_source") ?? ""))</td></tr>\n"
             }
             h += "</tbody>\n</table>\n"
             h += "<p class=\"muted\">Areas are those of the room polygons: openings and wall thickness are not subtracted.</p>\n"
