@@ -11,6 +11,14 @@ import Testing
 struct ConsoleTests {
     typealias H = ConsoleHarness
 
+    @Test func formFieldsRoundTripThroughTheirPercentEncoding() {
+        let values = ["a b/ü~", "x=1&y=2", "%41+", ""]
+        #expect(ConsoleForm.encode("a b/ü~") == "a%20b%2F%C3%BC~")
+        let body = values.enumerated().map { "k\($0.offset)=\(ConsoleForm.encode($0.element))" }.joined(separator: "&")
+        let fields = ConsoleForm.fields(Array(body.utf8))
+        #expect(values.enumerated().allSatisfy { fields["k\($0.offset)"] == $0.element })
+    }
+
     @Test func withoutCredentialsOnlyTheSignInPageIsShown() throws {
         let h = try H()
         defer { h.close() }

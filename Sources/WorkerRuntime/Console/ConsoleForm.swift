@@ -1,4 +1,5 @@
 import Foundation
+import ObjectStorage
 
 /// Reading what a browser sends: `application/x-www-form-urlencoded` bodies and `Cookie` headers.
 enum ConsoleForm {
@@ -60,17 +61,7 @@ enum ConsoleForm {
         return nil
     }
 
-    /// `text` percent-encoded for a query value (unreserved characters kept).
-    static func encode(_ text: String) -> String {
-        var out = ""
-        for b in text.utf8 {
-            switch b {
-            case 48...57, 65...90, 97...122, UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(b))
-            default:
-                out += "%" + String(b >> 4, radix: 16, uppercase: true) + String(b & 15, radix: 16, uppercase: true)
-            }
-        }
-        return out
-    }
+    /// `text` percent-encoded for a query value: RFC 3986's unreserved characters kept, every other
+    /// byte as `%XX` (the encoding SigV4 signs with).
+    static func encode(_ text: String) -> String { SigV4Signer.uriEncode(text, keepSlash: false) }
 }
