@@ -67,4 +67,10 @@ extension JSONReader.Limits {
     /// strings up to 1 MiB, numbers up to 64 characters.
     public static let smallDocument = JSONReader.Limits(
         maxDepth: 32, maxValues: 100_000, maxStringBytes: 1 << 20, maxNumberLength: 64)
+
+    /// Bounds for a `layer_manifest.json` this program wrote, read back as untrusted (the previous
+    /// revision's, the report's): depth 64, 2,000,000 values, strings up to 1 MiB, numbers up to
+    /// 64 characters.
+    public static let manifest = JSONReader.Limits(
+        maxDepth: 64, maxValues: 2_000_000, maxStringBytes: 1 << 20, maxNumberLength: 64)
 }

@@ -19,7 +19,7 @@ public struct PreviousOutputs: Sendable {
     }
 
     /// Bounds on the previous manifest (it is this program's own output, but read as untrusted).
-    static let limits = JSONReader.Limits(maxDepth: 64, maxValues: 2_000_000, maxStringBytes: 1 << 20, maxNumberLength: 64)
+    static let limits = JSONReader.Limits.manifest
 
     /// What a reprocess may take from the previous revision, once checked.
     struct Reusable {

@@ -40,7 +40,7 @@ public enum ReportBuilder {
             throw PipelineError(code: "REPORT_MANIFEST_INVALID", message: "the result has no layer_manifest.json",
                                 phase: "report")
         }
-        guard let manifest = try? JSONReader.parse(manifestBytes, limits: PreviousOutputs.limits), case .object = manifest else {
+        guard let manifest = try? JSONReader.parse(manifestBytes, limits: .manifest), case .object = manifest else {
             throw PipelineError(code: "REPORT_MANIFEST_INVALID", message: "layer_manifest.json is not a JSON object",
                                 phase: "report")
         }

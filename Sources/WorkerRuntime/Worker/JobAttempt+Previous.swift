@@ -61,8 +61,7 @@ extension JobAttempt {
     /// each. The worker copies only files it fetched and hashed itself: the manifest's own hashes
     /// were written by a child and are not taken on trust.
     static func reusableNames(_ manifest: [UInt8]) -> [String] {
-        let limits = JSONReader.Limits(maxDepth: 64, maxValues: 2_000_000, maxStringBytes: 1 << 20, maxNumberLength: 64)
-        guard let m = try? JSONReader.parse(manifest, limits: limits) else { return [] }
+        guard let m = try? JSONReader.parse(manifest, limits: .manifest) else { return [] }
         var names: [String] = []
         func add(_ list: ParsedJSON?) {
             guard case .array(let items)? = list else { return }
