@@ -24,7 +24,8 @@ extension ParsedJSON {
     /// are not), so it converts exactly.
     public var intValue: Int? {
         guard case .number(let text) = self else { return nil }
-        if let i = Int(text), abs(i) <= Self.exactIntegerBound { return i }
+        // `magnitude`, not `abs`: abs(Int.min) traps, and "-9223372036854775808" is valid JSON.
+        if let i = Int(text) { return i.magnitude <= UInt(Self.exactIntegerBound) ? i : nil }
         guard let d = Double(text), d.isFinite, d == d.rounded(.towardZero),
               abs(d) <= Double(Self.exactIntegerBound)
         else { return nil }

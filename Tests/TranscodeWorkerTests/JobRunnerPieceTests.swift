@@ -117,7 +117,7 @@ struct JobRunnerPieceTests {
         for line in [deep, "{\"event\":\"phase\",\"x\":\(deep)}", wide, longString] {
             #expect(ChildMessage(line: line) == nil)
         }
-        for bytes in ["1e300", "3.5", "true", "\"12\"", "-1e400"] {
+        for bytes in ["1e300", "3.5", "true", "\"12\"", "-1e400", "-9223372036854775808", "9223372036854775807", "9007199254740993"] {
             let line = "{\"event\":\"done\",\"files\":[{\"path\":\"model.glb\",\"bytes\":\(bytes),\"sha256\":\"ab\"}],\"summary\":{}}"
             #expect(ChildMessage(line: line) == nil, "bytes: \(bytes)")
         }

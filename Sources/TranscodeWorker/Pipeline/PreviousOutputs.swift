@@ -18,9 +18,6 @@ public struct PreviousOutputs: Sendable {
         self.files = files
     }
 
-    /// Bounds on the previous manifest (it is this program's own output, but read as untrusted).
-    static let limits = JSONReader.Limits.manifest
-
     /// What a reprocess may take from the previous revision, once checked.
     struct Reusable {
         var thumbnails: (views: [ThumbnailView], warnings: [SceneWarning])?
@@ -35,7 +32,7 @@ public struct PreviousOutputs: Sendable {
     public static func read(directory: String, maxBytes: Int) -> PreviousOutputs? {
         let root = URL(fileURLWithPath: directory)
         guard let manifest = try? FileReader.read(root.appendingPathComponent("layer_manifest.json").path, maxBytes: maxBytes),
-              let m = try? JSONReader.parse(manifest, limits: limits) else { return nil }
+              let m = try? JSONReader.parse(manifest, limits: .manifest) else { return nil }
         var names: [String] = []
         if case .array(let thumbs)? = m.member("thumbnails") { names += thumbs.compactMap { text($0.member("path")) } }
         if case .array(let files)? = m.member("plan")?.member("files") { names += files.compactMap { text($0.member("path")) } }
@@ -50,7 +47,7 @@ public struct PreviousOutputs: Sendable {
     /// is of another schema).
     func reusable(_ keys: ArtifactKeys) -> Reusable {
         var out = Reusable()
-        guard let m = try? JSONReader.parse(manifest, limits: Self.limits),
+        guard let m = try? JSONReader.parse(manifest, limits: .manifest),
               Self.number(m.member("schema_version")) == Double(ManifestBuilder.schemaVersion),
               case .object? = m.member("artifacts") else { return out }
         let artifacts = m.member("artifacts")
