@@ -174,26 +174,10 @@ public struct FileObjectStore: ObjectStore {
     /// file system), copies the bytes. The file store keeps no content type. Throws
     /// `STORAGE_NOT_FOUND`, `STORAGE_WRITE_FAILED` (retryable), `STORAGE_INVALID_KEY`.
     public func copy(_ source: String, to destination: String, contentType: String, cacheControl: String?) throws(StorageError) {
-        try validate(source)
-        try validate(destination)
-        var info = stat()
-        guard stat(path(source), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw StorageError(code: StorageError.notFound, message: "\(source): no such object to copy", key: source)
-        }
-        try makeParentDirectories(of: destination)
-        let target = path(destination)
-        let directory = String(target[..<target.lastIndex(of: "/")!])
-        let temp = directory + "/" + Self.tempPrefix + "\(getpid())-" + String(UInt64.random(in: 0 ... .max), radix: 16)
-        guard link(path(source), temp) == 0 else {
+        guard let directory = try linkIntoPlace(source, to: destination) else {
             let bytes = try get(source, maxBytes: Self.maxCopyBytes)
             try put(destination, bytes: bytes, contentType: contentType, cacheControl: cacheControl)
             return
-        }
-        guard rename(temp, target) == 0 else {
-            let e = errno
-            unlink(temp)
-            if e == EISDIR || e == ENOTDIR || e == ENOTEMPTY || e == EEXIST { throw prefixClash(destination) }
-            throw StorageError.system(e, "cannot move the copy of \(source) into place", key: destination, writing: true)
         }
         if let e = syncDirectory(directory) {
             throw StorageError.system(e, "cannot flush the directory of \(destination)", key: destination, writing: true)
@@ -254,11 +238,11 @@ public struct FileObjectStore: ObjectStore {
 
     // MARK: - Internals
 
-    private func path(_ key: String) -> String {
+    func path(_ key: String) -> String {
         root == "/" ? "/" + key : root + "/" + key
     }
 
-    private func validate(_ key: String) throws(StorageError) {
+    func validate(_ key: String) throws(StorageError) {
         try ObjectKey.validate(key)
         for segment in key.split(separator: "/") where segment.hasPrefix(Self.tempPrefix) {
             throw StorageError(code: StorageError.invalidKey,
@@ -270,7 +254,7 @@ public struct FileObjectStore: ObjectStore {
         StorageError(code: StorageError.notFound, message: "no object \(key) in \(location)", key: key)
     }
 
-    private func prefixClash(_ key: String) -> StorageError {
+    func prefixClash(_ key: String) -> StorageError {
         StorageError(code: StorageError.invalidKey,
                      message: "\(key) clashes with an existing key: a key cannot be both an object and a prefix of other keys here",
                      key: key)
@@ -278,8 +262,13 @@ public struct FileObjectStore: ObjectStore {
 
     /// Creates the directories between the root and the key's file, flushing the parent of each
     /// directory it creates so the new entries survive a crash.
-    private func makeParentDirectories(of key: String) throws(StorageError) {
+    func makeParentDirectories(of key: String) throws(StorageError) {
         let segments = key.split(separator: "/").dropLast()
+        // Most writes go into a directory that exists already: one stat instead of a walk.
+        var info = stat()
+        if !segments.isEmpty, stat(path(segments.joined(separator: "/")), &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            return
+        }
         var current = root == "/" ? "" : root
         for segment in segments {
             let parent = current.isEmpty ? "/" : current
@@ -299,7 +288,7 @@ public struct FileObjectStore: ObjectStore {
 
     /// fsync of a directory; returns the errno on failure (file systems that cannot sync
     /// directories, EINVAL, count as success).
-    private func syncDirectory(_ directory: String) -> Int32? {
+    func syncDirectory(_ directory: String) -> Int32? {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return errno }
         defer { close(fd) }

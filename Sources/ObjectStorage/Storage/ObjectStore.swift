@@ -30,6 +30,17 @@ public protocol ObjectStore: Sendable {
     /// (retryable), `STORAGE_INVALID_KEY`.
     func delete(_ key: String) throws(StorageError)
 
+    /// Makes every copy in `copies` as `copy` does, with `cacheControl` on each; backends may do
+    /// them together (a file store flushes each destination directory once, not once per
+    /// object; S3 runs a few `CopyObject`s at once). Returns the copies that failed, by
+    /// destination key, with what `copy` would have thrown; empty when all were made.
+    func copy(all copies: [ObjectCopy], cacheControl: String?) -> [String: StorageError]
+
+    /// Deletes every key in `keys` as `delete` does; backends may do it together (a file store
+    /// flushes each directory once, not once per object). Returns the keys that could not be
+    /// deleted, with why; empty when all are gone.
+    func delete(all keys: [String]) -> [String: StorageError]
+
     /// Every key that starts with `prefix` (`""` for all), sorted by UTF-8 bytes. A prefix is
     /// matched as a string, not as a directory: `a/b` matches `a/b/c` and `a/bc`. Throws
     /// `STORAGE_UNAVAILABLE` (retryable), `STORAGE_INVALID_KEY` for a malformed prefix.
@@ -63,6 +74,26 @@ extension ObjectStore {
         try put(destination, bytes: bytes, contentType: contentType, cacheControl: cacheControl)
     }
 
+    /// `copy(all:)` one copy after another.
+    public func copy(all copies: [ObjectCopy], cacheControl: String?) -> [String: StorageError] {
+        var failed: [String: StorageError] = [:]
+        for c in copies {
+            do { try copy(c.source, to: c.destination, contentType: c.contentType, cacheControl: cacheControl) } catch {
+                failed[c.destination] = error
+            }
+        }
+        return failed
+    }
+
+    /// `delete(all:)` one key after another.
+    public func delete(all keys: [String]) -> [String: StorageError] {
+        var failed: [String: StorageError] = [:]
+        for key in keys {
+            do { try delete(key) } catch { failed[key] = error }
+        }
+        return failed
+    }
+
     /// Writes an object with no `Cache-Control` (see the protocol's `put`).
     public func put(_ key: String, bytes: [UInt8], contentType: String) throws(StorageError) {
         try put(key, bytes: bytes, contentType: contentType, cacheControl: nil)
@@ -81,5 +112,19 @@ public struct StoredObject: Sendable, Equatable {
         self.key = key
         self.bytes = bytes
         self.modified = modified
+    }
+}
+
+/// One server-side copy of `copy(all:)`: `source` to `destination` in the same store, stored with
+/// `contentType`.
+public struct ObjectCopy: Sendable, Equatable {
+    public var source: String
+    public var destination: String
+    public var contentType: String
+
+    public init(source: String, destination: String, contentType: String) {
+        self.source = source
+        self.destination = destination
+        self.contentType = contentType
     }
 }

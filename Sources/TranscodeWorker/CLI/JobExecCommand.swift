@@ -205,7 +205,7 @@ struct JobExecCommand {
             return error.isInputError ? ExitStatus.invalidInput : ExitStatus.internalError
         }
         do {
-            try OutputDirectory.write(result.files, into: out)
+            try OutputDirectory.write(result.files, into: out, durable: false)
         } catch {
             // The worker puts the code in front of the message: send the message alone.
             let message = (error as? FileReader.Failure)?.message ?? "\(error)"

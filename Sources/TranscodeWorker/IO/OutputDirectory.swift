@@ -3,25 +3,32 @@ import Glibc
 #endif
 
 /// Writes a set of output files into a directory so that each file appears whole or not at all:
-/// every file is written to a temporary name in the same directory, flushed to disk, then renamed
-/// into place, in the given order (the manifest last).
+/// every file is written to a temporary name in the same directory, flushed to disk (unless the
+/// directory is scratch space), then renamed into place, in the given order (the manifest last).
 public enum OutputDirectory {
-    /// Writes `files` (relative paths with `/` separators, no `..`) under `directory`, creating
-    /// directories as needed. Throws `FileReader.Failure` with code `IO_WRITE_FAILED`.
     /// True for a relative path of plain components (no empty, `.` or `..` component).
     static func isPlainRelativePath(_ path: String) -> Bool {
         !path.isEmpty && !path.hasPrefix("/")
             && path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
     }
 
-    public static func write(_ files: [(path: String, bytes: [UInt8])], into directory: String) throws {
+    /// Writes `files` (relative paths with `/` separators, no `..`) under `directory`, creating
+    /// directories as needed. With `durable` (the default, for `convert --out`) each file is
+    /// flushed to disk before it is renamed into place; the job child writes into its attempt's
+    /// scratch directory, which the worker reads at once and deletes, and passes false. Throws
+    /// `FileReader.Failure` with code `IO_WRITE_FAILED`.
+    public static func write(_ files: [(path: String, bytes: [UInt8])], into directory: String, durable: Bool = true) throws {
         try makeDirectories(directory)
+        var made: Set<String> = [directory]
         for (path, bytes) in files {
             guard !path.hasPrefix("/"), !path.split(separator: "/").contains("..") else {
                 throw failure("refusing to write outside the output directory: \(path)")
             }
             let target = directory + "/" + path
-            if let slash = target.lastIndex(of: "/") { try makeDirectories(String(target[..<slash])) }
+            if let slash = target.lastIndex(of: "/") {
+                let parent = String(target[..<slash])
+                if made.insert(parent).inserted { try makeDirectories(parent) }
+            }
             let temp = target + ".partial-\(getpid())"
             let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw failure("cannot create \(temp): \(String(cString: strerror(errno)))") }
@@ -38,7 +45,7 @@ public enum OutputDirectory {
                     written += n
                 }
             }
-            if error == 0, fsync(fd) != 0 { error = errno }
+            if error == 0, durable, fsync(fd) != 0 { error = errno }
             close(fd)
             if error != 0 {
                 unlink(temp)

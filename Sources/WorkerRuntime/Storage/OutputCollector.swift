@@ -93,12 +93,16 @@ public struct OutputCollector: Sendable {
             outcome.directories.append(root + name + "/")
             // The manifest first: a reader that finds no manifest treats the rest as incomplete.
             let ordered = objects.sorted { ($0.key.hasSuffix("/layer_manifest.json") ? 0 : 1, $0.key) < ($1.key.hasSuffix("/layer_manifest.json") ? 0 : 1, $1.key) }
+            var failed: [String: StorageError] = [:]
+            if !dryRun {
+                let manifests = ordered.prefix { $0.key.hasSuffix("/layer_manifest.json") }
+                failed = storage.delete(all: manifests.map(\.key))
+                failed.merge(storage.delete(all: ordered.dropFirst(manifests.count).map(\.key))) { a, _ in a }
+            }
             for object in ordered {
-                if !dryRun {
-                    do { try storage.delete(object.key) } catch {
-                        outcome.failures += 1
-                        continue
-                    }
+                if failed[object.key] != nil {
+                    outcome.failures += 1
+                    continue
                 }
                 outcome.objects += 1
                 outcome.bytes += object.bytes

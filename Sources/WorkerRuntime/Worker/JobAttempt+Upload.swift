@@ -42,7 +42,32 @@ extension JobAttempt {
             throw .failed(error)
         }
         defer { outputs.close() }
+        // Reused files first, copied together; a failed copy is uploaded with the rest.
+        var copies: [ObjectCopy] = []
+        var rest: [ChildMessage.File] = []
         for file in ordered {
+            if let previous, report.reused.contains(file.path), previous.sha256[file.path] == file.sha256 {
+                copies.append(ObjectCopy(source: previous.prefix + file.path, destination: job.outputPrefix + file.path,
+                                         contentType: Self.contentType(file.path)))
+            } else {
+                rest.append(file)
+            }
+        }
+        if !copies.isEmpty {
+            try checkStop()
+            let failed = outputStore.copy(all: copies, cacheControl: config.outputCacheControl)
+            for c in copies where failed[c.destination] == nil {
+                copied += 1
+                uploaded.append(c.destination)
+            }
+            if let (key, error) = failed.min(by: { $0.key < $1.key }) {
+                logger.warn("reprocess: copy failed, uploading instead", ids.merging([
+                    "error": .string("\(error)"), "key": .string(key), "failed_copies": .int(Int64(failed.count)),
+                ]) { a, _ in a })
+                rest = ordered.filter { failed[job.outputPrefix + $0.path] != nil } + rest
+            }
+        }
+        for file in rest {
             try checkStop()
             let bytes: [UInt8]
             do {
@@ -55,17 +80,6 @@ extension JobAttempt {
                                              phase: .uploadingOutputs))
             }
             let key = job.outputPrefix + file.path
-            if let previous, report.reused.contains(file.path), previous.sha256[file.path] == file.sha256 {
-                do {
-                    try outputStore.copy(previous.prefix + file.path, to: key, contentType: Self.contentType(file.path),
-                                         cacheControl: config.outputCacheControl)
-                    copied += 1
-                    uploaded.append(key)
-                    continue
-                } catch {
-                    logger.warn("reprocess: copy failed, uploading instead", ids.merging(["error": .string("\(error)")]) { a, _ in a })
-                }
-            }
             do {
                 try outputStore.put(key, bytes: bytes, contentType: Self.contentType(file.path),
                                     cacheControl: config.outputCacheControl)

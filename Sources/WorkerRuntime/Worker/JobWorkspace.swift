@@ -88,12 +88,35 @@ final class JobWorkspace {
             }
         }
         let path = directory + "/" + relative
-        do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-        } catch {
+        // Scratch space, read by the child and deleted after the attempt: not flushed to disk.
+        guard Self.writeFile(path, bytes) else {
             throw FailureReason.internalFault("WORKSPACE_FAILED: cannot write a work file", phase: .downloading)
         }
         return path
+    }
+
+    /// Writes `path` (created or truncated; never through a symbolic link) to hold `bytes`.
+    /// False on any failure, with nothing left behind.
+    static func writeFile(_ path: String, _ bytes: [UInt8]) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        var written = 0
+        let ok = bytes.withUnsafeBytes { raw -> Bool in
+            while written < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + written, raw.count - written)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                written += n
+            }
+            return true
+        }
+        guard close(fd) == 0 || errno == EINTR, ok else {
+            unlink(path)
+            return false
+        }
+        return true
     }
 
     /// Removes `text`'s mentions of the work directory, so messages never carry local paths.
