@@ -88,6 +88,15 @@ static void child_main(const struct sandbox_options *o, int report_fd, const cha
     }
 
     if (setpgid(0, 0) != 0) child_fail(report_fd, SANDBOX_STAGE_PGROUP);
+    // Only ever lowered (which is always allowed): a worker that runs niced already keeps its
+    // own niceness for the child. The raw calls, as everything between fork and exec; the
+    // kernel's getpriority answers 20 - niceness.
+    if (o->niceness > 0) {
+        long current = syscall(SYS_getpriority, PRIO_PROCESS, 0);
+        if (current < 0 || (20 - current < o->niceness && syscall(SYS_setpriority, PRIO_PROCESS, 0, o->niceness) != 0)) {
+            child_fail(report_fd, SANDBOX_STAGE_NICE);
+        }
+    }
 
     int out = above_stdio(o->stdout_fd), err = above_stdio(o->stderr_fd);
     if ((o->stdout_fd >= 0 && out < 0) || (o->stderr_fd >= 0 && err < 0)) child_fail(report_fd, SANDBOX_STAGE_FDS);
@@ -194,4 +203,19 @@ int sandbox_set_nondumpable(void) {
 
 int sandbox_get_dumpable(void) {
     return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+}
+
+int sandbox_set_thread_niceness(int niceness) {
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    errno = 0;
+    int current = getpriority(PRIO_PROCESS, (id_t)tid);
+    if (current == -1 && errno != 0) return errno;
+    if (current >= niceness) return 0;   // never raised
+    return setpriority(PRIO_PROCESS, (id_t)tid, niceness) == 0 ? 0 : errno;
+}
+
+int sandbox_get_thread_niceness(void) {
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    errno = 0;
+    return getpriority(PRIO_PROCESS, (id_t)tid);
 }

@@ -283,3 +283,47 @@ final class LoopbackListener {
 
     func close() { Glibc.close(fd) }
 }
+
+/// A re-transcode's child runs niced from its first instruction, and a job thread can lower its
+/// own priority without touching other threads.
+@Suite("Batch priority")
+struct BatchPriorityTests {
+    @Test func theChildIsNicedFromTheStartAndTheWorkerIsNot() throws {
+        let before = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        var sandbox = ChildSandboxTests.jobSandbox
+        sandbox.niceness = 7
+        // `ps`-free: field 19 of /proc/self/stat is the niceness of the shell itself.
+        let r = try ChildSandboxTests.sh("cut -d' ' -f19 /proc/$$/stat", sandbox: sandbox)
+        #expect(r.termination == .exited(0))
+        #expect(r.out.first == String(max(7, Int(before))))
+        let plain = try ChildSandboxTests.sh("cut -d' ' -f19 /proc/$$/stat", sandbox: ChildSandboxTests.jobSandbox)
+        #expect(plain.out.first == String(before))
+        #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == before)
+    }
+
+    @Test func aThreadLowersItsOwnPriorityOnly() throws {
+        let before = ChildSandbox.threadNiceness
+        let seen = NiceSeen()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            seen.problem = ChildSandbox.lowerThreadPriority(5)
+            seen.after = ChildSandbox.threadNiceness
+            // Asking for less niceness than it has leaves it as it is.
+            _ = ChildSandbox.lowerThreadPriority(1)
+            seen.again = ChildSandbox.threadNiceness
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        #expect(seen.problem == nil)
+        #expect(seen.after == max(5, before))
+        #expect(seen.again == max(5, before))
+        #expect(ChildSandbox.threadNiceness == before)
+    }
+}
+
+private final class NiceSeen: @unchecked Sendable {
+    var problem: String?
+    var after = -100
+    var again = -100
+}

@@ -28,6 +28,7 @@ enum sandbox_stage {
     SANDBOX_STAGE_NO_NEW_PRIVS = 11,
     SANDBOX_STAGE_EXEC = 12,
     SANDBOX_STAGE_PIPE = 13,
+    SANDBOX_STAGE_NICE = 14,
 };
 
 /// What to apply in the child between fork and exec. Every pointer is owned by the caller and
@@ -49,6 +50,10 @@ struct sandbox_options {
     long long rlimit_fsize_bytes;
     long long rlimit_nofile;
     long long rlimit_core_bytes;
+    /// Above zero: the child's CPU niceness (setpriority), applied before anything else runs in
+    /// it, so the program's own start-up already yields to other work; never below the inherited
+    /// one. 0 leaves it inherited.
+    int niceness;
     /// Non-zero: PR_SET_NO_NEW_PRIVS.
     int no_new_privs;
     /// Non-zero: unshare(CLONE_NEWUSER | CLONE_NEWNET), mapping the (new) uid and gid to themselves.
@@ -77,6 +82,13 @@ int sandbox_set_nondumpable(void);
 
 /// The calling process's PR_GET_DUMPABLE (1 dumpable, 0 not), or -1.
 int sandbox_get_dumpable(void);
+
+/// Lowers the calling thread's CPU niceness to `niceness` (Linux keeps one per thread); a thread
+/// that is niced more already is left alone. Returns 0 or errno.
+int sandbox_set_thread_niceness(int niceness);
+
+/// The calling thread's CPU niceness.
+int sandbox_get_thread_niceness(void);
 
 #ifdef __cplusplus
 }

@@ -45,11 +45,15 @@ public struct ChildSandbox: Sendable, Equatable {
     var namespaces = false
     /// The uid and gid the child runs as (root only; nil: the worker's).
     var ids: (uid: uid_t, gid: gid_t)?
+    /// The child's CPU niceness, 0–19, set right after fork (0, or less than the worker's own:
+    /// the worker's).
+    var niceness = 0
 
     public static func == (a: ChildSandbox, b: ChildSandbox) -> Bool {
         a.memoryBytes == b.memoryBytes && a.cpuSeconds == b.cpuSeconds && a.fileBytes == b.fileBytes
             && a.openFiles == b.openFiles && a.noCoreFiles == b.noCoreFiles && a.noNewPrivileges == b.noNewPrivileges
             && a.namespaces == b.namespaces && a.ids?.uid == b.ids?.uid && a.ids?.gid == b.ids?.gid
+            && a.niceness == b.niceness
     }
 
     /// Nothing applied beyond what `ChildProcess` always does (process group, signals, stdio).
@@ -90,6 +94,20 @@ public struct ChildSandbox: Sendable, Equatable {
     }
 
     // MARK: The worker side
+
+    /// Lowers the calling thread's CPU priority to niceness `niceness` (clamped to 0–19; a
+    /// thread niced more already keeps its own). On Linux each thread has its own niceness, and
+    /// threads it starts later inherit it. A priority once lowered cannot be
+    /// raised again without privileges: call it on a thread that ends with its work. Returns nil
+    /// or the `strerror` text.
+    @discardableResult
+    static func lowerThreadPriority(_ niceness: Int) -> String? {
+        let e = sandbox_set_thread_niceness(Int32(min(max(niceness, 0), 19)))
+        return e == 0 ? nil : String(cString: strerror(e))
+    }
+
+    /// The calling thread's CPU niceness.
+    static var threadNiceness: Int { Int(sandbox_get_thread_niceness()) }
 
     /// Marks this process non-dumpable (`PR_SET_DUMPABLE` 0): processes of the same uid can no
     /// longer read `/proc/<pid>/environ`, `mem` or `maps`, nor ptrace it. Returns nil or the
@@ -171,6 +189,7 @@ public struct ChildSandbox: Sendable, Equatable {
                 o.rlimit_nofile = openFiles.map(Int64.init) ?? keep
                 o.rlimit_core_bytes = noCoreFiles ? 0 : keep
                 o.no_new_privs = noNewPrivileges ? 1 : 0
+                o.niceness = Int32(clamping: min(max(niceness, 0), 19))
                 o.namespaces = namespaces ? 1 : 0
                 if let ids {
                     o.change_ids = 1
@@ -197,6 +216,7 @@ public struct ChildSandbox: Sendable, Equatable {
         case SANDBOX_STAGE_UID_MAP.rawValue: return "/proc/self/uid_map"
         case SANDBOX_STAGE_GID_MAP.rawValue: return "/proc/self/gid_map"
         case SANDBOX_STAGE_NO_NEW_PRIVS.rawValue: return "PR_SET_NO_NEW_PRIVS"
+        case SANDBOX_STAGE_NICE.rawValue: return "setpriority"
         case SANDBOX_STAGE_EXEC.rawValue: return "execve"
         case SANDBOX_STAGE_PIPE.rawValue: return "pipe"
         default: return "launch"

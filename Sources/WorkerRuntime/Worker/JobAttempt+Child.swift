@@ -21,7 +21,6 @@ extension JobAttempt {
         if inputs.redactions > 0 { args += ["--redacted-textures", ws.redactedDirectory] }
         if let file = inputs.regionsFile { args += ["--redaction-regions", file] }
         if config.jobReport { args.append("--report") }
-        if job.isReprocess && config.batchNice > 0 { args += ["--nice", String(config.batchNice)] }
         if let previous { args += ["--previous", previous.directory] }
 
         if let ids = runner.childSandbox.ids {
@@ -29,8 +28,11 @@ extension JobAttempt {
         }
         let child: ChildProcess
         do {
+            // A re-transcode's child yields the CPU to fresh uploads from its first instruction.
+            var sandbox = runner.childSandbox
+            if job.isReprocess { sandbox.niceness = config.batchNice }
             child = try ChildProcess(executable: runner.childExecutable, arguments: args,
-                                     environment: JobRunner.childEnvironment(), sandbox: runner.childSandbox)
+                                     environment: JobRunner.childEnvironment(), sandbox: sandbox)
         } catch {
             throw .failed(.internalFault(error.description, phase: .parsing))
         }

@@ -55,6 +55,8 @@ final class JobAttempt {
     var timings: [String: Double] = [:]
     let started = Clock.now()
     var currentStep = JobStep.parsing
+    /// Lower this thread's priority once the heartbeat runs (a re-transcode on a thread of its own).
+    var yieldsCPU = false
 
     init(runner: JobRunner, job: ClaimedJob, control: JobControl) {
         self.runner = runner
@@ -84,6 +86,10 @@ final class JobAttempt {
                                   leaseSeconds: config.leaseSeconds, interval: config.heartbeatSeconds)
         heartbeat.start()
         defer { heartbeat.stop() }
+        // Once the heartbeat runs on its own thread (at the worker's priority): a re-transcode's
+        // own share of the work (downloads, hashing, copies) yields the CPU to fresh uploads, as
+        // its child does (`JobRunner.run(ownThread:)`).
+        if yieldsCPU { ChildSandbox.lowerThreadPriority(config.batchNice) }
 
         guard let connection = openConnection(url) else {
             heartbeat.enterReporting()

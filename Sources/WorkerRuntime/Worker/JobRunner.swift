@@ -111,8 +111,14 @@ public final class JobRunner: Sendable {
     /// stop reason the job no longer acted on (e.g. set while the job was being finalized).
     /// Reporting the end is bounded: by `reportDeadlineSeconds`, and at once by a `.shutdown`
     /// request even when another stop reason came first (`JobControl.shutdownRequested`).
-    public func run(_ job: ClaimedJob, control: JobControl) -> JobOutcome {
-        JobAttempt(runner: self, job: job, control: control).run()
+    ///
+    /// With `ownThread` (the caller made this thread for this job, and it ends with it), a
+    /// re-transcode lowers the thread's CPU priority to `TRANSCODE_BATCH_NICE` once its heartbeat
+    /// runs, so that its own share of the work yields to fresh uploads as its child does.
+    public func run(_ job: ClaimedJob, control: JobControl, ownThread: Bool = false) -> JobOutcome {
+        let attempt = JobAttempt(runner: self, job: job, control: control)
+        attempt.yieldsCPU = ownThread && job.isReprocess && config.batchNice > 0
+        return attempt.run()
     }
 
     /// The child's environment: only what a conversion needs (`PATH`, `TMPDIR`, `HOME`, locale,

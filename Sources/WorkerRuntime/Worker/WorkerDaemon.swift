@@ -214,7 +214,7 @@ public final class WorkerDaemon: @unchecked Sendable {
                 case .failure: break
                 }
             }
-            let outcome = runner.run(job, control: control)
+            let outcome = runner.run(job, control: control, ownThread: true)
             timer.end()
             finished(job, outcome)
         }
