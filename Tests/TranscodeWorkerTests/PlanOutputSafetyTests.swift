@@ -94,10 +94,15 @@ struct PlanOutputSafetyTests {
 
     @Test func aDXFThatIsNotDXFTextIsRefused() throws {
         let dxf = String(decoding: try #require(try Self.realPlan()["plan.dxf"]), as: UTF8.self)
-        let hostile = [dxf + "\u{0}", "<script>alert(1)</script>\n" + dxf, String(dxf.dropLast(4)), dxf + "  0\n"]
+        let hostile = [dxf + "\u{0}", "<script>alert(1)</script>\n" + dxf, String(dxf.dropLast(4)), dxf + "  0\n",
+                       "0\nSECTION\nA\nB\n0\nEOF\n", "0\nSECTION\n+\nB\n0\nEOF\n", "0\nSECTION\n1234567890123456789\nB\n0\nEOF\n",
+                       "0\nSECTION\n  2\n0\nEOF\n", "0\nSECTIONS\n  2\nHEADER\n0\nEOF\n"]
         for (i, text) in hostile.enumerated() {
             #expect(DXFSafety.problem(Array(text.utf8)) != nil, "variant \(i) accepted")
         }
+        // The smallest acceptable file, with padded group codes and CRLF or LF line ends.
+        #expect(DXFSafety.problem(Array("  0\nSECTION\n  2\nHEADER\n  0\nEOF\n".utf8)) == nil)
+        #expect(DXFSafety.problem(Array("  0\r\nSECTION\r\n -2\r\nHEADER\r\n  0\r\nEOF".utf8)) == nil)
         let f = try Fixture()
         try f.put("plan.dxf", Array(hostile[1].utf8))
         #expect(try #require(f.refusal()).message.contains("plan.dxf"))

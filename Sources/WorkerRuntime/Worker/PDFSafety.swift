@@ -47,9 +47,13 @@ public enum PDFSafety {
         return inStream ? "an unterminated stream" : nil
     }
 
-    static func matches(_ bytes: [UInt8], at i: Int, _ word: String) -> Bool {
-        let w = Array(word.utf8)
-        return i + w.count <= bytes.count && Array(bytes[i..<(i + w.count)]) == w
+    static func matches(_ bytes: [UInt8], at i: Int, _ word: StaticString) -> Bool {
+        let n = word.utf8CodeUnitCount
+        guard i >= 0, i + n <= bytes.count else { return false }
+        return word.withUTF8Buffer { w in
+            for k in 0..<n where bytes[i + k] != w[k] { return false }
+            return true
+        }
     }
 
     /// A byte of a PDF name: anything but white space and delimiters.
@@ -66,16 +70,35 @@ public enum DXFSafety {
         guard bytes.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else {
             return "bytes other than printable ASCII"
         }
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: [" ", "\r"]) }
-        let body = lines.last == "" ? Array(lines.dropLast()) : lines
-        guard body.count >= 4, body.count % 2 == 0 else { return "not group code and value pairs" }
-        guard body[0] == "0", body[1] == "SECTION", body[body.count - 2] == "0", body[body.count - 1] == "EOF" else {
+        // Lines split at LF, each without its surrounding spaces and CRs; a final empty line is
+        // the file's last newline.
+        var lines: [Range<Int>] = []
+        var start = 0
+        for i in 0...bytes.count where i == bytes.count || bytes[i] == 0x0A {
+            var a = start, b = i
+            while a < b, bytes[a] == 0x20 || bytes[a] == 0x0D { a += 1 }
+            while b > a, bytes[b - 1] == 0x20 || bytes[b - 1] == 0x0D { b -= 1 }
+            lines.append(a..<b)
+            start = i + 1
+        }
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        func line(_ k: Int, is text: StaticString) -> Bool {
+            lines[k].count == text.utf8CodeUnitCount && PDFSafety.matches(bytes, at: lines[k].lowerBound, text)
+        }
+        guard lines.count >= 4, lines.count % 2 == 0 else { return "not group code and value pairs" }
+        guard line(0, is: "0"), line(1, is: "SECTION"), line(lines.count - 2, is: "0"), line(lines.count - 1, is: "EOF") else {
             return "does not start with 0 SECTION and end with 0 EOF"
         }
-        for k in stride(from: 0, to: body.count, by: 2) where Int(body[k]) == nil {
+        for k in stride(from: 0, to: lines.count, by: 2) where !isInteger(bytes[lines[k]]) {
             return "a group code that is not a number"
         }
         return nil
+    }
+
+    /// What `Int(_:)` accepts from ASCII: an optional sign and 1–18 digits (no overflow).
+    static func isInteger(_ text: ArraySlice<UInt8>) -> Bool {
+        var digits = text[...]
+        if let first = digits.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") { digits = digits.dropFirst() }
+        return !digits.isEmpty && digits.count <= 18 && digits.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 }
