@@ -14,9 +14,13 @@ On a throwaway PostgreSQL 15 (scripts/pg-temp.sh) and a file store in one work d
     schema), `reprocess --below-schema 5` marks them and the worker re-transcodes them; every output
     group keeps its key, so the model, thumbnails and plan are copied and only the manifest and the
     report are written.
- 4. "renderer change": each published manifest's `artifacts.thumbnails.key` is replaced (as if the
-    renderer's stage version had been bumped since), then the same as 3: the thumbnails are
-    rendered again, the model and the plan are copied.
+ 4. "renderer change": each published manifest's `artifacts.thumbnails.key` and `artifacts.plan.key`
+    are replaced (as if the renderer's stage version had been bumped since: a room's plan
+    thumbnail is in the plan group, drawn with the plan), then the same as 3: the thumbnails are
+    rendered again and the plan written again, the model is copied.
+ 4b. "plan language change": every version's `plan_locale` set to zh-Hans, then the same as 3:
+    the plan group (its files and the plan thumbnail) is made again, the model and the ten 3D
+    views are copied.
  5. "fresh uploads during a batch": --fresh new scans are submitted one every 0.5 s while a
     manifest-only batch of --count versions runs, and again with no batch; for each, the median and
     maximum enqueue-to-ready time (`transcoded_at - enqueued_at`, both stamped by the database).
@@ -113,6 +117,7 @@ class Bench:
             with open(path) as f:
                 manifest = json.load(f)
             manifest["artifacts"]["thumbnails"]["key"] = "0" * 64
+            manifest["artifacts"]["plan"]["key"] = "0" * 64
             with open(path, "w") as f:
                 json.dump(manifest, f)
 
@@ -191,6 +196,13 @@ def main():
         wall, cpu = bench.run_until_idle("renderer")
         bench.check_ready(ids)
         rows.append(("renderer change", wall, cpu, bench.copied_outputs("renderer")))
+
+        bench.sql(f"UPDATE room_versions SET plan_locale = 'zh-Hans', manifest_schema_version = 4 "
+                  f"WHERE id IN ({','.join(repr(i) for i in ids)})")
+        bench.tw("reprocess", "--below-schema", "5", "--limit", str(args.count))
+        wall, cpu = bench.run_until_idle("plan-locale")
+        bench.check_ready(ids)
+        rows.append(("plan language change", wall, cpu, bench.copied_outputs("plan-locale")))
 
         alone = bench.fresh_latencies(args.fresh, False, ids)
         during = bench.fresh_latencies(args.fresh, True, ids)

@@ -63,15 +63,21 @@ struct IncrementalReprocessTests {
         let first = try f.claim()
         #expect(f.runner().run(first, control: JobControl()) == .ready(outputPrefix: first.outputPrefix))
         let original = try Self.hashes(f, first.outputPrefix)
-        // Another plan language for this version: the plan and the thumbnails (the plan thumbnail
-        // is drawn from the plan) are made again; the model is reused.
+        // Another plan language for this version: the plan group (its files and the plan
+        // thumbnail drawn with it) is made again; the model and the ten 3D views are reused.
         try f.store.connection.query("UPDATE room_versions SET plan_locale = 'zh-Hans' WHERE id = $1::uuid", [version])
         let job = try Self.reprocess(f, version)
         let copied = Set(f.recorder.copies.map { String($0.destination.dropFirst(job.outputPrefix.count)) })
-        #expect(copied == ["model.glb"])
+        let views3D = Set(original.keys.filter { $0.hasPrefix("thumbs/") && $0 != "thumbs/plan.webp" })
+        #expect(views3D.count == 10)
+        #expect(copied == views3D.union(["model.glb"]))
         let now = try Self.hashes(f, job.outputPrefix)
         #expect(now["model.glb"] == original["model.glb"])
         #expect(now["plan.svg"] != original["plan.svg"])
+        #expect(now["thumbs/plan.webp"] != original["thumbs/plan.webp"])
+        // The same bytes as making everything again in that language.
+        let full = try Self.reprocess(f, version, force: true)
+        #expect(try Self.hashes(f, full.outputPrefix) == now)
     }
 
     @Test func aTamperedPreviousFileIsNotReused() throws {
@@ -84,8 +90,9 @@ struct IncrementalReprocessTests {
         try f.files.put(first.outputPrefix + "thumbs/hero.webp", bytes: Array("not a webp".utf8), contentType: "image/webp")
         let job = try Self.reprocess(f, version)
         let copied = Set(f.recorder.copies.map { String($0.destination.dropFirst(job.outputPrefix.count)) })
-        #expect(!copied.contains { $0.hasPrefix("thumbs/") }, "a thumbnail group with a bad file was reused")
-        #expect(copied.contains("plan.svg"))
+        #expect(!copied.contains { $0.hasPrefix("thumbs/") && $0 != "thumbs/plan.webp" }, "a thumbnail group with a bad file was reused")
+        // The plan group, with the plan thumbnail drawn with it, is intact and reused.
+        #expect(copied.isSuperset(of: ["plan.svg", "thumbs/plan.webp"]))
         #expect(try Self.hashes(f, job.outputPrefix) == original)
     }
 

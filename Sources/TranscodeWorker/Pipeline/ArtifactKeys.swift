@@ -12,10 +12,11 @@ public enum ArtifactStages {
     public static let scene = 1
     /// The `.glb` writer (`model`).
     public static let model = 1
-    /// The thumbnail renderer and its WebP encoding (`thumbnails`; the plan thumbnail of a room
-    /// also depends on `plan`).
+    /// The thumbnail renderer and its WebP encoding (`thumbnails`, and the plan thumbnail of a
+    /// room, which is in the `plan` group).
     public static let render = 1
-    /// The floor plan: its geometry and the SVG, PDF and DXF writers (`plan`).
+    /// The floor plan: its geometry, the SVG, PDF and DXF writers and a room's plan thumbnail
+    /// (`plan`).
     public static let plan = 1
 }
 
@@ -43,8 +44,17 @@ struct ArtifactKeys: Equatable {
             "model=\(ArtifactStages.model)", "compression=\(input.glbCompression.rawValue)",
             "textures=\(input.textureFormat.rawValue)|\(input.maxTextureSize)", "materials=\(input.materials.rawValue)",
         ]
-        let plan = common + ["plan=\(ArtifactStages.plan)", "plan-options=\(describe(input.plan))"]
-        let thumbnails = plan + ["render=\(ArtifactStages.render)", "thumbnail-options=\(describe(input.thumbnails))"]
+        // A room's plan thumbnail is drawn with the plan (cairo) and belongs to the plan group, so
+        // its size, quality and encoder count there; the other views never depend on the plan's
+        // options, only on whether the plan draws the plan view (else the renderer does).
+        var planThumbnail = "none"
+        if let o = input.thumbnails, o.views.contains(.plan) {
+            let size = o.sizes[.plan]
+            planThumbnail = "\(size.width)x\(size.height)|\(o.webpQuality)|render=\(ArtifactStages.render)"
+        }
+        let plan = common + ["plan=\(ArtifactStages.plan)", "plan-options=\(describe(input.plan))", "plan-thumbnail=\(planThumbnail)"]
+        let thumbnails = common + ["render=\(ArtifactStages.render)", "thumbnail-options=\(describe(input.thumbnails))",
+                                   "plan-drawn=\(input.plan != nil)"]
         return ArtifactKeys(model: hash("model", model), thumbnails: hash("thumbnails", thumbnails), plan: hash("plan", plan))
     }
 

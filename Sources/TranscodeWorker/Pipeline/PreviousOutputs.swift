@@ -18,10 +18,13 @@ public struct PreviousOutputs: Sendable {
         self.files = files
     }
 
-    /// What a reprocess may take from the previous revision, once checked.
+    /// What a reprocess may take from the previous revision, once checked. Each group is taken
+    /// whole or not at all.
     struct Reusable {
         var thumbnails: (views: [ThumbnailView], warnings: [SceneWarning])?
         var planFiles: [(path: String, bytes: [UInt8])]?
+        /// A room's plan thumbnail (drawn with the plan, in the plan group), with `planFiles`.
+        var planThumbnail: ThumbnailView?
         /// The previous model's SHA-256 when its key equals the new one.
         var modelSHA256: String?
     }
@@ -63,24 +66,34 @@ public struct PreviousOutputs: Sendable {
             return data
         }
         if group("model", key: keys.model) != nil { out.modelSHA256 = Self.text(m.member("glb")?.member("sha256")) }
-        if let paths = group("thumbnails", key: keys.thumbnails), case .array(let records)? = m.member("thumbnails") {
-            var views: [ThumbnailView] = []
-            for r in records {
-                guard let path = Self.text(r.member("path")), let kind = Self.text(r.member("kind")).flatMap(ThumbnailView.Kind.init),
-                      let width = Self.number(r.member("width")), let height = Self.number(r.member("height")),
-                      let camera = Self.camera(r.member("camera")),
-                      let data = verified(path, bytes: Self.number(r.member("bytes")), sha256: Self.text(r.member("sha256")))
-                else { views = []; break }
-                views.append(ThumbnailView(kind: kind, path: path, width: Int(width), height: Int(height), webp: data, camera: camera))
-            }
-            if views.count == records.count, Set(views.map(\.path)) == Set(paths) {
+        var records: [ParsedJSON] = []
+        if case .array(let list)? = m.member("thumbnails") { records = list }
+        /// The thumbnail recorded at `path`, its bytes checked; nil when it is not all there.
+        func view(_ r: ParsedJSON) -> ThumbnailView? {
+            guard let path = Self.text(r.member("path")), let kind = Self.text(r.member("kind")).flatMap(ThumbnailView.Kind.init),
+                  let width = Self.number(r.member("width")), let height = Self.number(r.member("height")),
+                  let camera = Self.camera(r.member("camera")),
+                  let data = verified(path, bytes: Self.number(r.member("bytes")), sha256: Self.text(r.member("sha256")))
+            else { return nil }
+            return ThumbnailView(kind: kind, path: path, width: Int(width), height: Int(height), webp: data, camera: camera)
+        }
+        if let paths = group("thumbnails", key: keys.thumbnails) {
+            let mine = records.filter { Self.text($0.member("path")).map(paths.contains) ?? false }
+            let views = mine.compactMap(view)
+            if views.count == mine.count, Set(views.map(\.path)) == Set(paths) {
                 out.thumbnails = (views, Self.warnings(artifacts?.member("thumbnails")?.member("warnings")))
             }
         }
-        if let paths = group("plan", key: keys.plan) {
+        if var paths = group("plan", key: keys.plan) {
+            var thumbnail: ThumbnailView?
+            let wantsThumbnail = paths.contains(Self.planThumbnailPath)
+            if wantsThumbnail {
+                paths.removeAll { $0 == Self.planThumbnailPath }
+                thumbnail = records.first { Self.text($0.member("path")) == Self.planThumbnailPath }.flatMap(view)
+            }
             var reused: [(path: String, bytes: [UInt8])] = []
-            if case .array(let records)? = m.member("plan")?.member("files") {
-                for r in records {
+            if case .array(let files)? = m.member("plan")?.member("files") {
+                for r in files {
                     guard let path = Self.text(r.member("path")),
                           let data = verified(path, bytes: Self.number(r.member("bytes")), sha256: Self.text(r.member("sha256")))
                     else { reused = []; break }
@@ -89,10 +102,16 @@ public struct PreviousOutputs: Sendable {
             }
             let order = ["plan.svg", "plan.pdf", "plan.dxf"]
             reused.sort { (order.firstIndex(of: $0.path) ?? order.count, $0.path) < (order.firstIndex(of: $1.path) ?? order.count, $1.path) }
-            if Set(reused.map(\.path)) == Set(paths), !paths.isEmpty { out.planFiles = reused }
+            if Set(reused.map(\.path)) == Set(paths), !paths.isEmpty, !wantsThumbnail || thumbnail != nil {
+                out.planFiles = reused
+                out.planThumbnail = thumbnail
+            }
         }
         return out
     }
+
+    /// Where a room's plan thumbnail is (in the plan group).
+    static let planThumbnailPath = "thumbs/plan.webp"
 
     static func text(_ v: ParsedJSON?) -> String? {
         if case .string(let s)? = v { return s }

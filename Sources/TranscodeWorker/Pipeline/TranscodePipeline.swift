@@ -126,10 +126,14 @@ public enum TranscodePipeline {
         }
         if let planOptions = input.plan {
             plan = try phase("plan") { () throws(PipelineError) -> PlanOutputs in
-                try Self.drawPlan(layered, options: planOptions, thumbnail: reusable.thumbnails == nil ? planSize : nil,
+                try Self.drawPlan(layered, options: planOptions, thumbnail: reusable.planThumbnail == nil ? planSize : nil,
                                   files: reusable.planFiles)
             }
             if reusable.planFiles != nil { reused += plan.files.map(\.path) }
+            if let t = reusable.planThumbnail, planSize != nil, !plan.files.isEmpty {
+                plan.thumbnail = (t.webp, t.camera)
+                reused.append(t.path)
+            }
         }
 
         // Thumbnails (hero, card, orbit, and the plan unless the floor plan drew it) in WebP. A
@@ -159,10 +163,13 @@ public enum TranscodePipeline {
                     }
                 }
             }
-            if let t = plan.thumbnail, let size = planSize {
-                views.append(ThumbnailView(kind: .plan, path: "thumbs/plan.webp", width: size.width, height: size.height,
-                                           webp: t.webp, camera: t.camera))
-            }
+        }
+        // A room's plan thumbnail, drawn with the plan (or taken with it from the previous revision).
+        var planThumbnailPath: String?
+        if let t = plan.thumbnail, let size = planSize, input.thumbnails != nil {
+            planThumbnailPath = PreviousOutputs.planThumbnailPath
+            views.append(ThumbnailView(kind: .plan, path: PreviousOutputs.planThumbnailPath, width: size.width, height: size.height,
+                                       webp: t.webp, camera: t.camera))
         }
         let thumbnails = views.map { v in
             Thumbnail(kind: v.kind.rawValue, path: v.path, width: v.width, height: v.height, bytes: v.webp.count,
@@ -186,11 +193,11 @@ public enum TranscodePipeline {
                                         files: ["model.glb"], warnings: modelWarnings)]
         if input.thumbnails != nil {
             artifacts.append(ArtifactRecord(name: "thumbnails", key: keys.thumbnails, stageVersion: ArtifactStages.render,
-                                            files: views.map(\.path), warnings: renderWarnings))
+                                            files: views.map(\.path).filter { $0 != planThumbnailPath }, warnings: renderWarnings))
         }
         if input.plan != nil {
             artifacts.append(ArtifactRecord(name: "plan", key: keys.plan, stageVersion: ArtifactStages.plan,
-                                            files: plan.files.map(\.path)))
+                                            files: plan.files.map(\.path) + (planThumbnailPath.map { [$0] } ?? [])))
         }
         let glbArtifact = Artifact(
             path: "model.glb", bytes: glb.bytes.count, sha256: glbSHA256,
