@@ -67,6 +67,30 @@ struct ConsoleTests {
         #expect(out.headers["set-cookie"]?.contains("Max-Age=0") == true)
     }
 
+    @Test func aSignedOutSessionIsOverEvenWhereItsCookieWasKept() throws {
+        let h = try H()
+        defer { h.close() }
+        let kept = try h.signIn(), other = try h.signIn()
+        let csrf = try h.csrf(kept)
+        #expect(try h.send("POST", "/console/sign-out", form: [("csrf", csrf)], cookie: kept).status == 303)
+        // A copy of the cookie (another browser, another replica behind the same database) is refused.
+        let page = try h.send("GET", "/console", cookie: kept)
+        #expect(page.status == 303 && page.headers["location"] == "/console/sign-in")
+        let post = try h.send("POST", "/console/versions/00000000-0000-0000-0000-000000000000/retry", form: [("csrf", csrf)],
+                              cookie: kept)
+        #expect(post.status == 401)
+        // Signing out twice is harmless, and other sessions go on.
+        #expect(try h.send("POST", "/console/sign-out", form: [("csrf", csrf)], cookie: kept).status == 401)
+        #expect(try h.send("GET", "/console", cookie: other).status == 200)
+        // The record lasts as long as the session could have.
+        let rows = try h.connection.query("""
+            SELECT round(extract(epoch FROM expires_at - now())) AS left FROM transcode_console_signouts
+            """)
+        #expect(rows.count == 1)
+        let left = try #require(rows.first?.int("left"))
+        #expect(left > ConsoleSession.lifetimeSeconds - 600 && left <= ConsoleSession.lifetimeSeconds)
+    }
+
     @Test func forgedExpiredAndForeignSessionsAreRefused() throws {
         let signer = ConsoleSession(apiToken: H.token)
         let now = 1_800_000_000

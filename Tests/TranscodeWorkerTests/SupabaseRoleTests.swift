@@ -150,7 +150,8 @@ struct SupabaseRoleTests {
              WHERE n.nspname = 'public' AND c.relkind IN ('r', 'v', 'm', 'p') ORDER BY c.relname
             """)
         #expect(Set(tables.compactMap { $0["relname"] }) == ["redactions", "room_versions", "rooms", "transcode_schema_migrations",
-                                                             "transcode_attempts", "transcode_event_log", "transcode_retry_requests"])
+                                                             "transcode_attempts", "transcode_event_log", "transcode_retry_requests",
+                                                             "transcode_console_signouts"])
         for t in tables {
             let name = try #require(t["relname"])
             #expect(t.bool("relrowsecurity") == true, "\(name) has no row level security")

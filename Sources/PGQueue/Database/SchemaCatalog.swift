@@ -30,6 +30,7 @@ public enum SchemaCatalog {
         Migration(version: 12, name: "operator console: attempts and event log; the app's retry button (transcode_app_retry)",
                   sql: consoleAndAppRetry),
         Migration(version: 13, name: "incremental re-transcodes: reprocess_full (reprocess --force)", sql: reprocessFull),
+        Migration(version: 14, name: "console sign-outs held on every replica: transcode_console_signouts", sql: consoleSignOuts),
     ]
 
     /// `rooms`, `room_versions` and `redactions`, created only when absent; the columns the worker

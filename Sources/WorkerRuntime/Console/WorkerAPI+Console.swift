@@ -35,8 +35,17 @@ extension WorkerAPI {
             }
         }
         guard let auth = authenticate(request, token: token, session: session) else {
-            if request.method == "GET" || request.method == "HEAD" { return ConsolePage.redirect("/console/sign-in") }
-            return signInPage(error: "Sign in first.", status: 401)
+            return notSignedIn(request)
+        }
+        // A session signed out of (on any replica) is over, whatever its cookie says.
+        if let nonce = auth.nonce {
+            do {
+                if try withDatabase({ (c) throws(DatabaseError) in try QueueStore(connection: c).isConsoleSignedOut(nonce: nonce) }) {
+                    return notSignedIn(request)
+                }
+            } catch {
+                return databaseUnavailable(error, navigation: nil)
+            }
         }
         if request.method == "POST", let nonce = auth.nonce {
             let given = ConsoleForm.fields(request.body)["csrf"]
@@ -50,7 +59,7 @@ extension WorkerAPI {
         }
         switch (request.method, parts.count) {
         case ("GET", 0): return overviewPage(auth)
-        case ("POST", 1) where parts[0] == "sign-out": return signOut(request)
+        case ("POST", 1) where parts[0] == "sign-out": return signOut(request, auth)
         case ("GET", 1) where parts[0] == "versions": return versionsPage(request, auth)
         case ("GET", 1) where parts[0] == "batch": return batchPage(request, auth)
         case ("POST", 1) where parts[0] == "batch": return batchMark(request, auth)
@@ -123,8 +132,33 @@ extension WorkerAPI {
         return ConsolePage.redirect("/console", headers: [("Set-Cookie", Self.cookie(value, maxAge: ConsoleSession.lifetimeSeconds, request))])
     }
 
-    private func signOut(_ request: HTTPServerRequest) -> HTTPServerResponse {
-        ConsolePage.redirect("/console/sign-in", headers: [("Set-Cookie", Self.cookie("", maxAge: 0, request))])
+    /// The answer to a request without a live session: GETs go to the sign-in page, anything
+    /// else is a 401.
+    private func notSignedIn(_ request: HTTPServerRequest) -> HTTPServerResponse {
+        if request.method == "GET" || request.method == "HEAD" { return ConsolePage.redirect("/console/sign-in") }
+        return signInPage(error: "Sign in first.", status: 401)
+    }
+
+    /// Ends the session on every replica (its nonce is recorded until it would have expired) and
+    /// clears the cookie. When the database cannot record it, the cookie is still cleared and the
+    /// page says the session stays valid elsewhere until it expires.
+    private func signOut(_ request: HTTPServerRequest, _ auth: ConsoleAuth) -> HTTPServerResponse {
+        let clear = [("Set-Cookie", Self.cookie("", maxAge: 0, request))]
+        guard let nonce = auth.nonce else { return ConsolePage.redirect("/console/sign-in", headers: clear) }
+        do {
+            try withDatabase { (c) throws(DatabaseError) in
+                try QueueStore(connection: c).recordConsoleSignOut(nonce: nonce, seconds: ConsoleSession.lifetimeSeconds)
+            }
+        } catch {
+            logger.warn("console sign-out not recorded", ["error": .string("\(error)"), "error_code": .string(error.code)])
+            return ConsolePage.response(status: 503, title: "Signed out here only", body: """
+                <h1>Signed out here only</h1><p>This browser's session cookie was cleared, but the worker could not record \
+                the sign-out in its database (\(ConsolePage.esc(error.code))): a copy of the cookie stays valid until it \
+                expires. Sign in and out again once the database is back.</p>
+                """, navigation: nil, headers: clear)
+        }
+        logger.info("console signed out", [:])
+        return ConsolePage.redirect("/console/sign-in", headers: clear)
     }
 
     /// The session cookie: HttpOnly, SameSite=Strict, limited to `/console`, Secure when the
@@ -139,11 +173,16 @@ extension WorkerAPI {
         do {
             return try withDatabase { (c) throws(DatabaseError) in try body(QueueStore(connection: c)) }
         } catch {
-            logger.warn("console database call failed", ["error": .string("\(error)"), "error_code": .string(error.code)])
-            return ConsolePage.response(status: 503, title: "Database unavailable", body: """
-                <h1>Database unavailable</h1><p>The worker cannot reach its database right now (\(ConsolePage.esc(error.code))). \
-                Reload in a moment.</p>
-                """, navigation: auth.navigation)
+            return databaseUnavailable(error, navigation: auth.navigation)
         }
+    }
+
+    /// The 503 page for a database call that failed.
+    private func databaseUnavailable(_ error: DatabaseError, navigation: ConsolePage.Navigation?) -> HTTPServerResponse {
+        logger.warn("console database call failed", ["error": .string("\(error)"), "error_code": .string(error.code)])
+        return ConsolePage.response(status: 503, title: "Database unavailable", body: """
+            <h1>Database unavailable</h1><p>The worker cannot reach its database right now (\(ConsolePage.esc(error.code))). \
+            Reload in a moment.</p>
+            """, navigation: navigation)
     }
 }
