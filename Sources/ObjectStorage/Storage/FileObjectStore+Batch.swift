@@ -19,8 +19,7 @@ extension FileObjectStore {
                 if let directory = try linkIntoPlace(c.source, to: c.destination) {
                     linked[directory, default: []].append(c.destination)
                 } else {
-                    let bytes = try get(c.source, maxBytes: Self.maxCopyBytes)
-                    try put(c.destination, bytes: bytes, contentType: c.contentType, cacheControl: cacheControl)
+                    try copyThroughMemory(c.source, to: c.destination, contentType: c.contentType, cacheControl: cacheControl)
                 }
             } catch {
                 failed[c.destination] = error
@@ -40,24 +39,33 @@ extension FileObjectStore {
         var directories: Set<String> = []
         for key in keys {
             do {
-                try validate(key)
+                if let directory = try unlinkObject(key) { directories.insert(directory) }
             } catch {
                 failed[key] = error
-                continue
             }
-            let target = path(key)
-            if unlink(target) == 0 {
-                directories.insert(String(target[..<target.lastIndex(of: "/")!]))
-                continue
-            }
-            let e = errno
-            // Missing, or only a prefix of other keys: there is no object to delete.
-            if e == ENOENT || e == ENOTDIR || e == EISDIR { continue }
-            failed[key] = StorageError.system(e, "cannot delete \(key)", key: key, writing: true)
         }
         // Best effort, as for one delete: the objects are gone for every reader already.
         for directory in directories { _ = syncDirectory(directory) }
         return failed
+    }
+
+    /// Removes the file of `key` and returns its directory, still to be flushed; nil when there
+    /// was no such object (missing, or only a prefix of other keys). Throws
+    /// `STORAGE_WRITE_FAILED` (retryable), `STORAGE_INVALID_KEY`.
+    func unlinkObject(_ key: String) throws(StorageError) -> String? {
+        try validate(key)
+        let target = path(key)
+        if unlink(target) == 0 { return String(target[..<target.lastIndex(of: "/")!]) }
+        let e = errno
+        if e == ENOENT || e == ENOTDIR || e == EISDIR { return nil }
+        throw StorageError.system(e, "cannot delete \(key)", key: key, writing: true)
+    }
+
+    /// A copy across file systems: the bytes through memory, written (and flushed) by `put`.
+    func copyThroughMemory(_ source: String, to destination: String, contentType: String,
+                           cacheControl: String?) throws(StorageError) {
+        let bytes = try get(source, maxBytes: Self.maxCopyBytes)
+        try put(destination, bytes: bytes, contentType: contentType, cacheControl: cacheControl)
     }
 
     /// Hard-links the file of `source` to a temporary name beside `destination` and renames it

@@ -175,9 +175,7 @@ public struct FileObjectStore: ObjectStore {
     /// `STORAGE_NOT_FOUND`, `STORAGE_WRITE_FAILED` (retryable), `STORAGE_INVALID_KEY`.
     public func copy(_ source: String, to destination: String, contentType: String, cacheControl: String?) throws(StorageError) {
         guard let directory = try linkIntoPlace(source, to: destination) else {
-            let bytes = try get(source, maxBytes: Self.maxCopyBytes)
-            try put(destination, bytes: bytes, contentType: contentType, cacheControl: cacheControl)
-            return
+            return try copyThroughMemory(source, to: destination, contentType: contentType, cacheControl: cacheControl)
         }
         if let e = syncDirectory(directory) {
             throw StorageError.system(e, "cannot flush the directory of \(destination)", key: destination, writing: true)
@@ -187,17 +185,8 @@ public struct FileObjectStore: ObjectStore {
     /// Removes the file of `key`; a missing key (or one that is only a prefix) is not an error.
     /// Empty directories stay. Throws `STORAGE_WRITE_FAILED` (retryable), `STORAGE_INVALID_KEY`.
     public func delete(_ key: String) throws(StorageError) {
-        try validate(key)
-        let target = path(key)
-        if unlink(target) == 0 {
-            // Best effort: the object is gone for every reader already.
-            _ = syncDirectory(String(target[..<target.lastIndex(of: "/")!]))
-            return
-        }
-        let e = errno
-        // Missing, or only a prefix of other keys: there is no object to delete.
-        if e == ENOENT || e == ENOTDIR || e == EISDIR { return }
-        throw StorageError.system(e, "cannot delete \(key)", key: key, writing: true)
+        // Best effort: the object is gone for every reader already.
+        if let directory = try unlinkObject(key) { _ = syncDirectory(directory) }
     }
 
     /// Walks the directory of `prefix` and returns the keys starting with it, sorted by UTF-8

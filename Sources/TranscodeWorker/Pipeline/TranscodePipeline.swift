@@ -165,9 +165,8 @@ public enum TranscodePipeline {
             }
         }
         // A room's plan thumbnail, drawn with the plan (or taken with it from the previous revision).
-        var planThumbnailPath: String?
-        if let t = plan.thumbnail, let size = planSize, input.thumbnails != nil {
-            planThumbnailPath = PreviousOutputs.planThumbnailPath
+        let planThumbnailPath = plan.thumbnail != nil && planSize != nil ? PreviousOutputs.planThumbnailPath : nil
+        if let t = plan.thumbnail, let size = planSize {
             views.append(ThumbnailView(kind: .plan, path: PreviousOutputs.planThumbnailPath, width: size.width, height: size.height,
                                        webp: t.webp, camera: t.camera))
         }
