@@ -22,6 +22,15 @@ struct IncrementalReprocessTests {
         return out
     }
 
+    /// A fixture with the sample transcoded once: its version, that job, and its files' hashes.
+    static func published() throws -> (JobFixture, String, ClaimedJob, [String: String]) {
+        let f = try JobFixture()
+        let version = try f.submitSample()
+        let first = try f.claim()
+        #expect(f.runner().run(first, control: JobControl()) == .ready(outputPrefix: first.outputPrefix))
+        return (f, version, first, try hashes(f, first.outputPrefix))
+    }
+
     /// Runs one reprocess of `version` (already ready) and returns its job.
     static func reprocess(_ f: JobFixture, _ version: String, force: Bool = false) throws -> ClaimedJob {
         #expect(try f.store.markReprocess(versionId: version, force: force))
@@ -32,11 +41,7 @@ struct IncrementalReprocessTests {
     }
 
     @Test func aManifestOnlyReprocessCopiesEveryGroupAndMatchesAFullOne() throws {
-        let f = try JobFixture()
-        let version = try f.submitSample()
-        let first = try f.claim()
-        #expect(f.runner().run(first, control: JobControl()) == .ready(outputPrefix: first.outputPrefix))
-        let original = try Self.hashes(f, first.outputPrefix)
+        let (f, version, first, original) = try Self.published()
 
         let putsBefore = f.recorder.puts.count
         let incremental = try Self.reprocess(f, version)
@@ -58,11 +63,7 @@ struct IncrementalReprocessTests {
     }
 
     @Test func aChangedGroupIsMadeAgainAndTheOthersReused() throws {
-        let f = try JobFixture()
-        let version = try f.submitSample()
-        let first = try f.claim()
-        #expect(f.runner().run(first, control: JobControl()) == .ready(outputPrefix: first.outputPrefix))
-        let original = try Self.hashes(f, first.outputPrefix)
+        let (f, version, _, original) = try Self.published()
         // Another plan language for this version: the plan group (its files and the plan
         // thumbnail drawn with it) is made again; the model and the ten 3D views are reused.
         try f.store.connection.query("UPDATE room_versions SET plan_locale = 'zh-Hans' WHERE id = $1::uuid", [version])
@@ -81,11 +82,7 @@ struct IncrementalReprocessTests {
     }
 
     @Test func aTamperedPreviousFileIsNotReused() throws {
-        let f = try JobFixture()
-        let version = try f.submitSample()
-        let first = try f.claim()
-        #expect(f.runner().run(first, control: JobControl()) == .ready(outputPrefix: first.outputPrefix))
-        let original = try Self.hashes(f, first.outputPrefix)
+        let (f, version, first, original) = try Self.published()
         // Someone replaced a published thumbnail: its hash no longer matches the manifest.
         try f.files.put(first.outputPrefix + "thumbs/hero.webp", bytes: Array("not a webp".utf8), contentType: "image/webp")
         let job = try Self.reprocess(f, version)
@@ -96,11 +93,60 @@ struct IncrementalReprocessTests {
         #expect(try Self.hashes(f, job.outputPrefix) == original)
     }
 
+    @Test func aFailedCopyIsUploadedFromThePreviousObject() throws {
+        let (f, version, _, original) = try Self.published()
+        // The child wrote no copy of the reused hero: the worker reads the previous object again.
+        f.recorder.failCopies(of: "thumbs/hero.webp")
+        let putsBefore = f.recorder.puts.count
+        let job = try Self.reprocess(f, version)
+        let uploaded = f.recorder.puts.dropFirst(putsBefore).map { String($0.key.dropFirst(job.outputPrefix.count)) }
+        #expect(Set(uploaded) == ["thumbs/hero.webp", "layer_manifest.json", "report.html"])
+        #expect(try Self.hashes(f, job.outputPrefix) == original)
+
+        // The previous hero changes while it is reused: the attempt fails, retryably, and publishes nothing.
+        f.recorder.failCopies(of: "thumbs/hero.webp", replacingSource: Array("changed".utf8))
+        #expect(try f.store.markReprocess(versionId: version))
+        let changed = try f.claim()
+        let outcome = f.runner().run(changed, control: JobControl())
+        guard case .retried = outcome else {
+            Issue.record("a changed previous file gave \(outcome)")
+            return
+        }
+        #expect(try f.files.list(prefix: changed.outputPrefix).isEmpty, "a partial revision was left")
+        let last = try #require(try f.errors(version).last)
+        #expect((last["message"] as? String)?.hasPrefix("PREVIOUS_CHANGED: ") == true, "\(last)")
+    }
+
+    @Test func aPublishedPlanThatIsNotAPlainDrawingIsMadeAgain() throws {
+        let (f, version, first, original) = try Self.published()
+        // Someone with write access to the bucket put a script in the plan and made the manifest agree.
+        let svgKey = first.outputPrefix + "plan.svg", manifestKey = first.outputPrefix + "layer_manifest.json"
+        var svg = String(decoding: try f.files.get(svgKey, maxBytes: 1 << 24), as: UTF8.self)
+        svg = svg.replacingOccurrences(of: "</svg>", with: "<script>alert(1)</script></svg>")
+        let hostile = Array(svg.utf8)
+        var manifest = try #require(try JSONSerialization.jsonObject(with: Data(try f.files.get(manifestKey, maxBytes: 1 << 24)))
+            as? [String: Any])
+        var plan = try #require(manifest["plan"] as? [String: Any])
+        plan["files"] = try #require(plan["files"] as? [[String: Any]]).map { file in
+            guard file["path"] as? String == "plan.svg" else { return file }
+            var forged = file
+            forged["bytes"] = hostile.count
+            forged["sha256"] = Digest.hex(Digest.sha256(hostile))
+            return forged
+        }
+        manifest["plan"] = plan
+        try f.files.put(svgKey, bytes: hostile, contentType: "image/svg+xml")
+        try f.files.put(manifestKey, bytes: Array(try JSONSerialization.data(withJSONObject: manifest)), contentType: "application/json")
+        // The plan is not offered for reuse: it is made again, and the version stays publishable.
+        let job = try Self.reprocess(f, version)
+        let copied = Set(f.recorder.copies.map { String($0.destination.dropFirst(job.outputPrefix.count)) })
+        #expect(!copied.contains("plan.svg") && !copied.contains("plan.pdf"))
+        #expect(copied.contains("model.glb"))
+        #expect(try Self.hashes(f, job.outputPrefix) == original)
+    }
+
     @Test func fullBatchSlotsLeaveReprocessRowsForLater() throws {
-        let f = try JobFixture()
-        let version = try f.submitSample()
-        let first = try f.claim()
-        #expect(f.runner().run(first, control: JobControl()) == .ready(outputPrefix: first.outputPrefix))
+        let (f, version, _, _) = try Self.published()
         #expect(try f.store.markReprocess(versionId: version))
         #expect(try f.store.claim(workerId: "tw-slots", leaseSeconds: 30, includeReprocess: false) == nil)
         let fresh = try f.submitSample()
@@ -117,10 +163,7 @@ struct IncrementalReprocessTests {
     }
 
     @Test func aPreviousManifestOutsideTheVersionIsIgnored() throws {
-        let f = try JobFixture()
-        let version = try f.submitSample()
-        let first = try f.claim()
-        #expect(f.runner().run(first, control: JobControl()) == .ready(outputPrefix: first.outputPrefix))
+        let (f, version, _, _) = try Self.published()
         // A hostile row: the manifest path names another version's outputs.
         try f.store.connection.query("UPDATE room_versions SET manifest_path = $2 WHERE id = $1::uuid",
                                      [version, "rooms/\(f.roomId)/versions/\(UUID().uuidString.lowercased())/r1-00000000/layer_manifest.json"])

@@ -22,7 +22,7 @@ struct JobExecCommand {
     static let help = """
         USAGE: transcode-worker job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR] [--redaction-regions FILE]
                                          [--version-id ID] [--room-id ID] [--memory-mb N] [--cpu-seconds N]
-                                         [--parent-pid PID] [--nice N] [--no-thumbnails] [--report] [--previous DIR] [--glb-compression meshopt|none]
+                                         [--parent-pid PID] [--nice N] [--no-thumbnails] [--report] [--previous FILE] [--glb-compression meshopt|none]
                                          [--texture-format webp|original] [--units metric|imperial]
                                          [--locale en|zh-Hans]
 
@@ -53,10 +53,13 @@ struct JobExecCommand {
           --no-thumbnails           Render no thumbnails.
           --report                  Also write report.html (the page `convert --report` writes;
                                     TRANSCODE_JOB_REPORT).
-          --previous DIR            A reprocess: DIR holds the previous revision's layer_manifest.json
-                                    and files; output groups whose key is unchanged are taken from
-                                    there (checked against the manifest's sizes and hashes), and
-                                    the done summary lists them as "reused".
+          --previous FILE           A reprocess: FILE is the worker's pack of the previous revision's
+                                    layer_manifest.json and thumbnail and plan files; output groups
+                                    whose key is unchanged are taken from there (checked against the
+                                    manifest's sizes and hashes) and not written to DIR (a reused
+                                    model, known by its hash only, is): the done line lists them with their sizes and hashes, and its
+                                    summary names them as "reused" (the worker copies them in the
+                                    output store). A pack that is not well formed is ignored.
           --glb-compression MODE    meshopt (default) or none, as for convert (the worker passes
                                     TRANSCODE_GLB_COMPRESSION).
           --texture-format FORMAT   webp (default) or original, as for convert (TRANSCODE_TEXTURE_FORMAT).
@@ -155,6 +158,16 @@ struct JobExecCommand {
         return out
     }
 
+    /// The previous revision in the worker's pack at `path` (at most `maxBytes`); nil when the
+    /// pack is not well formed or holds no manifest (every group is then made again). Throws
+    /// `FileReader.Failure` when the file cannot be read.
+    static func readPrevious(_ path: String, maxBytes: Int) throws -> PreviousOutputs? {
+        let bytes = try FileReader.read(path, maxBytes: maxBytes)
+        guard var entries = bytes.withUnsafeBytes({ PreviousPack.decode($0, maxEntryBytes: maxBytes) }),
+              let manifest = entries.removeValue(forKey: "layer_manifest.json") else { return nil }
+        return PreviousOutputs(manifest: manifest, files: entries)
+    }
+
     func run() -> Int32 {
         if let parentPid { Self.watchParent(parentPid) }
         if let problem = applyLimits() {
@@ -183,7 +196,7 @@ struct JobExecCommand {
                 input.redactedTextures = try ConvertCommand.readRedactions(redacted, maxBytes: limits.maxInputBytes)
             }
             if let regions { input.redactionRegions = try Self.readRegions(regions) }
-            if let previous { input.previous = PreviousOutputs.read(directory: previous, maxBytes: limits.maxInputBytes) }
+            if let previous { input.previous = try Self.readPrevious(previous, maxBytes: limits.maxInputBytes) }
         } catch let f as FileReader.Failure {
             let tooLarge = f.code == "IO_TOO_LARGE"
             Self.emit(.error(code: f.code, message: f.message, phase: "reading", retryable: !tooLarge))
@@ -205,7 +218,11 @@ struct JobExecCommand {
             return error.isInputError ? ExitStatus.invalidInput : ExitStatus.internalError
         }
         do {
-            try OutputDirectory.write(result.files, into: out, durable: false)
+            // Files reused from the pack are the worker's own bytes: it copies them, so they are not
+            // written again (the model is reused by its hash alone and is always written).
+            let packed = Set(input.previous?.files.keys.map { $0 } ?? [])
+            try OutputDirectory.write(result.files.filter { !(result.reused.contains($0.path) && packed.contains($0.path)) },
+                                      into: out, durable: false)
         } catch {
             // The worker puts the code in front of the message: send the message alone.
             let message = (error as? FileReader.Failure)?.message ?? "\(error)"

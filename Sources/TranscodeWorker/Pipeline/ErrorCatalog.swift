@@ -151,6 +151,8 @@ public enum ErrorCatalog {
         entry("CHILD_PROTOCOL", "WorkerRuntime", true, "the job child broke its protocol: a bad message, file, link, size or hash"),
         entry("CHILD_SPAWN_FAILED", "WorkerRuntime", true, "the job child could not be started"),
         entry("CHILD_SETUP_FAILED", "TranscodeWorker", true, "the job child could not apply its limits or read its inputs"),
+        entry("PREVIOUS_CHANGED", "WorkerRuntime", true,
+              "a reprocess: a previous revision's file changed in the output store while it was being reused"),
         entry("WORKSPACE_FAILED", "WorkerRuntime", true, "the job's work directory could not be created, locked or opened"),
         entry(RealtimeBroadcastError.rateLimited, "WorkerRuntime", true, "Realtime answered 429; the progress event is dropped"),
         entry(RealtimeBroadcastError.rejected, "WorkerRuntime", false, "Realtime refused the event with another 4xx"),

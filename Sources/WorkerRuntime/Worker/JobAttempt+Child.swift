@@ -21,7 +21,7 @@ extension JobAttempt {
         if inputs.redactions > 0 { args += ["--redacted-textures", ws.redactedDirectory] }
         if let file = inputs.regionsFile { args += ["--redaction-regions", file] }
         if config.jobReport { args.append("--report") }
-        if let previous { args += ["--previous", previous.directory] }
+        if let pack = previous?.pack { args += ["--previous", pack] }
 
         if let ids = runner.childSandbox.ids {
             do { try ws.handOver(uid: ids.uid, gid: ids.gid) } catch { throw .failed(error) }
@@ -57,7 +57,7 @@ extension JobAttempt {
             throw .failed(FailureReason.pipeline(code: code, message: ws.scrub(message), phase: phase, retryable: retryable))
         case (.done(let files, let summary)?, .exited(0)):
             timings.merge(Self.stepTimings(ChildMessage.phaseMilliseconds(summary))) { _, b in b }
-            return try readReport(ws, files: files, summary: summary)
+            return try readReport(ws, files: files, summary: summary, previous: previous)
         case (_, .signaled(let signal)):
             throw .failed(.internalFault("CHILD_CRASHED: child process killed by signal \(signal)", phase: currentStep))
         case (_, .exited(let status)):
@@ -101,16 +101,25 @@ extension JobAttempt {
     }
 
     /// Checks the child's files and reads what the report needs from the manifest.
-    func readReport(_ ws: JobWorkspace, files: [ChildMessage.File], summary: JSONValue) throws(Interruption) -> ChildReport {
+    func readReport(_ ws: JobWorkspace, files: [ChildMessage.File], summary: JSONValue,
+                    previous: Previous? = nil) throws(Interruption) -> ChildReport {
         guard files.contains(where: { $0.path == "model.glb" }), files.contains(where: { $0.path == "layer_manifest.json" }) else {
             throw .failed(.internalFault("CHILD_PROTOCOL: the child reported no model.glb or layer_manifest.json", phase: .preview))
         }
-        // Every reported file is checked before anything is uploaded (names, links, types, sizes).
+        let reported = Set(files.map(\.path))
+        // Files the child says it took unchanged from the previous revision.
+        var reused: Set<String> = []
+        if case .object(let o) = summary, case .array(let list)? = o["reused"] {
+            for case .string(let path) in list where reported.contains(path) && path != "layer_manifest.json" { reused.insert(path) }
+        }
+        // Every reported file is checked before anything is uploaded (names, links, types, sizes),
+        // except reused ones with the hash of what the worker downloaded: they are copied from there.
+        let copied = Self.copiedFromPrevious(files, reused: reused, previous: previous)
         let limits = ChildOutputs.limits(config)
         do {
             let outputs = try ChildOutputs(ws, maxFileBytes: limits.file, maxTotalBytes: limits.total, phase: .preview)
             defer { outputs.close() }
-            try outputs.validate(files, phase: .preview)
+            try outputs.validate(files, copied: copied, phase: .preview)
         } catch {
             throw .failed(error)
         }
@@ -119,14 +128,8 @@ extension JobAttempt {
             throw .failed(.internalFault("CHILD_PROTOCOL: the child's summary lacks the manifest schema version, layers or thumbnails",
                                          phase: .preview))
         }
-        let reported = Set(files.map(\.path))
         guard result.thumbnails.allSatisfy({ reported.contains($0.path) }) else {
             throw .failed(.internalFault("CHILD_PROTOCOL: the summary names a thumbnail the child did not report", phase: .preview))
-        }
-        // Files the child says it took unchanged from the previous revision (checked again at upload).
-        var reused: Set<String> = []
-        if case .object(let o) = summary, case .array(let list)? = o["reused"] {
-            for case .string(let path) in list where reported.contains(path) { reused.insert(path) }
         }
         return ChildReport(files: files, phaseMilliseconds: ChildMessage.phaseMilliseconds(summary),
                            manifestSchemaVersion: result.manifestSchemaVersion, layerCount: result.layerCount,
@@ -136,6 +139,16 @@ extension JobAttempt {
 }
 
 extension JobAttempt {
+    /// The reported files that are copied from the previous revision instead of read from `out/`:
+    /// those the child reused whose reported size and SHA-256 are those of the bytes the worker
+    /// downloaded itself.
+    static func copiedFromPrevious(_ files: [ChildMessage.File], reused: Set<String>, previous: Previous?) -> Set<String> {
+        guard let previous else { return [] }
+        return Set(files.filter { f in
+            reused.contains(f.path) && previous.sha256[f.path] == f.sha256 && previous.bytes[f.path] == f.bytes
+        }.map(\.path))
+    }
+
     /// The version's own plan option when it is one of `allowed` (the database constrains it too),
     /// else the worker's default.
     static func planOption(_ value: String?, _ allowed: [String], default fallback: String) -> String {

@@ -65,8 +65,11 @@ extension JobAttempt {
         }
 
         /// Checks every reported file before anything is uploaded: names, duplicates, sizes, and
-        /// that each opens safely as a regular file of its reported size. Throws `CHILD_PROTOCOL`.
-        func validate(_ files: [ChildMessage.File], phase: JobStep) throws(FailureReason) {
+        /// that each opens safely as a regular file of its reported size. A file in `copied` is one
+        /// the worker copies in the output store from bytes it downloaded and hashed itself (a
+        /// reused file whose reported hash is theirs): the child does not write it, so only its
+        /// name and reported size are checked. Throws `CHILD_PROTOCOL`.
+        func validate(_ files: [ChildMessage.File], copied: Set<String> = [], phase: JobStep) throws(FailureReason) {
             guard files.count <= Self.maxFiles else {
                 throw Self.violation("the child reported \(files.count) files; at most \(Self.maxFiles) are accepted", phase: phase)
             }
@@ -82,22 +85,30 @@ extension JobAttempt {
                 guard total <= maxTotalBytes else {
                     throw Self.violation("the outputs exceed \(maxTotalBytes) bytes in all", phase: phase)
                 }
+                if copied.contains(f.path) { continue }
                 let (fd, size) = try open(f.path, maxBytes: maxFileBytes, phase: phase)
                 Glibc.close(fd)
                 guard size == f.bytes else {
                     throw Self.violation("\(f.path) is \(size) bytes, not the \(f.bytes) reported", phase: phase)
                 }
-                // Browsers run what an SVG may hold: only the plain drawing is published.
-                if f.path == "plan.svg", let problem = SVGSafety.problem(try read(f.path, phase: phase)) {
-                    throw Self.violation("plan.svg is not a plain drawing (\(problem))", phase: phase)
+                if Self.contentChecked.contains(f.path), let problem = Self.contentProblem(f.path, try read(f.path, phase: phase)) {
+                    throw Self.violation(problem, phase: phase)
                 }
-                // A PDF can carry scripts and actions, a DXF is text: only the plain drawing goes out.
-                if f.path == "plan.pdf", let problem = PDFSafety.problem(try read(f.path, phase: phase)) {
-                    throw Self.violation("plan.pdf is not a plain drawing (\(problem))", phase: phase)
-                }
-                if f.path == "plan.dxf", let problem = DXFSafety.problem(try read(f.path, phase: phase)) {
-                    throw Self.violation("plan.dxf is not DXF text (\(problem))", phase: phase)
-                }
+            }
+        }
+
+        /// The outputs whose content is checked, not only their size and type.
+        static let contentChecked: Set<String> = ["plan.svg", "plan.pdf", "plan.dxf"]
+
+        /// Why the plan file `path` holding `bytes` may not be published; nil when it may (and for
+        /// every other output). Browsers run what an SVG may hold, a PDF can carry scripts and
+        /// actions, a DXF is text: only the plain drawing goes out.
+        static func contentProblem(_ path: String, _ bytes: [UInt8]) -> String? {
+            switch path {
+            case "plan.svg": return SVGSafety.problem(bytes).map { "plan.svg is not a plain drawing (\($0))" }
+            case "plan.pdf": return PDFSafety.problem(bytes).map { "plan.pdf is not a plain drawing (\($0))" }
+            case "plan.dxf": return DXFSafety.problem(bytes).map { "plan.dxf is not DXF text (\($0))" }
+            default: return nil
             }
         }
 

@@ -6,22 +6,30 @@ import PGQueue
 /// Incremental reprocess: the published revision's outputs, handed to the job so that it reuses
 /// every output group whose key is unchanged (see `TRANSCODE_INCREMENTAL_REPROCESS`).
 extension JobAttempt {
-    /// The previous revision as downloaded: its folder in the workspace (given to the child as
-    /// `--previous`), its prefix in the output store, and the SHA-256 of each file fetched.
+    /// The previous revision as downloaded: its pack in the workspace (`PreviousPack`, given to
+    /// the child as `--previous`; nil when nothing could be read), its prefix in the output store,
+    /// and the SHA-256 and size of each file fetched.
     struct Previous {
-        var directory: String
+        var pack: String?
         var prefix: String
         var sha256: [String: String]
+        var bytes: [String: Int] = [:]
     }
+
+    /// The pack's name in the workspace's `in/`.
+    static let previousPackName = "previous.pack"
 
     /// The largest previous manifest read, bytes.
     static let maxPreviousManifestBytes = 16 << 20
 
     /// For a reprocess that is not forced (`reprocess_full`), with the setting on: downloads the
     /// published revision's `layer_manifest.json` and the model, thumbnail and plan files it names from
-    /// the output store. The revision must lie below the version's own output root and in this
-    /// worker's output bucket. Never fails the attempt: whatever cannot be fetched is left out
-    /// (the job then makes its group again) and logged; nil when nothing can be reused.
+    /// the output store, hashes each, and writes the manifest and the thumbnail and plan files into
+    /// one pack, `in/previous.pack` (the model is only hashed: the child compares the model it makes
+    /// with the manifest's hash and never reads the old one). The revision must lie below the
+    /// version's own output root and in this worker's output bucket. Never fails the attempt:
+    /// whatever cannot be fetched is left out (the job then makes its group again) and logged; nil
+    /// when nothing can be reused.
     func downloadPrevious(_ ws: JobWorkspace) -> Previous? {
         guard job.isReprocess, !job.reprocessFull, config.incrementalReprocess, let manifestKey = job.previousManifestPath,
               let slash = manifestKey.lastIndex(of: "/") else { return nil }
@@ -36,23 +44,40 @@ extension JobAttempt {
         }
         let t0 = Clock.now()
         defer { timings["previous"] = Clock.ms(t0, Clock.now()) }
-        let directory = ws.inputDirectory + "/previous"
         let limits = ChildOutputs.limits(config)
-        var previous = Previous(directory: directory, prefix: prefix, sha256: [:])
+        var previous = Previous(pack: nil, prefix: prefix, sha256: [:])
+        var entries: [(name: String, bytes: [UInt8])] = []
         do {
             let manifest = try outputStore.get(manifestKey, maxBytes: Self.maxPreviousManifestBytes)
-            _ = try ws.write(manifest, to: "previous/layer_manifest.json", in: ws.inputDirectory)
+            entries.append(("layer_manifest.json", manifest))
             var total = 0
             for name in Self.reusableNames(manifest) {
                 let bytes = try outputStore.get(prefix + name, maxBytes: limits.file)
                 total += bytes.count
                 guard total <= limits.total else { break }
-                _ = try ws.write(bytes, to: "previous/" + name, in: ws.inputDirectory)
+                // A plan file that would not pass the checks of a new one is not offered for reuse.
+                if let problem = ChildOutputs.contentProblem(name, bytes) {
+                    logger.warn("reprocess: a published plan file is not a plain drawing; making the plan again",
+                                ids.merging(["path": .string(name), "problem": .string(problem)]) { a, _ in a })
+                    continue
+                }
                 previous.sha256[name] = Digest.hex(Digest.sha256(bytes))
+                previous.bytes[name] = bytes.count
+                if name != "model.glb" { entries.append((name, bytes)) }
             }
         } catch {
             logger.warn("reprocess: the published outputs could not all be read; making the rest again",
                         ids.merging(["error": .string("\(error)")]) { a, _ in a })
+        }
+        if !entries.isEmpty, let pack = PreviousPack.encode(entries) {
+            do {
+                previous.pack = try ws.write(pack, to: Self.previousPackName, in: ws.inputDirectory)
+            } catch {
+                logger.warn("reprocess: the published outputs could not be handed to the job; making everything again",
+                            ids.merging(["error": .string(error.message)]) { a, _ in a })
+                previous.sha256 = [:]
+                previous.bytes = [:]
+            }
         }
         return previous
     }
@@ -66,7 +91,8 @@ extension JobAttempt {
         func add(_ list: ParsedJSON?) {
             guard case .array(let items)? = list else { return }
             for item in items {
-                if case .string(let path)? = item.member("path"), ChildOutputs.isAllowedName(path), !names.contains(path),
+                if case .string(let path)? = item.member("path"), ChildOutputs.isAllowedName(path), path != "layer_manifest.json",
+                   path != "report.html", !names.contains(path),
                    names.count < ChildOutputs.maxFiles {
                     names.append(path)
                 }

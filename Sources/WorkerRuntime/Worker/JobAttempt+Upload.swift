@@ -11,7 +11,8 @@ import Glibc
 extension JobAttempt {
     /// Files the child reused from `previous` (and whose bytes are those the worker downloaded
     /// from there) are copied in the output store instead of uploaded; a failed copy falls back to
-    /// the upload.
+    /// reading the previous object again and uploading it when its hash is still the reported one
+    /// (the child wrote no copy of it).
     func upload(_ ws: JobWorkspace, report: ChildReport, previous: Previous? = nil) throws(Interruption) {
         try checkStop()
         enter(.uploadingOutputs)
@@ -42,17 +43,19 @@ extension JobAttempt {
             throw .failed(error)
         }
         defer { outputs.close() }
-        // Reused files first, copied together; a failed copy is uploaded with the rest.
+        // Reused files first, copied together; a failed copy is uploaded from the previous object.
+        let fromPrevious = Self.copiedFromPrevious(report.files, reused: report.reused, previous: previous)
         var copies: [ObjectCopy] = []
         var rest: [ChildMessage.File] = []
         for file in ordered {
-            if let previous, report.reused.contains(file.path), previous.sha256[file.path] == file.sha256 {
+            if let previous, fromPrevious.contains(file.path) {
                 copies.append(ObjectCopy(source: previous.prefix + file.path, destination: job.outputPrefix + file.path,
                                          contentType: Self.contentType(file.path)))
             } else {
                 rest.append(file)
             }
         }
+        var refetch: Set<String> = []
         if !copies.isEmpty {
             try checkStop()
             let failed = outputStore.copy(all: copies, cacheControl: config.outputCacheControl)
@@ -64,18 +67,28 @@ extension JobAttempt {
                 logger.warn("reprocess: copy failed, uploading instead", ids.merging([
                     "error": .string("\(error)"), "key": .string(key), "failed_copies": .int(Int64(failed.count)),
                 ]) { a, _ in a })
-                rest = ordered.filter { failed[job.outputPrefix + $0.path] != nil } + rest
+                let again = ordered.filter { failed[job.outputPrefix + $0.path] != nil }
+                refetch = Set(again.map(\.path))
+                rest = again + rest
             }
         }
         for file in rest {
             try checkStop()
             let bytes: [UInt8]
-            do {
-                bytes = try outputs.read(file.path, phase: .uploadingOutputs)
-            } catch {
-                throw .failed(error)
+            if let previous, refetch.contains(file.path) {
+                // The child wrote no copy: the previous object again, checked against its hash below.
+                do { bytes = try outputStore.get(previous.prefix + file.path, maxBytes: limits.file) } catch {
+                    throw .failed(.upload(error))
+                }
+            } else {
+                do { bytes = try outputs.read(file.path, phase: .uploadingOutputs) } catch { throw .failed(error) }
             }
             guard bytes.count == file.bytes, Digest.hex(Digest.sha256(bytes)) == file.sha256 else {
+                // Retryable: the next attempt reads the previous revision again.
+                if refetch.contains(file.path) {
+                    throw .failed(.internalFault("PREVIOUS_CHANGED: the previous revision's \(file.path) changed while it was reused",
+                                                 phase: .uploadingOutputs))
+                }
                 throw .failed(.internalFault("CHILD_PROTOCOL: the output \(file.path) does not match its reported size or hash",
                                              phase: .uploadingOutputs))
             }

@@ -161,6 +161,7 @@ final class JobRecordingStore: ForwardingStore, @unchecked Sendable {
     private var cacheControls: [String: String] = [:]
     private var reads: [String] = []
     private var copied: [(source: String, destination: String)] = []
+    private var failing: [String: [UInt8]?] = [:]
 
     var puts: [(key: String, contentType: String)] { lock.withLock { writes } }
     /// Every server-side copy, in order.
@@ -181,7 +182,17 @@ final class JobRecordingStore: ForwardingStore, @unchecked Sendable {
             cacheControls[key] = cacheControl
         }
     }
+    /// Copies to a key ending in `/<path>` fail (`STORAGE_UNAVAILABLE`), after the source is
+    /// overwritten with `replacingSource` when given (someone changing it meanwhile).
+    func failCopies(of path: String, replacingSource: [UInt8]? = nil) {
+        lock.withLock { failing[path] = .some(replacingSource) }
+    }
+
     override func copy(_ source: String, to destination: String, contentType: String, cacheControl: String?) throws(StorageError) {
+        if let (_, replacement) = lock.withLock({ failing.first { destination.hasSuffix("/" + $0.key) } }) {
+            if let replacement { try base.put(source, bytes: replacement, contentType: contentType, cacheControl: cacheControl) }
+            throw StorageError(code: StorageError.unavailable, message: "copy refused for the test", key: destination)
+        }
         try base.copy(source, to: destination, contentType: contentType, cacheControl: cacheControl)
         lock.withLock { copied.append((source, destination)) }
     }
