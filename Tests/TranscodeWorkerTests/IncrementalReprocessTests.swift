@@ -158,7 +158,7 @@ struct IncrementalReprocessTests {
         #expect(config.effectiveBatchSlots == 1)
         config = WorkerConfig(environment: ["TRANSCODE_CONCURRENCY": "4", "TRANSCODE_BATCH_SLOTS": "9"])
         #expect(config.effectiveBatchSlots == 4)
-        #expect(config.batchNice == 10)
+        #expect(config.batchNice == 19)
         #expect(throws: UsageError.self) { try WorkerConfig(environment: ["TRANSCODE_BATCH_NICE": "25"]).validate() }
     }
 

@@ -39,7 +39,7 @@ struct RunCommand {
           --concurrency N                   TRANSCODE_CONCURRENCY (default: number of cores).
           --batch-slots N                   TRANSCODE_BATCH_SLOTS (concurrency − 1, at least 1): slots
                                             re-transcodes may hold, so fresh uploads find one free.
-          --batch-nice N                    TRANSCODE_BATCH_NICE (10): CPU niceness of re-transcode jobs.
+          --batch-nice N                    TRANSCODE_BATCH_NICE (19): CPU niceness of re-transcode jobs.
           --lease-seconds S                 TRANSCODE_LEASE_SECONDS (90).
           --heartbeat-seconds S             TRANSCODE_HEARTBEAT_SECONDS (15).
           --poll-seconds S                  TRANSCODE_POLL_SECONDS (5).

@@ -67,9 +67,9 @@ public struct WorkerConfig: Sendable {
     /// (default: all but one, at least one), so that a fresh upload always finds a free slot while
     /// a batch runs. Nil: the default.
     public var batchSlots: Int?
-    /// `TRANSCODE_BATCH_NICE`: the CPU niceness (0–19, default 10) of a re-transcode's job child,
+    /// `TRANSCODE_BATCH_NICE`: the CPU niceness (0–19, default 19) of a re-transcode's job child,
     /// so that fresh uploads running beside a batch get the cores first.
-    public var batchNice: Int = 10
+    public var batchNice: Int = 19
     /// The batch slots in force.
     public var effectiveBatchSlots: Int { min(concurrency, batchSlots ?? max(1, concurrency - 1)) }
     /// `TRANSCODE_PLAN_UNITS`: `metric` (default) or `imperial`, the floor plan's labels for a
