@@ -57,9 +57,10 @@ struct JobExecCommand {
                                     layer_manifest.json and thumbnail and plan files; output groups
                                     whose key is unchanged are taken from there (checked against the
                                     manifest's sizes and hashes) and not written to DIR (a reused
-                                    model, known by its hash only, is): the done line lists them with their sizes and hashes, and its
-                                    summary names them as "reused" (the worker copies them in the
-                                    output store). A pack that is not well formed is ignored.
+                                    model, known by its hash only, is): the done line lists them
+                                    with their sizes and hashes, and its summary names them as
+                                    "reused" (the worker copies them in the output store). A pack
+                                    that is not well formed is ignored.
           --glb-compression MODE    meshopt (default) or none, as for convert (the worker passes
                                     TRANSCODE_GLB_COMPRESSION).
           --texture-format FORMAT   webp (default) or original, as for convert (TRANSCODE_TEXTURE_FORMAT).
@@ -220,7 +221,7 @@ struct JobExecCommand {
         do {
             // Files reused from the pack are the worker's own bytes: it copies them, so they are not
             // written again (the model is reused by its hash alone and is always written).
-            let packed = Set(input.previous?.files.keys.map { $0 } ?? [])
+            let packed = input.previous.map { Set($0.files.keys) } ?? []
             try OutputDirectory.write(result.files.filter { !(result.reused.contains($0.path) && packed.contains($0.path)) },
                                       into: out, durable: false)
         } catch {

@@ -134,7 +134,7 @@ extension JobAttempt {
         return ChildReport(files: files, phaseMilliseconds: ChildMessage.phaseMilliseconds(summary),
                            manifestSchemaVersion: result.manifestSchemaVersion, layerCount: result.layerCount,
                            thumbnails: result.thumbnails.map { (job.outputPrefix + $0.path, $0.kind, $0.width, $0.height) },
-                           qualityGrade: result.qualityGrade, reused: reused)
+                           qualityGrade: result.qualityGrade, copied: copied)
     }
 }
 

@@ -44,11 +44,10 @@ extension JobAttempt {
         }
         defer { outputs.close() }
         // Reused files first, copied together; a failed copy is uploaded from the previous object.
-        let fromPrevious = Self.copiedFromPrevious(report.files, reused: report.reused, previous: previous)
         var copies: [ObjectCopy] = []
         var rest: [ChildMessage.File] = []
         for file in ordered {
-            if let previous, fromPrevious.contains(file.path) {
+            if let previous, report.copied.contains(file.path) {
                 copies.append(ObjectCopy(source: previous.prefix + file.path, destination: job.outputPrefix + file.path,
                                          contentType: Self.contentType(file.path)))
             } else {

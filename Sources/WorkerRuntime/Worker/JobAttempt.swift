@@ -24,8 +24,9 @@ final class JobAttempt {
         var thumbnails: [(path: String, kind: String, width: Int, height: Int)]
         /// The manifest's `quality.grade` (`A` best); nil when the input was not graded.
         var qualityGrade: String?
-        /// Paths the child took unchanged from the previous revision (`--previous`).
-        var reused: Set<String> = []
+        /// Paths the child took unchanged from the previous revision (`--previous`) with the size
+        /// and hash of the bytes the worker downloaded there: copied in storage, not read from `out/`.
+        var copied: Set<String> = []
     }
 
     let runner: JobRunner
