@@ -18,6 +18,10 @@ public final class PGConnection: @unchecked Sendable {
     private let lock = NSLock()
     private var channels: [String] = []
     private let setup: [String]
+    /// The `application_name` the session was opened with.
+    public let applicationName: String
+    /// The session's `statement_timeout`, seconds (0: none).
+    public let statementTimeoutSeconds: Int
 
     /// Opens a session.
     ///
@@ -32,6 +36,8 @@ public final class PGConnection: @unchecked Sendable {
         var setup = ["SET idle_in_transaction_session_timeout = '60s'", "SET client_min_messages = warning"]
         if statementTimeoutSeconds > 0 { setup.append("SET statement_timeout = '\(statementTimeoutSeconds)s'") }
         self.setup = setup
+        self.applicationName = applicationName
+        self.statementTimeoutSeconds = statementTimeoutSeconds
         conn = Self.connect(url: url, applicationName: applicationName, timeout: connectTimeoutSeconds)
         guard PQstatus(conn) == CONNECTION_OK else {
             let message = Self.errorText(conn)
@@ -57,6 +63,21 @@ public final class PGConnection: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return conn.map { PQbackendPID($0) } ?? 0
+    }
+
+    /// Whether the session can serve another user as it is: open, outside any transaction,
+    /// subscribed to no channel, and with nothing from the server waiting on its socket (an idle
+    /// session is sent nothing, so anything there, such as the notice of a session the server
+    /// ended or the end of the stream, makes it unfit). Does not block.
+    public var isReusable: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let c = conn, channels.isEmpty, PQstatus(c) == CONNECTION_OK,
+              PQtransactionStatus(c) == PQTRANS_IDLE else { return false }
+        let fd = PQsocket(c)
+        guard fd >= 0 else { return false }
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&pfd, 1, 0) == 0
     }
 
     /// Runs one statement with text parameters (`$1`, `$2`, …; `nil` is NULL) and returns its rows.

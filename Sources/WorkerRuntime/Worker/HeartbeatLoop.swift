@@ -19,6 +19,7 @@ final class HeartbeatLoop: @unchecked Sendable {
     private let leaseSeconds: Double
     private let interval: Double
     private let databaseURL: String
+    private let pool: PGConnectionPool?
 
     private let condition = NSCondition()
     private var phase: String?
@@ -35,8 +36,10 @@ final class HeartbeatLoop: @unchecked Sendable {
     /// - Parameters:
     ///   - leaseSeconds / interval: the lease length and the renewal period, seconds.
     ///   - databaseURL: the loop opens (and closes) its own connection.
+    ///   - pool: where that connection is taken from and given back to; nil: opened and closed.
     init(job: ClaimedJob, control: JobControl, logger: JSONLogger, databaseURL: String,
-         leaseSeconds: Double, interval: Double) {
+         leaseSeconds: Double, interval: Double, pool: PGConnectionPool? = nil) {
+        self.pool = pool
         self.job = job
         self.control = control
         self.logger = logger
@@ -126,7 +129,11 @@ final class HeartbeatLoop: @unchecked Sendable {
     private func loop() {
         defer { finished.signal() }
         var connection: PGConnection?
-        defer { connection?.close() }
+        defer {
+            if let c = connection {
+                if let pool { pool.giveBack(c) } else { c.close() }
+            }
+        }
         var next = Clock.now() + UInt64(interval * 1e9)
         var cancelSeen = false
         while true {
@@ -147,8 +154,12 @@ final class HeartbeatLoop: @unchecked Sendable {
             var retrySoon = false
             do throws(DatabaseError) {
                 if connection == nil {
-                    connection = try PGConnection(url: databaseURL, applicationName: "transcode-worker heartbeat",
-                                                  statementTimeoutSeconds: max(5, Int(leaseSeconds / 2)))
+                    let name = "transcode-worker heartbeat", timeout = max(5, Int(leaseSeconds / 2))
+                    if let pool {
+                        connection = try pool.take(applicationName: name, statementTimeoutSeconds: timeout)
+                    } else {
+                        connection = try PGConnection(url: databaseURL, applicationName: name, statementTimeoutSeconds: timeout)
+                    }
                 }
                 let sentAt = Clock.now()
                 let result = try QueueStore(connection: connection!).heartbeat(job, leaseSeconds: leaseSeconds, phase: phase)

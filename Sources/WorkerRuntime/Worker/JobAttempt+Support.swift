@@ -65,13 +65,19 @@ extension JobAttempt {
                          requestTimeout: min(30, max(2, config.leaseSeconds / 2)))
     }
 
-    /// Opens the job's connection, retrying while the lease lives and nobody asked to stop.
+    /// Gives the job's connection back to the worker's pool, or closes it.
+    func release(_ connection: PGConnection) {
+        if let pool = runner.connections { pool.giveBack(connection) } else { connection.close() }
+    }
+
+    /// Opens the job's connection (from the worker's pool when it has one), retrying while the lease lives and nobody asked to stop.
     func openConnection(_ url: String) -> PGConnection? {
         var delay = 0.25
         while true {
             do {
-                return try PGConnection(url: url, applicationName: "transcode-worker job",
-                                        statementTimeoutSeconds: max(5, Int(config.leaseSeconds / 2)))
+                let name = "transcode-worker job", timeout = max(5, Int(config.leaseSeconds / 2))
+                if let pool = runner.connections { return try pool.take(applicationName: name, statementTimeoutSeconds: timeout) }
+                return try PGConnection(url: url, applicationName: name, statementTimeoutSeconds: timeout)
             } catch {
                 logger.warn("database connection failed", ids.merging(["error": .string(error.description)]) { a, _ in a })
                 guard error.isRetryable, heartbeat.leaseAlive, control.stopReason == nil else { return nil }

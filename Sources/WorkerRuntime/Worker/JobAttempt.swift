@@ -84,7 +84,8 @@ final class JobAttempt {
             return finish(.leaseLost, failure: nil)
         }
         heartbeat = HeartbeatLoop(job: job, control: control, logger: logger, databaseURL: url,
-                                  leaseSeconds: config.leaseSeconds, interval: config.heartbeatSeconds)
+                                  leaseSeconds: config.leaseSeconds, interval: config.heartbeatSeconds,
+                                  pool: runner.connections)
         heartbeat.start()
         defer { heartbeat.stop() }
         // Once the heartbeat runs on its own thread (at the worker's priority): a re-transcode's
@@ -97,7 +98,7 @@ final class JobAttempt {
             logger.error("job abandoned: no database connection while the lease lived", ids)
             return finish(.leaseLost, failure: nil)
         }
-        defer { connection.close() }
+        defer { release(connection) }
         let store = QueueStore(connection: connection)
         self.store = store
         // Progress events are sent off the job thread (a stalled connection must not hold up the

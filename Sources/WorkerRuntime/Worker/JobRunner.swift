@@ -53,6 +53,9 @@ public final class JobRunner: Sendable {
     /// How long reporting a job's end may take in all (`transcode-done` retries and database
     /// retries while reporting), seconds. See `defaultReportDeadlineSeconds`.
     let reportDeadlineSeconds: Double
+    /// Where the job's and its heartbeat's sessions come from (the daemon's, shared by its jobs);
+    /// nil: each job opens and closes its own.
+    let connections: PGConnectionPool?
 
     /// The report deadline for a lease length: the contract's 2 minutes of `transcode-done`
     /// retries, or two leases when that is longer.
@@ -78,16 +81,21 @@ public final class JobRunner: Sendable {
     ///   - outputStorage: where outputs are written; nil: `storage`.
     ///   - logger: JSON lines for claim, phases, finish and child stderr.
     ///   - observer: called on the job's thread for each `Event` (keep it quick).
+    ///   - connections: sessions shared with the worker's other jobs (`PGConnectionPool`); nil: the
+    ///     job opens its own and closes them at its end.
     public convenience init(config: WorkerConfig, storage: any ObjectStore, outputStorage: (any ObjectStore)? = nil,
-                            logger: JSONLogger, observer: (@Sendable (Event) -> Void)? = nil) {
+                            logger: JSONLogger, connections: PGConnectionPool? = nil,
+                            observer: (@Sendable (Event) -> Void)? = nil) {
         self.init(config: config, storage: storage, outputStorage: outputStorage, logger: logger, observer: observer,
-                  reportDeadlineSeconds: Self.defaultReportDeadlineSeconds(leaseSeconds: config.leaseSeconds))
+                  reportDeadlineSeconds: Self.defaultReportDeadlineSeconds(leaseSeconds: config.leaseSeconds),
+                  connections: connections)
     }
 
     /// As the public initializer, with the report deadline given (tests shorten it).
     init(config: WorkerConfig, storage: any ObjectStore, outputStorage: (any ObjectStore)? = nil, logger: JSONLogger,
-         observer: (@Sendable (Event) -> Void)?, reportDeadlineSeconds: Double) {
+         observer: (@Sendable (Event) -> Void)?, reportDeadlineSeconds: Double, connections: PGConnectionPool? = nil) {
         self.reportDeadlineSeconds = max(0, reportDeadlineSeconds)
+        self.connections = connections
         self.config = config
         self.storage = storage
         self.outputStorage = outputStorage ?? storage

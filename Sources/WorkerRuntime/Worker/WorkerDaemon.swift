@@ -41,6 +41,8 @@ public final class WorkerDaemon: @unchecked Sendable {
     private var hardStop = false
     private var listenerShouldRun = true
     private var outcomes: [String: Int] = [:]
+    /// The jobs' sessions; set once before the first job starts.
+    private var connections: PGConnectionPool?
 
     /// - Parameters:
     ///   - storage: where sources are read (and outputs written unless `outputStorage` is given).
@@ -115,6 +117,10 @@ public final class WorkerDaemon: @unchecked Sendable {
             "lease_seconds": .double(config.leaseSeconds), "heartbeat_seconds": .double(config.heartbeatSeconds),
             "poll_seconds": .double(config.pollSeconds), "exit_when_idle": .bool(exitWhenIdle),
         ])
+        // Sessions for the jobs and their heartbeats, kept between jobs: two per slot at most.
+        let sessions = PGConnectionPool(url: url, maxIdle: 2 * config.concurrency)
+        connections = sessions
+        defer { sessions.close() }
         let listener = Thread { [self] in listen(url: url) }
         listener.name = "listener"
         listener.start()
@@ -180,6 +186,7 @@ public final class WorkerDaemon: @unchecked Sendable {
                     continue
                 }
             }
+            sessions.closeExpired()
             var timeout = config.pollSeconds
             if !isDraining { timeout = min(timeout, max(0.01, lastRescue + config.rescueSeconds - Clock.seconds())) }
             if isDraining { timeout = min(timeout, 0.2) }
@@ -207,7 +214,8 @@ public final class WorkerDaemon: @unchecked Sendable {
                                 "attempt": .int(Int64(job.attempt)), "reprocess": .bool(job.isReprocess)])
         let thread = Thread { [self] in
             let timer = PhaseTimer(metrics: metrics)
-            let runner = JobRunner(config: config, storage: storage, outputStorage: outputStorage, logger: logger) { event in
+            let runner = JobRunner(config: config, storage: storage, outputStorage: outputStorage, logger: logger,
+                                   connections: connections) { event in
                 switch event {
                 case .phase(let p): timer.begin(p)
                 case .outputsCollected(let o): self.metrics.outputsCollected(objects: o.objects, bytes: o.bytes, failures: o.failures)
