@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Batch re-transcodes, incremental against full, in one run.
 
-    python3 scripts/bench-reprocess.py [--binary .build/release/transcode-worker] [--count 24]
+    swift build -c release --static-swift-stdlib --product transcode-worker   # as the container image
+    python3 scripts/bench-reprocess.py --binary "$(swift build -c release --static-swift-stdlib --show-bin-path)/transcode-worker" \
+                                       [--count 24]
                                        [--concurrency 4] [--fresh 8] [--keep DIR]
 
 On a throwaway PostgreSQL 15 (scripts/pg-temp.sh) and a file store in one work directory:
@@ -26,8 +28,11 @@ On a throwaway PostgreSQL 15 (scripts/pg-temp.sh) and a file store in one work d
     maximum enqueue-to-ready time (`transcoded_at - enqueued_at`, both stamped by the database).
 
 Each row gives the wall time of the worker's run, jobs/s, CPU-seconds per job (user + system of the
-worker and its job children, from the benchmark's RUSAGE_CHILDREN around the run) and the ratio of
-jobs/s to the full re-transcode's. Every version must end `ready` with its files in storage, else
+worker and its job children, from the benchmark's RUSAGE_CHILDREN around the run), the database's
+CPU-seconds per job (user + system of the PostgreSQL server: the postmaster, its live processes and
+the ones it has reaped, from /proc) and the ratio of jobs/s to the full re-transcode's. The header
+says whether the binary carries the Swift runtime (`--static-swift-stdlib`, as the container image
+is built) or loads it; the second starts every job's child about 6 ms of CPU slower. Every version must end `ready` with its files in storage, else
 the script exits 1. Only the Python standard library and the `psql` client.
 """
 import argparse
@@ -65,6 +70,27 @@ class Bench:
         subprocess.run(["bash", "-c", f'source "{ROOT}/scripts/pg-temp.sh" && PG_TEMP_DATA="{self.pg_data}" '
                                       f'PG_TEMP_DIR="{self.pg_dir}" pg_temp_stop'], check=False)
 
+    def postgres_cpu(self):
+        """CPU seconds (user + system) of the PostgreSQL server so far: the postmaster, its reaped
+        processes (the postmaster's children times) and the ones still running."""
+        tick = os.sysconf("SC_CLK_TCK")
+        with open(os.path.join(self.pg_data, "postmaster.pid")) as f:
+            postmaster = int(f.readline())
+
+        def fields(pid):
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().rsplit(")", 1)[1].split()
+        own = fields(postmaster)
+        total = sum(int(v) for v in own[11:15])
+        children = subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True).stdout.split()
+        for pid in children:
+            try:
+                f = fields(pid)
+            except OSError:   # ended meanwhile: its time is in the postmaster's children times
+                continue
+            total += int(f[11]) + int(f[12])
+        return total / tick
+
     def tw(self, *args):
         return subprocess.run([self.binary, *args], env=self.env, check=True, capture_output=True, text=True).stdout
 
@@ -77,8 +103,10 @@ class Bench:
         return out.splitlines()[0].strip()
 
     def run_until_idle(self, label):
-        """Runs the worker until the queue is empty: (wall seconds, CPU seconds of it and its children)."""
+        """Runs the worker until the queue is empty: (wall seconds, CPU seconds of it and its children,
+        CPU seconds of the database server)."""
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        database_before = self.postgres_cpu()
         t0 = time.monotonic()
         with open(os.path.join(self.work, f"{label}.log"), "w") as log:
             subprocess.run([self.binary, "run", "--exit-when-idle", "--concurrency", str(self.concurrency),
@@ -86,7 +114,7 @@ class Bench:
         wall = time.monotonic() - t0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        return wall, cpu
+        return wall, cpu, self.postgres_cpu() - database_before
 
     def check_ready(self, ids):
         rows = self.sql("SELECT count(*) FROM room_versions WHERE status = 'ready' AND reprocess_requested_at IS NULL "
@@ -154,6 +182,14 @@ class Bench:
         return statistics.median(values), max(values)
 
 
+def runtime_linkage(binary):
+    """Whether `binary` carries the Swift runtime or loads it (from ldd's list of libraries)."""
+    libraries = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
+    if "libswiftCore.so" in libraries:
+        return "Swift runtime loaded (default build)"
+    return "Swift runtime linked in (--static-swift-stdlib, as the container image)"
+
+
 def main():
     ap = argparse.ArgumentParser(description="Batch re-transcodes, incremental against full, in one run.")
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "transcode-worker"))
@@ -175,34 +211,34 @@ def main():
     try:
         bench.tw("migrate")
         ids = [bench.submit() for _ in range(args.count)]
-        wall, cpu = bench.run_until_idle("fresh")
+        wall, cpu, db = bench.run_until_idle("fresh")
         bench.check_ready(ids)
-        rows.append(("fresh transcode", wall, cpu, bench.copied_outputs("fresh")))
+        rows.append(("fresh transcode", wall, cpu, db, bench.copied_outputs("fresh")))
 
         bench.tw("reprocess", "--below-schema", "999", "--force", "--limit", str(args.count))
-        wall, cpu = bench.run_until_idle("full")
+        wall, cpu, db = bench.run_until_idle("full")
         bench.check_ready(ids)
-        rows.append(("full re-transcode (--force)", wall, cpu, bench.copied_outputs("full")))
+        rows.append(("full re-transcode (--force)", wall, cpu, db, bench.copied_outputs("full")))
 
         bench.sql(f"UPDATE room_versions SET manifest_schema_version = 4 WHERE id IN ({','.join(repr(i) for i in ids)})")
         bench.tw("reprocess", "--below-schema", "5", "--limit", str(args.count))
-        wall, cpu = bench.run_until_idle("manifest")
+        wall, cpu, db = bench.run_until_idle("manifest")
         bench.check_ready(ids)
-        rows.append(("manifest-only change", wall, cpu, bench.copied_outputs("manifest")))
+        rows.append(("manifest-only change", wall, cpu, db, bench.copied_outputs("manifest")))
 
         bench.tamper_render_keys(ids)
         bench.sql(f"UPDATE room_versions SET manifest_schema_version = 4 WHERE id IN ({','.join(repr(i) for i in ids)})")
         bench.tw("reprocess", "--below-schema", "5", "--limit", str(args.count))
-        wall, cpu = bench.run_until_idle("renderer")
+        wall, cpu, db = bench.run_until_idle("renderer")
         bench.check_ready(ids)
-        rows.append(("renderer change", wall, cpu, bench.copied_outputs("renderer")))
+        rows.append(("renderer change", wall, cpu, db, bench.copied_outputs("renderer")))
 
         bench.sql(f"UPDATE room_versions SET plan_locale = 'zh-Hans', manifest_schema_version = 4 "
                   f"WHERE id IN ({','.join(repr(i) for i in ids)})")
         bench.tw("reprocess", "--below-schema", "5", "--limit", str(args.count))
-        wall, cpu = bench.run_until_idle("plan-locale")
+        wall, cpu, db = bench.run_until_idle("plan-locale")
         bench.check_ready(ids)
-        rows.append(("plan language change", wall, cpu, bench.copied_outputs("plan-locale")))
+        rows.append(("plan language change", wall, cpu, db, bench.copied_outputs("plan-locale")))
 
         alone = bench.fresh_latencies(args.fresh, False, ids)
         during = bench.fresh_latencies(args.fresh, True, ids)
@@ -213,12 +249,13 @@ def main():
 
     n = args.count
     full_rate = n / rows[1][1]
-    print(f"bench-reprocess: {n} versions of {os.path.basename(SAMPLE)}, {args.concurrency} slots, {os.cpu_count()} cores")
+    print(f"bench-reprocess: {n} versions of {os.path.basename(SAMPLE)}, {args.concurrency} slots, {os.cpu_count()} cores, "
+          f"{runtime_linkage(args.binary)}")
     print()
-    print("| batch | wall s | jobs/s | CPU s per job | outputs copied | jobs/s vs full |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for label, wall, cpu, copied in rows:
-        print(f"| {label} | {wall:.2f} | {n / wall:.2f} | {cpu / n:.3f} | {copied} | {n / wall / full_rate:.2f} |")
+    print("| batch | wall s | jobs/s | CPU s per job | database CPU s per job | outputs copied | jobs/s vs full |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for label, wall, cpu, db, copied in rows:
+        print(f"| {label} | {wall:.2f} | {n / wall:.2f} | {cpu / n:.3f} | {db / n:.3f} | {copied} | {n / wall / full_rate:.2f} |")
     print()
     print("| fresh uploads (enqueue to ready) | median s | max s |")
     print("|---|---:|---:|")
