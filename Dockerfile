@@ -43,7 +43,10 @@ RUN --mount=type=cache,target=/src/.build \
     swift build -c release --static-swift-stdlib \
  && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/transcode-worker" \
         /out/transcode-worker \
- && /out/transcode-worker version
+ && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/transcode-job" \
+        /out/transcode-job \
+ && /out/transcode-worker version \
+ && /out/transcode-job --help > /dev/null
 
 ############################################################################################
 # Runtime stage
@@ -83,7 +86,10 @@ RUN groupadd --system --gid 10001 transcode \
         --home-dir /var/lib/transcode --shell /usr/sbin/nologin transcode \
  && install -d -o transcode -g transcode -m 0750 /var/lib/transcode
 
+# The job child's executable goes beside the worker, which runs it for every job (the pipeline
+# alone: it loads none of the worker's database, HTTP or networking libraries).
 COPY --from=build /out/transcode-worker /usr/local/bin/transcode-worker
+COPY --from=build /out/transcode-job /usr/local/bin/transcode-job
 
 # The working directory is where the default file storage (file://$PWD/transcode-storage) goes;
 # in production set TRANSCODE_STORAGE_URL and mount the storage there. Job workspaces are made

@@ -8,12 +8,16 @@
 //     reader) and their own C wrappers only; they never import each other. They parse, build and
 //     render bytes in memory: no IO, no logging.
 //  2. The runtime targets never import a feature module, so the daemon cannot parse untrusted bytes:
-//     JSONCore (leaf, shared with the features), ObjectStorage (storage backends, the HTTP client, SigV4; libcrypto), PGQueue
+//     JSONCore (leaf, shared with the features), WorkerCore (leaf shared by the daemon and the job
+//     child: the child's message lines, exit statuses, the previous revision's pack, SHA-256 and
+//     HMAC; libcrypto), ObjectStorage (storage backends, the HTTP client, SigV4), PGQueue
 //     (Postgres, schema, queue statements; libpq), WorkerHTTP (the HTTP server; libmicrohttpd) and
 //     WorkerRuntime (the daemon: claim loop, job attempts in the sandboxed child, heartbeat,
 //     completion, rescue, sweeps, metrics, API routes, configuration, JSON-lines logs).
-//  3. TranscodeWorker is the one composer: the pipeline over the feature modules (run by the job
-//     child, `job-exec`, and by `convert`), the report and the CLI.
+//  3. Two composers. JobPipeline: the pipeline over the feature modules, the report and the job
+//     child's `job-exec` (the `transcode-job` executable), with WorkerCore as its only runtime
+//     module, so the child links none of the daemon's modules or libraries. TranscodeWorker: the
+//     CLI (`convert` runs the pipeline in process) over JobPipeline and the runtime.
 //  4. Each C library is wrapped by one system-library target and called from exactly one Swift file.
 import PackageDescription
 
@@ -32,6 +36,7 @@ let package = Package(
     name: "transcode-worker",
     products: [
         .executable(name: "transcode-worker", targets: ["transcode-worker"]),
+        .executable(name: "transcode-job", targets: ["transcode-job"]),
         .library(name: "TranscodeWorker", targets: ["TranscodeWorker"]),
     ],
     targets: [
@@ -68,28 +73,43 @@ let package = Package(
 
         // The runtime: no feature module below this line imports any of them.
         .target(name: "JSONCore", swiftSettings: strict),
-        .target(name: "ObjectStorage", dependencies: ["CLibCrypto"], swiftSettings: strict),
+        // What the daemon and the job child share: the child's message lines, exit statuses, the
+        // previous revision's pack, SHA-256/HMAC (libcrypto) and HTML escaping.
+        .target(name: "WorkerCore", dependencies: ["JSONCore", "CLibCrypto"], swiftSettings: strict),
+        .target(name: "ObjectStorage", dependencies: ["WorkerCore"], swiftSettings: strict),
         .target(name: "PGQueue", dependencies: ["JSONCore", "CLibPQ"], swiftSettings: strict),
         .target(name: "WorkerHTTP", dependencies: ["JSONCore", "CMicroHTTPD"], swiftSettings: strict),
         .target(
-            name: "WorkerRuntime", dependencies: ["JSONCore", "ObjectStorage", "PGQueue", "WorkerHTTP", "CSandbox"],
+            name: "WorkerRuntime",
+            dependencies: ["JSONCore", "WorkerCore", "ObjectStorage", "PGQueue", "WorkerHTTP", "CSandbox"],
             swiftSettings: strict),
 
-        // The composer: pipeline, report, CLI.
+        // The composers. JobPipeline: the pipeline over the feature modules, the report and the
+        // job child's command, linked without the daemon's modules (no libpq, libcurl or
+        // libmicrohttpd), so `transcode-job` starts with few libraries to load.
+        .target(
+            name: "JobPipeline",
+            dependencies: [
+                "SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "Manifest", "FloorPlan",
+                "JSONCore", "WorkerCore",
+            ],
+            swiftSettings: strict),
+        // TranscodeWorker: the CLI over the pipeline and the runtime.
         .target(
             name: "TranscodeWorker",
             dependencies: [
                 "SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "Manifest", "FloorPlan",
-                "JSONCore", "ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime",
+                "JSONCore", "WorkerCore", "JobPipeline", "ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime",
             ],
             swiftSettings: strict),
         .executableTarget(name: "transcode-worker", dependencies: ["TranscodeWorker"], swiftSettings: strict),
+        .executableTarget(name: "transcode-job", dependencies: ["JobPipeline", "WorkerCore"], swiftSettings: strict),
 
         // Fuzzing (scripts/fuzz): the targets' bodies, and one `fuzz-<target>` executable each. In
         // ordinary builds an executable replays files through its body; built with `-D FUZZING` and
         // `--sanitize=fuzzer` it is the libFuzzer binary. Tooling only: nothing else depends on it.
         .target(
-            name: "FuzzHarness", dependencies: ["TranscodeWorker", "USDParse", "Layering", "Thumbnailer"],
+            name: "FuzzHarness", dependencies: ["JobPipeline", "USDParse", "Layering", "Thumbnailer"],
             path: "Sources/Fuzz/FuzzHarness", swiftSettings: strict),
     ] + fuzzTargets.map { name in
         .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzHarness"], path: "Sources/Fuzz/fuzz-\(name)",
@@ -105,7 +125,8 @@ let package = Package(
         .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "Thumbnailer", "SceneModel", "USDParse"], swiftSettings: strict),
         .testTarget(
             name: "TranscodeWorkerTests",
-            dependencies: ["TestSupport", "TranscodeWorker", "WorkerRuntime", "PGQueue", "ObjectStorage", "WorkerHTTP", "JSONCore",
+            dependencies: ["TestSupport", "TranscodeWorker", "JobPipeline", "WorkerCore", "WorkerRuntime", "PGQueue", "ObjectStorage",
+                           "WorkerHTTP", "JSONCore",
                            "USDParse", "SceneModel", "Thumbnailer"],
             exclude: ["Support/edge/serve.ts", "Support/edge/same_secret_test.ts"],
             swiftSettings: strict),

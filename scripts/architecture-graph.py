@@ -6,7 +6,7 @@ of README.md.
   python3 scripts/architecture-graph.py           rewrite the diagram in README.md
   python3 scripts/architecture-graph.py --check   exit 1 when README.md's diagram differs
 
-Library targets and the executable are drawn; test targets (and their TestSupport), fuzz executables and C wrappers are
+Library targets and the executables are drawn; test targets (and their TestSupport), fuzz executables and C wrappers are
 left out (each C wrapper is named on the target that uses it). Edges point from a target to what it
 depends on.
 """
@@ -22,7 +22,8 @@ BEGIN, END = "<!-- module-graph:begin -->", "<!-- module-graph:end -->"
 GROUPS = [
     ("features", "feature modules: bytes in, bytes out", ["SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "FloorPlan", "Manifest"]),
     ("leaf", "shared by features and runtime", ["JSONCore"]),
-    ("runtime", "runtime: never imports a feature module", ["ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime"]),
+    ("runtime", "runtime: never imports a feature module", ["WorkerCore", "ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime"]),
+    ("child", "job child: the pipeline without the daemon", ["JobPipeline", "transcode-job"]),
     ("composer", "composer", ["TranscodeWorker", "transcode-worker"]),
 ]
 

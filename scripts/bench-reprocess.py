@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Batch re-transcodes, incremental against full, in one run.
 
-    swift build -c release --static-swift-stdlib --product transcode-worker   # as the container image
+    swift build -c release --static-swift-stdlib   # as the container image: transcode-worker and transcode-job
     python3 scripts/bench-reprocess.py --binary "$(swift build -c release --static-swift-stdlib --show-bin-path)/transcode-worker" \
                                        [--count 24]
                                        [--concurrency 4] [--fresh 8] [--keep DIR]

@@ -18,14 +18,20 @@ public enum TestPaths {
     public static let sharedCorpus = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
 
     /// The `transcode-worker` executable built beside the test bundle, or nil when it is not built.
-    public static let workerBinary: String? = {
+    public static let workerBinary: String? = builtExecutable("transcode-worker")
+
+    /// The built `transcode-job` (the job child's executable), found as `workerBinary` is.
+    public static let jobBinary: String? = builtExecutable("transcode-job")
+
+    /// The executable `name` in the test bundle's build directory or the one or two above it.
+    static func builtExecutable(_ name: String) -> String? {
         let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for candidate in [dir, dir.deletingLastPathComponent(), dir.deletingLastPathComponent().deletingLastPathComponent()] {
-            let p = candidate.appendingPathComponent("transcode-worker").path
+            let p = candidate.appendingPathComponent(name).path
             if FileManager.default.isExecutableFile(atPath: p) { return p }
         }
         return nil
-    }()
+    }
 }
 
 /// Where test loggers write: nowhere, so the test output shows the tests, unless

@@ -4,6 +4,7 @@ import Testing
 @testable import ObjectStorage
 @testable import PGQueue
 @testable import WorkerRuntime
+@testable import WorkerCore
 
 /// `redactions` rows as the apps write them (migration 9): `texture_ref`, `kind`, `region`,
 /// `method`, with the replacement texture (`redacted_path`) optional. Real Postgres, real child.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import PGQueue
 @testable import WorkerRuntime
+@testable import WorkerCore
 
 /// What the worker leaves for the console (migration 12): one `transcode_attempts` row per
 /// finished attempt with its phase timings, and the terminal events in `transcode_event_log`.

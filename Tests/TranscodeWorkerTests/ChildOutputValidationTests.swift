@@ -6,6 +6,7 @@ import Glibc
 @testable import TranscodeWorker
 @testable import ObjectStorage
 @testable import WorkerRuntime
+@testable import WorkerCore
 
 /// What the worker accepts from a job child's `done` report: a hostile child's tricks are refused
 /// with `CHILD_PROTOCOL` (permanent) before anything is read for upload.

@@ -7,6 +7,7 @@ import Glibc
 @testable import TranscodeWorker
 @testable import ObjectStorage
 @testable import WorkerRuntime
+@testable import WorkerCore
 
 /// The job child launcher (`ChildSandbox` through `ChildProcess`, exactly as `JobAttempt` starts
 /// `job-exec`), driven with `/bin/sh` and `bash`: what a compromised decoder could try.

@@ -6,6 +6,8 @@ import USDParse
 @testable import TranscodeWorker
 @testable import WorkerRuntime
 import TestSupport
+@testable import WorkerCore
+@testable import JobPipeline
 
 /// The conversion pipeline on the project's samples: every sample converts, outputs are
 /// deterministic, RoomPlan identity reaches the `.glb` and the manifest, redacted textures replace
@@ -33,7 +35,7 @@ import TestSupport
         if let json {
             input.roomPlanJSON = ((json as NSString).lastPathComponent, try FileReader.read(Self.path(json), maxBytes: 1 << 26))
         }
-        if let redacted { input.redactedTextures = try ConvertCommand.readRedactions(Self.path(redacted), maxBytes: 1 << 26) }
+        if let redacted { input.redactedTextures = try FileReader.readRedactions(Self.path(redacted), maxBytes: 1 << 26) }
         return input
     }
 

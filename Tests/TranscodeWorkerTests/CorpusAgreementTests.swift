@@ -6,6 +6,7 @@ import USDParse
 @testable import TranscodeWorker
 @testable import WorkerRuntime
 import TestSupport
+@testable import JobPipeline
 
 /// Every file of the shared corpus against usd-core's recorded answers
 /// (`USD_CORE_ANALYSIS.json`): files usd-core opens must open here with the same prim-type,

@@ -2,6 +2,7 @@ import Testing
 
 @testable import TranscodeWorker
 @testable import ObjectStorage
+@testable import WorkerCore
 
 @Suite struct DigestTests {
     @Test func sha256KnownVectors() {

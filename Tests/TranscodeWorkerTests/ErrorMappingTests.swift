@@ -7,6 +7,7 @@ import USDParse
 @testable import TranscodeWorker
 @testable import WorkerRuntime
 @testable import WorkerRuntime
+@testable import JobPipeline
 
 /// Each module's error type becomes its own stable code in one place (`PipelineError.wrap`), and
 /// each code becomes the failure reason the apps see (`FailureReason.pipeline`).

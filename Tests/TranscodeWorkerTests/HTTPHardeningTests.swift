@@ -8,6 +8,7 @@ import TestSupport
 
 #if canImport(Glibc)
 import Glibc
+@testable import WorkerCore
 #endif
 
 /// A clock and a counter that tests move by hand.

@@ -6,6 +6,8 @@ import Testing
 @testable import WorkerRuntime
 import Manifest
 import USDParse
+@testable import WorkerCore
+@testable import JobPipeline
 
 /// Re-transcodes that redo only what changed: output groups keyed by what made them
 /// (`artifacts` in the manifest), reused from the published revision when their key is

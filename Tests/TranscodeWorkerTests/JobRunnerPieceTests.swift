@@ -10,6 +10,7 @@ import TestSupport
 
 #if canImport(Glibc)
 import Glibc
+@testable import WorkerCore
 #endif
 
 /// A thread-safe counter for test servers.

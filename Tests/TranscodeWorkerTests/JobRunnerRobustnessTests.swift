@@ -8,6 +8,7 @@ import TestSupport
 
 #if canImport(Glibc)
 import Glibc
+@testable import WorkerCore
 #endif
 
 /// An `ObjectStore` whose `get` runs a hook first and then fails with a retryable error.

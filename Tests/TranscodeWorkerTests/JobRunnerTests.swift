@@ -10,6 +10,7 @@ import TestSupport
 
 #if canImport(Glibc)
 import Glibc
+@testable import WorkerCore
 #endif
 
 @Suite("Job runner on real Postgres, storage and child processes", .enabled(if: postgresConfigured))

@@ -4,6 +4,7 @@ import Testing
 @testable import WorkerRuntime
 @testable import PGQueue
 import TestSupport
+@testable import WorkerCore
 
 /// `TRANSCODE_GLB_COMPRESSION` and `TRANSCODE_TEXTURE_FORMAT`: a deployment whose clients cannot
 /// decode meshopt (or WebP) turns them off for every model its workers write.

@@ -5,6 +5,7 @@ import Testing
 @testable import ObjectStorage
 @testable import PGQueue
 @testable import WorkerRuntime
+@testable import WorkerCore
 
 /// Lines a command printed, collected from any thread.
 final class CapturedLines: @unchecked Sendable {

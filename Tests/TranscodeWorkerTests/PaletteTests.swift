@@ -4,6 +4,7 @@ import Testing
 
 @testable import TranscodeWorker
 import TestSupport
+@testable import JobPipeline
 
 /// The web model's colours: in room scans, untextured materials take their category's palette
 /// colour (the thumbnails' colours) unless `--materials source`; the manifest records each layer's.

@@ -3,6 +3,7 @@ import Testing
 @testable import TranscodeWorker
 @testable import WorkerRuntime
 import TestSupport
+@testable import JobPipeline
 
 /// `plan.svg` is published where browsers open it, so the worker publishes only the plain drawing
 /// the pipeline writes: a child that slips in a script, an event handler, a link or an entity is

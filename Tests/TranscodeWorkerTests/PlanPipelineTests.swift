@@ -5,6 +5,8 @@ import TestSupport
 import Thumbnailer
 @testable import ObjectStorage
 import USDParse
+@testable import WorkerCore
+@testable import JobPipeline
 
 /// The floor plan in the pipeline: rooms get the three plan files, listed in the manifest with
 /// their hashes and in the report; inputs that are not rooms get none and a note.

@@ -4,6 +4,8 @@ import Testing
 @testable import ObjectStorage
 @testable import WorkerRuntime
 import TestSupport
+@testable import WorkerCore
+@testable import JobPipeline
 
 /// The pack in which the worker hands a reprocess's child the previous revision
 /// (`PreviousPack`): what is written is read back, and a pack that breaks a rule is refused whole.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TranscodeWorker
 @testable import WorkerRuntime
+@testable import WorkerCore
 
 @Suite("probe: the container health check")
 struct ProbeCommandTests {

@@ -3,6 +3,8 @@ import Testing
 
 @testable import TranscodeWorker
 @testable import WorkerRuntime
+@testable import WorkerCore
+@testable import JobPipeline
 
 /// `report.html`: the rendered views are embedded byte for byte, every layer and element is listed,
 /// text from the inputs is escaped, nothing is loaded from elsewhere, and the bytes are

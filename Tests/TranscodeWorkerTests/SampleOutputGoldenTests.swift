@@ -3,6 +3,8 @@ import Testing
 
 @testable import TranscodeWorker
 @testable import ObjectStorage
+@testable import WorkerCore
+@testable import JobPipeline
 
 /// The exact bytes of every output of every bundled sample, pinned by SHA-256 in
 /// `Tests/Fixtures/golden/sample-outputs.json`. Two conversions in one process cannot catch

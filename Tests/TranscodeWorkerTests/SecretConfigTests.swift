@@ -7,6 +7,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+@testable import WorkerCore
 #endif
 
 /// Secrets only from the environment or `*_FILE`, strong shared secrets, and no silent default
@@ -235,7 +236,7 @@ struct SecretConfigTests {
         defer { db.drop() }
         let r = try Self.runBinary(["run", "--exit-when-idle", "--database-url", db.url],
                                    environment: ["TRANSCODE_CONCURENCY": "2", "TRANSCODE_HTTP_ADDR": "off"])
-        #expect(r.status == 0, "\(r.stderr.prefix(500))")
+        #expect(r.status == 0, "\(r.stderr.prefix(500)) … \(r.stderr.suffix(2000))")
         let warnings = r.stderr.split(separator: "\n").filter { $0.contains("unknown TRANSCODE_ variables") }
         #expect(warnings.count == 1)
         #expect(warnings.first?.contains("\"TRANSCODE_CONCURENCY\"") == true)

@@ -4,6 +4,7 @@ import Testing
 @testable import TranscodeWorker
 @testable import ObjectStorage
 @testable import WorkerRuntime
+@testable import WorkerCore
 
 /// The examples of AWS's "Signature Calculations for the Authorization Header: Transferring
 /// Payload in a Single Chunk" (Amazon S3 API reference): bucket `examplebucket`, key id

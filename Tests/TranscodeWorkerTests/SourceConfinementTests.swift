@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TranscodeWorker
 @testable import WorkerRuntime
+@testable import WorkerCore
 
 /// Keys in version and redaction rows may be wrong or hostile: a version reads only below its
 /// own prefix, and its redactions are bounded.

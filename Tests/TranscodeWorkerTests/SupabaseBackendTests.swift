@@ -7,6 +7,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+@testable import WorkerCore
 #endif
 
 /// A fresh database deployed as a Supabase project has it (`SupabaseStandIn.deploy`), with one

@@ -3,6 +3,7 @@ import Testing
 @testable import TranscodeWorker
 @testable import JSONCore
 @testable import WorkerRuntime
+@testable import WorkerCore
 
 @Suite("Supabase mode: endpoints, configuration and the Realtime broadcast client")
 struct SupabaseModeTests {

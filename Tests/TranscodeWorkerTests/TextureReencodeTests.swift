@@ -5,6 +5,7 @@ import Testing
 @testable import Thumbnailer
 @testable import TranscodeWorker
 import TestSupport
+@testable import JobPipeline
 
 /// Textures of the web model: WebP (`EXT_texture_webp`) at most `maxTextureSize` on a side by
 /// default, or the PNG/JPEG bytes as found.

@@ -5,6 +5,7 @@ import TestSupport
 @testable import ObjectStorage
 @testable import PGQueue
 @testable import WorkerRuntime
+@testable import WorkerCore
 
 /// The upload sweep on real Postgres and file storage: versions whose upload-complete call was
 /// lost are queued once their sources are in storage, and fail with `UPLOAD_EXPIRED` when they

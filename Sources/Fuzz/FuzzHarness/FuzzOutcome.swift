@@ -1,7 +1,7 @@
 import Layering
 import Thumbnailer
-import TranscodeWorker
 import USDParse
+import JobPipeline
 
 /// What one run of a fuzz target gave. Both cases are normal: only a trap, a sanitizer report, a
 /// timeout or running out of memory is a finding.

@@ -1,6 +1,6 @@
 import Thumbnailer
-import TranscodeWorker
 import USDParse
+import JobPipeline
 
 extension FuzzTarget {
     /// The whole `convert` pipeline in memory: parse → layer → `.glb` → small thumbnails →

@@ -1,4 +1,5 @@
 import Foundation
+import WorkerCore
 
 /// Opens an `ObjectStore` from a storage URL, as given in configuration.
 ///

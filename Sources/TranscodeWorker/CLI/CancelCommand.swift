@@ -1,5 +1,6 @@
 import PGQueue
 import WorkerRuntime
+import WorkerCore
 
 /// `transcode-worker cancel VERSION_ID`: stops a queued or running transcode.
 struct CancelCommand {

@@ -2,6 +2,8 @@ import WorkerRuntime
 
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
+import JobPipeline
 #endif
 
 /// Entry point of the `transcode-worker` command: dispatches sub-commands and returns an exit status.

@@ -5,6 +5,8 @@ import USDParse
 import GLBWriter
 import JSONCore
 import WorkerRuntime
+import WorkerCore
+import JobPipeline
 
 /// `transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR] [--report] [--json]`
 struct ConvertCommand {
@@ -190,7 +192,7 @@ struct ConvertCommand {
                                                   try FileReader.read(roomPlan, maxBytes: limits.maxInputBytes))
                 }
             }
-            if let redacted { pipelineInput.redactedTextures = try Self.readRedactions(redacted, maxBytes: limits.maxInputBytes) }
+            if let redacted { pipelineInput.redactedTextures = try FileReader.readRedactions(redacted, maxBytes: limits.maxInputBytes) }
         } catch let f as FileReader.Failure {
             return report(PipelineError(code: f.code, message: f.message, phase: "reading"), status: ExitStatus.invalidInput)
         } catch {
@@ -219,20 +221,6 @@ struct ConvertCommand {
         }
         printSummary(result, totalMs: Clock.ms(t0, Clock.now()))
         return ExitStatus.ok
-    }
-
-    /// Every regular file under `dir`, by path relative to it (sorted).
-    static func readRedactions(_ dir: String, maxBytes: Int) throws -> [PipelineInput.RedactedTexture] {
-        guard let walker = FileManager.default.enumerator(atPath: dir) else {
-            throw FileReader.Failure(code: "IO_NOT_FOUND", message: "cannot list \(dir)")
-        }
-        var out: [PipelineInput.RedactedTexture] = []
-        while let rel = walker.nextObject() as? String {
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: dir + "/" + rel, isDirectory: &isDir), !isDir.boolValue else { continue }
-            out.append(.init(relativePath: rel, bytes: try FileReader.read(dir + "/" + rel, maxBytes: maxBytes)))
-        }
-        return out.sorted { $0.relativePath < $1.relativePath }
     }
 
     private func report(_ e: PipelineError, status: Int32) -> Int32 {

@@ -1,5 +1,6 @@
 import ObjectStorage
 import WorkerRuntime
+import WorkerCore
 
 extension DatabaseOptions {
     /// Opens `config.storageURL`. Throws `UsageError` for a malformed URL, `StorageError` when

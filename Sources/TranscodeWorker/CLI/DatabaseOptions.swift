@@ -6,6 +6,7 @@ import WorkerRuntime
 
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 /// What the database commands (`migrate`, `enqueue`, `retry`, `reprocess`, `cancel`, `status`,

@@ -1,5 +1,6 @@
 import PGQueue
 import WorkerRuntime
+import WorkerCore
 
 /// `transcode-worker enqueue VERSION_ID`: queues an uploaded version (what the upload-complete
 /// hook does), idempotently.

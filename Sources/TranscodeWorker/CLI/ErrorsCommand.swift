@@ -1,6 +1,7 @@
 import Foundation
 import JSONCore
 import WorkerRuntime
+import WorkerCore
 
 /// `transcode-worker errors [--markdown | --json]`: every stable error code and failure reason.
 struct ErrorsCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import PGQueue
 import WorkerRuntime
+import WorkerCore
 
 /// `transcode-worker gc`: deletes output revisions that no version refers to.
 struct GCCommand {

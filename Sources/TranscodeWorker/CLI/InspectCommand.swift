@@ -5,6 +5,8 @@ import WorkerRuntime
 
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
+import JobPipeline
 #endif
 
 /// `transcode-worker inspect FILE [--json] [--timing] [--no-scene]`: parses a USDZ/USDC/USDA file

@@ -1,5 +1,6 @@
 import PGQueue
 import WorkerRuntime
+import WorkerCore
 
 /// `transcode-worker migrate [--status]`: brings the database schema up to date, or shows which
 /// migrations are applied.

@@ -2,6 +2,7 @@ import Foundation
 import ObjectStorage
 import WorkerHTTP
 import WorkerRuntime
+import WorkerCore
 
 /// `transcode-worker probe [livez|readyz]`: asks a running worker's HTTP server whether it is
 /// alive or ready, for container health checks in images that have no HTTP client.

@@ -6,6 +6,7 @@ import PGQueue
 import WorkerRuntime
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 /// `transcode-worker process VERSION_ID [--json] [--database-url URL] [--storage-url URL] [--<setting> VALUE …]`

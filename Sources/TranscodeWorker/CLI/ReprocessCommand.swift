@@ -1,6 +1,7 @@
 import JSONCore
 import PGQueue
 import WorkerRuntime
+import WorkerCore
 
 /// `transcode-worker reprocess --below-schema N [--limit K] [--dry-run]` or `reprocess VERSION_ID`:
 /// marks ready versions for re-transcoding without taking them offline.

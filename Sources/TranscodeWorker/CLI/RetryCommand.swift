@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import PGQueue
 import WorkerRuntime
+import WorkerCore
 
 /// `transcode-worker retry VERSION_ID | --failed [--since T] [--room ID] [--dry-run]`: queues
 /// failed versions again with a fresh set of attempts.

@@ -6,6 +6,7 @@ import WorkerHTTP
 import WorkerRuntime
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 /// `transcode-worker run`: the queue daemon.

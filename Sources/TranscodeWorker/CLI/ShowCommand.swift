@@ -1,6 +1,7 @@
 import JSONCore
 import PGQueue
 import WorkerRuntime
+import WorkerCore
 
 /// `transcode-worker show VERSION_ID`: one version's row and its error history.
 struct ShowCommand {

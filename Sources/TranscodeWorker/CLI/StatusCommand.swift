@@ -1,6 +1,7 @@
 import JSONCore
 import PGQueue
 import WorkerRuntime
+import WorkerCore
 
 /// `transcode-worker status [--failure-window-hours H]`: a snapshot of the queue for operators.
 struct StatusCommand {

@@ -3,6 +3,7 @@ import JSONCore
 import ObjectStorage
 import PGQueue
 import WorkerRuntime
+import WorkerCore
 
 /// `transcode-worker submit --usdz FILE [--roomplan FILE] …`: puts local files into storage and
 /// inserts a queued version for them, the way the app's upload does (for local runs, demos and

@@ -5,6 +5,7 @@ import WorkerRuntime
 
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 /// `transcode-worker watch [--until-idle] [--timeout SECONDS] [--json]`: prints the queue's events

@@ -1,4 +1,5 @@
 import WorkerHTTP
+import WorkerCore
 
 /// The console's HTML: one layout with inline CSS (no external asset, no script), readable on a
 /// phone, and small builders for what every page uses. Every text from the database, a file or

@@ -1,4 +1,5 @@
 import ObjectStorage
+import WorkerCore
 
 /// The console's signed session cookie and the CSRF token tied to it.
 ///

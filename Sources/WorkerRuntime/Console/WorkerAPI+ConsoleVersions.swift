@@ -1,6 +1,7 @@
 import Foundation
 import PGQueue
 import WorkerHTTP
+import WorkerCore
 
 /// The console's versions list: filters by status, room, reason and creation time, keyset pages.
 extension WorkerAPI {

@@ -1,5 +1,6 @@
 import Foundation
 import PGQueue
+import WorkerCore
 
 /// The database check behind `/readyz`, cached so that probes cannot load the database: the check
 /// runs at most once per `cacheSeconds` whatever the number of probes, never on the caller's

@@ -3,6 +3,7 @@ import JSONCore
 import ObjectStorage
 import PGQueue
 import WorkerHTTP
+import WorkerCore
 
 /// The worker's HTTP routes: probes (`/livez`, `/readyz`), `/metrics`, the bearer-protected
 /// `/v1` queue API (see docs/integration.md, "HTTP API") and the operator console `/console`

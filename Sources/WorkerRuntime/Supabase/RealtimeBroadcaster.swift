@@ -1,5 +1,6 @@
 import JSONCore
 import ObjectStorage
+import WorkerCore
 
 /// Sends broadcast messages through Supabase Realtime's REST endpoint
 /// (`POST {SUPABASE_URL}/realtime/v1/api/broadcast`, worker-contracts §3.2), one message per

@@ -1,12 +1,14 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 extension ChildSandbox {
     /// What a command that runs jobs (`run`, `process`) does before its first job: marks the
     /// process non-dumpable, removes stale work directories, checks the child id settings, probes
-    /// the namespaces and logs what job children will get (`child sandbox`, info). Without
+    /// the namespaces and logs what job children will get and which executable they run
+    /// (`child sandbox`, info; `child_executable`). Without
     /// namespaces it logs one warning (`child sandbox: user and network namespaces unavailable`,
     /// with the reason) and goes on, unless `TRANSCODE_CHILD_SANDBOX=require`.
     ///
@@ -44,7 +46,8 @@ extension ChildSandbox {
                                 + "user.max_user_namespaces, the container's seccomp/AppArmor profile)")])
         }
         logger.info("child sandbox", ["sandbox": sandbox.json, "mode": .string(config.childSandbox.rawValue),
-                                      "worker_dumpable": .bool(isDumpable)])
+                                      "worker_dumpable": .bool(isDumpable),
+                                      "child_executable": .string(ChildExecutable.describe(JobRunner.resolveChildExecutable()))])
         return nil
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import ObjectStorage
 import PGQueue
+import WorkerCore
 
 /// Reports a job's end to the backend's `transcode-done` endpoint (worker-contracts §3.1): builds
 /// the `transcode-done/v1` bodies and POSTs them with the contract's headers, retrying what may

@@ -1,5 +1,6 @@
 import Foundation
 import PGQueue
+import WorkerCore
 
 /// Keeps one job's lease alive from a thread of its own, on a database connection of its own:
 /// every `heartbeatSeconds` (and at once when the phase changes) it renews the lease with

@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 /// The worker's log: one JSON object per line on standard error (`ts`, `level`, `msg`, `worker`,

@@ -4,6 +4,7 @@ import ObjectStorage
 import PGQueue
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 /// Step 2 of an attempt: the conversion in the sandboxed `job-exec` child, and what it reports.

@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 extension JobAttempt {

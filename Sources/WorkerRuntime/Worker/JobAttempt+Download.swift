@@ -4,6 +4,7 @@ import ObjectStorage
 import PGQueue
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 /// Step 1 of an attempt: the sources and redacted textures, from storage into the workspace.

@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import ObjectStorage
 import PGQueue
+import WorkerCore
 
 /// Incremental reprocess: the published revision's outputs, handed to the job so that it reuses
 /// every output group whose key is unchanged (see `TRANSCODE_INCREMENTAL_REPROCESS`).

@@ -4,6 +4,7 @@ import ObjectStorage
 import PGQueue
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 /// Step 4 of an attempt: the end reported through `transcode-done` or the SQL finalize, with the

@@ -4,6 +4,7 @@ import ObjectStorage
 import PGQueue
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 /// The helpers every step of an attempt uses: stop checks, phases and progress, the job's database

@@ -4,6 +4,7 @@ import ObjectStorage
 import PGQueue
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 /// Step 3 of an attempt: the checked outputs, to the output store (and deleted again when they

@@ -4,6 +4,7 @@ import ObjectStorage
 import PGQueue
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 /// One attempt of one claimed job, from download to the final report (see `JobRunner`). Lives on

@@ -1,5 +1,6 @@
 import JSONCore
 import PGQueue
+import WorkerCore
 
 extension JobRunner {
     /// Fails a version the rescuer took over after its last attempt's worker stopped heartbeating:

@@ -16,14 +16,15 @@ import PGQueue
 /// (`transcode_progress`) are sent with `pg_notify` on `SchemaCatalog.eventsChannel`, or in
 /// Supabase mode through Realtime's REST broadcast (`RealtimeBroadcaster`).
 ///
-/// Each run opens two database connections of its own (job and heartbeat) and closes them before
-/// it returns, and works in a private directory under `$TMPDIR` that it removes at the end (the
-/// first runner of a process also removes directories that killed workers left behind). A runner
-/// holds no per-job state, so one runner may serve many threads at once.
+/// Each run uses two database sessions (job and heartbeat): taken from `connections` and given
+/// back when the runner has a pool, else opened and closed by the run. It works in a private
+/// directory under `$TMPDIR` that it removes at the end (the first runner of a process also
+/// removes directories that killed workers left behind). A runner holds no per-job state, so one
+/// runner may serve many threads at once.
 ///
-/// The child binary is `/proc/self/exe` (this very executable, even if the file was replaced
-/// since it started), or `TRANSCODE_WORKER_BINARY` when set (tests run inside a test bundle and
-/// point it at the built `transcode-worker`).
+/// The child binary is `transcode-job` beside this executable when it is there, else
+/// `/proc/self/exe` (this very executable), or `TRANSCODE_WORKER_BINARY` when set
+/// (`ChildExecutable`).
 public final class JobRunner: Sendable {
     /// What `run` reports to an observer as the job goes (for `process`, which prints it).
     public enum Event: Sendable {
@@ -140,9 +141,8 @@ public final class JobRunner: Sendable {
         return out.keys.sorted().map { "\($0)=\(out[$0]!)" }
     }
 
-    /// `TRANSCODE_WORKER_BINARY` when set and not empty, else `/proc/self/exe`.
+    /// What a job's child runs (`ChildExecutable.resolve`).
     static func resolveChildExecutable() -> String {
-        if let v = ProcessInfo.processInfo.environment[binaryVariable], !v.isEmpty { return v }
-        return "/proc/self/exe"
+        ChildExecutable.resolve(environment: ProcessInfo.processInfo.environment)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WorkerCore
 
 /// Times the phases of one job from its runner's phase events: each phase lasts until the next
 /// one begins, or until `end()`, and its duration goes to `Metrics`.

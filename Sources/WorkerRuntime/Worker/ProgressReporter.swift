@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import WorkerCore
 
 /// Builds and sends one job's `transcode_progress` events (worker-contracts §3.2): payload schema
 /// `transcode-progress/v1`, the row's `status` (`transcoding`, `queued` while a retry waits, or

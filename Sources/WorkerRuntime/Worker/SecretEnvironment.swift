@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 /// Where the worker's secrets come from: the environment variable `NAME`, or the file named by

@@ -1,4 +1,5 @@
 import Foundation
+import WorkerCore
 
 /// Start-up checks of the configuration: secrets never on the command line, secrets strong
 /// enough, every value parsed (no silent default), and unknown `TRANSCODE_*` names reported.

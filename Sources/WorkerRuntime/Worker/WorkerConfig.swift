@@ -1,5 +1,6 @@
 import Foundation
 import WorkerHTTP
+import WorkerCore
 
 /// The worker's configuration: defaults, overridden by environment variables, overridden by
 /// command-line flags. Every setting has one environment name (documented in

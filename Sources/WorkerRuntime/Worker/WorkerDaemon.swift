@@ -3,6 +3,7 @@ import ObjectStorage
 import PGQueue
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 /// `transcode-worker run`: claims queued versions up to `concurrency` at a time and runs each on a

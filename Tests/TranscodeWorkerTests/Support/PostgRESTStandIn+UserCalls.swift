@@ -1,6 +1,7 @@
 import Foundation
 @testable import ObjectStorage
 @testable import PGQueue
+@testable import WorkerCore
 
 /// PostgREST's handling of a call made with a user's JWT, as `transcode-retry` makes it:
 /// `apikey` must be one of the project's keys (else 401, the gateway's answer); the

@@ -1,5 +1,5 @@
-import ObjectStorage
 import USDParse
+import WorkerCore
 
 extension Digest {
     /// SHA-256 of a byte view (no copy).

@@ -4,15 +4,14 @@ import Manifest
 import SceneModel
 import Thumbnailer
 import USDParse
-import ObjectStorage
-import WorkerRuntime
+import WorkerCore
 
 /// The one composer of the conversion: parse → layer → write the `.glb` → build the manifest.
 /// `convert` and the queue worker both run exactly this. Pure apart from the progress callback:
 /// inputs are bytes, outputs are bytes; the caller reads and writes files.
 public enum TranscodePipeline {
     public static let generatorName = "crowdroom-transcode-worker"
-    public static var generatorVersion: String { CommandLineTool.version }
+    public static var generatorVersion: String { WorkerVersion.string }
 
     /// Runs the conversion.
     ///

@@ -1,7 +1,7 @@
 import FloorPlan
 import Foundation
-import ObjectStorage
 import Thumbnailer
+import WorkerCore
 
 /// The versions of the stages that write each output group. A version is part of its group's key,
 /// so a change that alters a stage's output bytes must bump it: then a reprocess makes the group

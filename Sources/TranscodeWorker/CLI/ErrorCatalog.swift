@@ -6,6 +6,7 @@ import PGQueue
 import USDParse
 import WorkerHTTP
 import WorkerRuntime
+import JobPipeline
 
 /// Every stable error code of the worker in one place: the module that raises it, whether the
 /// same operation can succeed when tried again, and what it means. `docs/errors.md` is generated

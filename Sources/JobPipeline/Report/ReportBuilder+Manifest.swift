@@ -1,5 +1,4 @@
 import JSONCore
-import WorkerRuntime
 
 /// What the page reads from the manifest: input names, layers, elements and numbers.
 extension ReportBuilder {

@@ -4,10 +4,9 @@ import GLBWriter
 import Thumbnailer
 import USDParse
 import JSONCore
-import ObjectStorage
-import WorkerRuntime
 #if canImport(Glibc)
 import Glibc
+import WorkerCore
 #endif
 
 /// `transcode-worker job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR] …`
@@ -18,16 +17,18 @@ import Glibc
 /// (address space, CPU time, no core files: defense in depth, and the same when run by hand), runs `TranscodePipeline` on local files
 /// and writes the outputs into `--out`, reporting on standard output one JSON line per event
 /// (`ChildMessage`): a line per phase as it starts, then a final `done` or `error` line.
-struct JobExecCommand {
-    static let help = """
-        USAGE: transcode-worker job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR] [--redaction-regions FILE]
-                                         [--version-id ID] [--room-id ID] [--memory-mb N] [--cpu-seconds N]
-                                         [--parent-pid PID] [--nice N] [--no-thumbnails] [--report] [--previous FILE] [--glb-compression meshopt|none]
-                                         [--texture-format webp|original] [--units metric|imperial]
-                                         [--locale en|zh-Hans]
+public struct JobExecCommand {
+    public static let help = """
+        USAGE: transcode-job job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR] [--redaction-regions FILE]
+                                      [--version-id ID] [--room-id ID] [--memory-mb N] [--cpu-seconds N]
+                                      [--parent-pid PID] [--nice N] [--no-thumbnails] [--report] [--previous FILE] [--glb-compression meshopt|none]
+                                      [--texture-format webp|original] [--units metric|imperial]
+                                      [--locale en|zh-Hans]
 
         Runs the conversion of one queued job attempt; the worker starts it as a child process for
         every attempt and reads its standard output. It is not meant to be run by hand.
+        `transcode-job` is installed beside `transcode-worker`, whose `job-exec` is the same
+        command; the worker runs `transcode-job` when it finds it there (fewer libraries to load).
 
         The worker's launcher has already confined it (RLIMIT_AS, RLIMIT_CPU, RLIMIT_CORE,
         RLIMIT_FSIZE, RLIMIT_NOFILE, PR_SET_NO_NEW_PRIVS and, where the kernel allows, its own user
@@ -96,7 +97,9 @@ struct JobExecCommand {
     var textureFormat = PipelineInput.TextureFormat.webp
     var plan = PlanOptions()
 
-    init(_ args: [String]) throws {
+    /// Parses `job-exec`'s options (without the command name); throws `UsageError` (an empty one
+    /// for `--help`).
+    public init(_ args: [String]) throws {
         var it = args.makeIterator()
         func value(_ flag: String) throws -> String {
             guard let v = it.next(), !v.hasPrefix("--") else { throw UsageError("\(flag) needs a value") }
@@ -169,7 +172,8 @@ struct JobExecCommand {
         return PreviousOutputs(manifest: manifest, files: entries)
     }
 
-    func run() -> Int32 {
+    /// Converts the job; returns the exit status (`ExitStatus`).
+    public func run() -> Int32 {
         if let parentPid { Self.watchParent(parentPid) }
         if let problem = applyLimits() {
             Self.emit(.error(code: "CHILD_SETUP_FAILED", message: problem, phase: "reading", retryable: true))
@@ -194,7 +198,7 @@ struct JobExecCommand {
                                       try FileReader.read(roomPlan, maxBytes: limits.maxInputBytes))
             }
             if let redacted {
-                input.redactedTextures = try ConvertCommand.readRedactions(redacted, maxBytes: limits.maxInputBytes)
+                input.redactedTextures = try FileReader.readRedactions(redacted, maxBytes: limits.maxInputBytes)
             }
             if let regions { input.redactionRegions = try Self.readRegions(regions) }
             if let previous { input.previous = try Self.readPrevious(previous, maxBytes: limits.maxInputBytes) }

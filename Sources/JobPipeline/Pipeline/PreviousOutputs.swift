@@ -1,9 +1,9 @@
 import Foundation
 import JSONCore
 import Manifest
-import ObjectStorage
 import SceneModel
 import Thumbnailer
+import WorkerCore
 
 /// The previous revision's outputs a reprocess may reuse: its `layer_manifest.json` and the files
 /// of its thumbnail and plan groups, by path. Nothing here is trusted: a group is reused only

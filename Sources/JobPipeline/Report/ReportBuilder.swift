@@ -1,6 +1,6 @@
 import Foundation
 import JSONCore
-import WorkerRuntime
+import WorkerCore
 
 /// Writes `report.html`: one self-contained page that shows a converted room to people — inputs,
 /// quality grade, metrics, the rendered views, layers, elements, warnings and files. Everything on

@@ -123,7 +123,7 @@ public enum ChildMessage: Sendable, Equatable {
     }
 
     /// Milliseconds per pipeline phase from a `done` summary.
-    static func phaseMilliseconds(_ summary: JSONValue) -> [String: Double] {
+    public static func phaseMilliseconds(_ summary: JSONValue) -> [String: Double] {
         guard case .object(let o) = summary, case .object(let phases)? = o["phase_ms"] else { return [:] }
         var out: [String: Double] = [:]
         for (k, v) in phases {

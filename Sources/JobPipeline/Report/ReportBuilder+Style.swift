@@ -1,5 +1,4 @@
 import Foundation
-import WorkerRuntime
 
 /// The report's one stylesheet, inlined into the page (no external resources).
 extension ReportBuilder {

@@ -18,7 +18,7 @@
 /// that breaks a rule is refused whole (`nil`), so the child makes every group again.
 public enum PreviousPack {
     /// The first 8 bytes.
-    static let magic = Array("CRPACK1\n".utf8)
+    public static let magic = Array("CRPACK1\n".utf8)
     /// The most entries one pack holds (the manifest and every output the child may report).
     public static let maxEntries = 65
     /// The longest entry name, bytes.
@@ -72,7 +72,7 @@ public enum PreviousPack {
     }
 
     /// True for a name of 1...`maxNameBytes` bytes made of plain `/`-separated components.
-    static func isPlainName(_ name: String) -> Bool {
+    public static func isPlainName(_ name: String) -> Bool {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
         return (1...maxNameBytes).contains(name.utf8.count) && !name.utf8.contains(0)
             && !parts.contains { $0.isEmpty || $0 == "." || $0 == ".." }

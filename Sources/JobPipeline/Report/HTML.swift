@@ -1,5 +1,5 @@
 import Foundation
-import WorkerHTTP
+import WorkerCore
 
 /// Text helpers for writing HTML by hand: escaping, embedded images and deterministic number
 /// formatting (no locale, no grouping rules from the host).

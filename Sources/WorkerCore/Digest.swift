@@ -45,7 +45,7 @@ public enum Digest {
     }
 
     /// The value of one hexadecimal digit (`0-9`, `a-f`, `A-F`), or nil.
-    static func hexDigitValue(_ byte: UInt8) -> UInt8? {
+    public static func hexDigitValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Which executable a job's child process runs.
+///
+/// `transcode-job` beside the running executable when it is there: it links the pipeline alone,
+/// without the daemon's libraries (libpq, libcurl, libmicrohttpd and what they pull in), so it
+/// starts with less to load. It is opened once per process and run through that descriptor
+/// (`/proc/self/fd/N`), so a file replaced or removed on disk later does not change what jobs run.
+/// Else the running executable itself (`/proc/self/exe`, which has the same `job-exec` command).
+/// `TRANSCODE_WORKER_BINARY`, when set and not empty, overrides both (tests run inside a test
+/// bundle and point it at a built binary).
+enum ChildExecutable {
+    /// The name of the job executable looked for beside the running one.
+    static let jobExecutableName = "transcode-job"
+
+    /// The path to pass to `execve`: the override, else the job executable's descriptor path, else
+    /// `/proc/self/exe`.
+    static func resolve(environment: [String: String]) -> String {
+        if let v = environment[JobRunner.binaryVariable], !v.isEmpty { return v }
+        return besideSelf ?? "/proc/self/exe"
+    }
+
+    /// `/proc/self/fd/N` of `transcode-job` beside the running executable, opened on first use
+    /// and kept open; nil when there is none (or it is not a regular executable file).
+    static let besideSelf: String? = {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        let path = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        let candidate = String(path[..<slash]) + "/" + jobExecutableName
+        guard candidate != path else { return nil }
+        return open(executable: candidate)
+    }()
+
+    /// Opens `path` (close-on-exec) if it is a regular file this process may execute; the
+    /// descriptor's path, or nil.
+    static func open(executable path: String) -> String? {
+        guard access(path, X_OK) == 0 else { return nil }
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            return nil
+        }
+        return "/proc/self/fd/\(fd)"
+    }
+
+    /// The file `path` names, for logs: a descriptor path resolved to the file it was opened as.
+    static func describe(_ path: String) -> String {
+        guard path.hasPrefix("/proc/self/") else { return path }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n > 0 else { return path }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
