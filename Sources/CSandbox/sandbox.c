@@ -1,5 +1,10 @@
-// The job child launcher. Between fork and execve only async-signal-safe calls are made (raw
-// system calls, no allocation, no locks, no stdio): the parent is multi-threaded.
+// The job child launcher. The child is made with clone(CLONE_VM | CLONE_VFORK): it runs on a
+// stack of its own in the parent's memory, and the calling thread waits until it has called
+// execve or exited. So no page table of the (large, multi-threaded) worker is copied and nothing is
+// torn down at exec. Until execve the child makes async-signal-safe calls only (no allocation, no
+// locks, no stdio), writes nothing but its own stack and the calling thread's errno, and changes
+// ids with raw system calls: glibc's setuid family runs its every-thread protocol over the thread
+// list it finds in memory, which is the parent's.
 #define _GNU_SOURCE
 #include "csandbox.h"
 
@@ -10,6 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -89,7 +95,7 @@ static void child_main(const struct sandbox_options *o, int report_fd, const cha
 
     if (setpgid(0, 0) != 0) child_fail(report_fd, SANDBOX_STAGE_PGROUP);
     // Only ever lowered (which is always allowed): a worker that runs niced already keeps its
-    // own niceness for the child. The raw calls, as everything between fork and exec; the
+    // own niceness for the child. The raw calls, as everything between clone and exec; the
     // kernel's getpriority answers 20 - niceness.
     if (o->niceness > 0) {
         long current = syscall(SYS_getpriority, PRIO_PROCESS, 0);
@@ -120,7 +126,7 @@ static void child_main(const struct sandbox_options *o, int report_fd, const cha
 
     // Supplementary groups go first, while still privileged (setgroups is denied in the
     // namespace below).
-    if (o->change_ids && setgroups(0, NULL) != 0) child_fail(report_fd, SANDBOX_STAGE_IDS);
+    if (o->change_ids && syscall(SYS_setgroups, 0, NULL) != 0) child_fail(report_fd, SANDBOX_STAGE_IDS);
 
     if (o->namespaces) {
         if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) child_fail(report_fd, SANDBOX_STAGE_UNSHARE);
@@ -131,8 +137,8 @@ static void child_main(const struct sandbox_options *o, int report_fd, const cha
         }
     }
     if (o->change_ids) {
-        if (setresgid(o->gid, o->gid, o->gid) != 0) child_fail(report_fd, SANDBOX_STAGE_IDS);
-        if (setresuid(o->uid, o->uid, o->uid) != 0) child_fail(report_fd, SANDBOX_STAGE_IDS);
+        if (syscall(SYS_setresgid, o->gid, o->gid, o->gid) != 0) child_fail(report_fd, SANDBOX_STAGE_IDS);
+        if (syscall(SYS_setresuid, o->uid, o->uid, o->uid) != 0) child_fail(report_fd, SANDBOX_STAGE_IDS);
     }
 
     if (o->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report_fd, SANDBOX_STAGE_NO_NEW_PRIVS);
@@ -145,6 +151,26 @@ static void child_main(const struct sandbox_options *o, int report_fd, const cha
     execve(o->path, o->argv, o->envp);
     child_fail(report_fd, SANDBOX_STAGE_EXEC);
 }
+
+/// What the child needs, on the parent's stack (the child reads it before the parent goes on).
+struct child_args {
+    const struct sandbox_options *options;
+    int report_fd, close_fd, map_ids;
+    const char *uid_map, *gid_map;
+    size_t uid_len, gid_len;
+};
+
+/// The child's entry on its own stack: never returns.
+static int child_entry(void *p) {
+    const struct child_args *a = p;
+    close(a->close_fd);   // the child's own descriptor table (no CLONE_FILES)
+    child_main(a->options, a->report_fd, a->uid_map, a->uid_len, a->gid_map, a->gid_len, a->map_ids);
+    return 127;
+}
+
+/// The child's stack: far more than child_main needs, with no guard page below it (it runs
+/// only our own code, a few frames deep).
+#define CHILD_STACK_BYTES (256 * 1024)
 
 pid_t sandbox_spawn(const struct sandbox_options *o, struct sandbox_failure *failure) {
     failure->stage = SANDBOX_STAGE_NONE;
@@ -166,17 +192,26 @@ pid_t sandbox_spawn(const struct sandbox_options *o, struct sandbox_failure *fai
     int gid_len = snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
     int map_ids = geteuid() == 0 || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1;
 
-    // Every signal blocked across fork: no handler of the parent may run in the child.
+    void *stack = mmap(NULL, CHILD_STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED) {
+        failure->stage = SANDBOX_STAGE_FORK;
+        failure->error = errno;
+        close(report[0]);
+        close(report[1]);
+        return -1;
+    }
+    struct child_args args = { o, report[1], report[0], map_ids, uid_map, gid_map, (size_t)uid_len, (size_t)gid_len };
+
+    // Every signal blocked across the clone: no handler of the parent may run in the child (it
+    // has copies of the parent's handlers until it resets them, and shares its memory).
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(report[0]);
-        child_main(o, report[1], uid_map, (size_t)uid_len, gid_map, (size_t)gid_len, map_ids);
-    }
+    pid_t pid = clone(child_entry, (char *)stack + CHILD_STACK_BYTES, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
     int fork_errno = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    // The child has called execve or exited: its stack is free again.
+    munmap(stack, CHILD_STACK_BYTES);
     close(report[1]);
     if (pid < 0) {
         close(report[0]);

@@ -170,6 +170,22 @@ struct ChildSandboxTests {
         #expect(r.out.contains("READ_FAILED"))
         var info = stat()
         #expect(lstat(ws.outputDirectory + "/model.glb", &info) == 0 && info.st_uid == 65534)
+        // The child runs in this process's memory until exec: its id change must not reach any
+        // thread of this process.
+        #expect(Self.threadIds().allSatisfy { $0 == "0" }, "\(Self.threadIds())")
+    }
+
+    /// The real uid and gid lines of every thread of this process (`/proc/self/task/*/status`).
+    static func threadIds() -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        var out: [String] = []
+        for t in tasks {
+            guard let text = try? String(contentsOfFile: "/proc/self/task/\(t)/status", encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n") where line.hasPrefix("Uid:") || line.hasPrefix("Gid:") {
+                out += line.split(whereSeparator: { $0 == "\t" || $0 == " " }).dropFirst().map(String.init)
+            }
+        }
+        return out
     }
 
     @Test("a launch failure names the step and errno, and leaves no child")

@@ -1,4 +1,4 @@
-// The job child launcher: fork, confine, execve. Our own code (not a system library wrapper).
+// The job child launcher: clone (CLONE_VM | CLONE_VFORK), confine, execve. Our own code (not a system library wrapper).
 #ifndef CSANDBOX_H
 #define CSANDBOX_H
 
@@ -31,7 +31,7 @@ enum sandbox_stage {
     SANDBOX_STAGE_NICE = 14,
 };
 
-/// What to apply in the child between fork and exec. Every pointer is owned by the caller and
+/// What to apply in the child between clone and exec. Every pointer is owned by the caller and
 /// must stay valid for the duration of the call.
 struct sandbox_options {
     /// The program (absolute path) and its NULL-terminated argv / envp. A NULL path makes a probe:
