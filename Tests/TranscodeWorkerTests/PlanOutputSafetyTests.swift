@@ -43,7 +43,7 @@ struct PlanOutputSafetyTests {
     @Test func scriptsHandlersLinksAndEntitiesAreRefused() throws {
         let svg = String(decoding: try Self.realSVG(), as: UTF8.self)
         let head = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        let hostile = [
+        let hostile: [String] = [
             svg.replacingOccurrences(of: "</svg>", with: "<script>alert(1)</script></svg>"),
             svg.replacingOccurrences(of: "<svg ", with: "<svg onload=\"alert(1)\" "),
             svg.replacingOccurrences(of: "</svg>", with: "<a href=\"https://example.invalid\"><text>x</text></a></svg>"),
@@ -56,6 +56,12 @@ struct PlanOutputSafetyTests {
             svg.replacingOccurrences(of: "</svg>", with: "</svg><svg xmlns=\"http://www.w3.org/2000/svg\"></svg>"),
             svg.replacingOccurrences(of: "class=\"title\"", with: "style=\"background:url(x)\""),
             String(svg.dropFirst(head.count)),
+            // Scanned as bytes, as XML parsers read it: a combining mark after `<` or `&` or a
+            // non-ASCII space does not hide markup, and `URL(` is `url(`.
+            svg.replacingOccurrences(of: "</svg>", with: "<text>a<\u{301}script>x</text></svg>"),
+            svg.replacingOccurrences(of: "</svg>", with: "<text>&\u{301}x;</text></svg>"),
+            svg.replacingOccurrences(of: "<svg ", with: "<svg\u{A0}onload=\"alert(1)\" "),
+            svg.replacingOccurrences(of: "fill=\"#FFFFFF\"", with: "fill=\"URL(#y)\""),
         ]
         for (i, text) in hostile.enumerated() {
             #expect(text != svg, "variant \(i) changed nothing")
