@@ -82,14 +82,25 @@ class Bench:
                 return f.read().rsplit(")", 1)[1].split()
         own = fields(postmaster)
         total = sum(int(v) for v in own[11:15])
-        children = subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True).stdout.split()
-        for pid in children:
+        for pid in self.postgres_children():
             try:
                 f = fields(pid)
             except OSError:   # ended meanwhile: its time is in the postmaster's children times
                 continue
             total += int(f[11]) + int(f[12])
         return total / tick
+
+    def postgres_children(self):
+        with open(os.path.join(self.pg_data, "postmaster.pid")) as f:
+            postmaster = int(f.readline())
+        return subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True).stdout.split()
+
+    def wait_for_backends(self, count, timeout=5.0):
+        """Waits until the server is back to `count` processes: the worker's sessions end after it
+        exits, and a backend counts only while it runs or once the postmaster has reaped it."""
+        deadline = time.monotonic() + timeout
+        while len(self.postgres_children()) > count and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def tw(self, *args):
         return subprocess.run([self.binary, *args], env=self.env, check=True, capture_output=True, text=True).stdout
@@ -107,6 +118,7 @@ class Bench:
         CPU seconds of the database server)."""
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         database_before = self.postgres_cpu()
+        backends_before = len(self.postgres_children())
         t0 = time.monotonic()
         with open(os.path.join(self.work, f"{label}.log"), "w") as log:
             subprocess.run([self.binary, "run", "--exit-when-idle", "--concurrency", str(self.concurrency),
@@ -114,6 +126,7 @@ class Bench:
         wall = time.monotonic() - t0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        self.wait_for_backends(backends_before)
         return wall, cpu, self.postgres_cpu() - database_before
 
     def check_ready(self, ids):
