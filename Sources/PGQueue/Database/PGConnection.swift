@@ -111,10 +111,11 @@ public final class PGConnection: @unchecked Sendable {
     }
 
     /// Waits up to `timeout` seconds for notifications on the `LISTEN`ed channels and returns all
-    /// that arrived (possibly none).
+    /// that arrived (possibly none). It also returns, with whatever arrived, as soon as `wakeFD`
+    /// (a descriptor the caller owns; -1: none) is readable: another thread's way to stop the wait.
     ///
     /// - Throws: `DB_CONNECTION_LOST` when the session broke (the next call reconnects).
-    public func waitForNotifications(timeout: Double) throws(DatabaseError) -> [PGNotification] {
+    public func waitForNotifications(timeout: Double, wakeFD: Int32 = -1) throws(DatabaseError) -> [PGNotification] {
         lock.lock()
         var found: [PGNotification]
         do {
@@ -128,9 +129,9 @@ public final class PGConnection: @unchecked Sendable {
         let fd = PQsocket(conn)
         lock.unlock()
         guard fd >= 0 else { throw DatabaseError(code: "DB_CONNECTION_LOST", message: "no socket") }
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        var pfds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
         let ms = Int32(max(0, min(timeout, 3600)) * 1000)
-        let r = poll(&pfd, 1, ms)
+        let r = poll(&pfds, wakeFD >= 0 ? 2 : 1, ms)
         if r < 0 && errno != EINTR {
             throw DatabaseError(code: "DB_CONNECTION_LOST", message: "poll failed: \(String(cString: strerror(errno)))")
         }

@@ -31,7 +31,7 @@ public final class WorkerDaemon: @unchecked Sendable {
     /// Job counters, phase durations and the in-flight gauge (rendered by `/metrics`).
     public let metrics: Metrics
 
-    private let cond = NSCondition()
+    let cond = NSCondition()
     private var wakeups = 0
     /// Running jobs by lease id (a version may be claimed again while an old attempt's thread is
     /// still winding down).
@@ -40,7 +40,12 @@ public final class WorkerDaemon: @unchecked Sendable {
     private var draining = false
     private var drainDeadline: Double = .infinity
     private var hardStop = false
-    private var listenerShouldRun = true
+    var listenerShouldRun = true
+    /// Whether the listener thread is still running (it sets this false as its last step).
+    var listenerRunning = false
+    /// A pipe whose read end the listener polls with its session: a byte written at shutdown ends
+    /// its wait at once.
+    var listenerStop: [Int32] = [-1, -1]
     private var outcomes: [String: Int] = [:]
     /// The jobs' sessions; set once before the first job starts.
     private var connections: PGConnectionPool?
@@ -122,7 +127,17 @@ public final class WorkerDaemon: @unchecked Sendable {
         let sessions = PGConnectionPool(url: url, maxIdle: 2 * config.concurrency)
         connections = sessions
         defer { sessions.close() }
-        let listener = Thread { [self] in listen(url: url) }
+        cond.lock()
+        listenerRunning = true
+        listenerStop = Self.stopPipe()
+        cond.unlock()
+        let listener = Thread { [self] in
+            listenForQueued(url: url)
+            cond.lock()
+            listenerRunning = false
+            cond.broadcast()
+            cond.unlock()
+        }
         listener.name = "listener"
         listener.start()
         let sweeper = OutputSweeper(config: config, storage: outputStorage, logger: logger, metrics: metrics)
@@ -198,6 +213,18 @@ public final class WorkerDaemon: @unchecked Sendable {
         listenerShouldRun = false
         let counts = outcomes
         cond.unlock()
+        // The listener is told to stop (a byte on its pipe ends its wait) and awaited before
+        // `run` returns: the process exits next, and exit handlers free libpq's and libcrypto's
+        // state, which a thread still inside them would use afterwards.
+        if listenerStop[1] >= 0 {
+            var byte: UInt8 = 1
+            _ = write(listenerStop[1], &byte, 1)
+        }
+        if waitForListener(seconds: Self.listenerStopSeconds) {
+            for fd in listenerStop where fd >= 0 { close(fd) }   // a listener still running keeps its pipe
+        } else {
+            logger.warn("listener still running at exit", ["waited_s": .double(Self.listenerStopSeconds)])
+        }
         logger.info("worker stopped", ["outcomes": .object(counts.mapValues { .int(Int64($0)) })])
         store.connection.close()
         return 0
@@ -303,42 +330,11 @@ public final class WorkerDaemon: @unchecked Sendable {
         cond.unlock()
     }
 
-    private func wake() {
+    func wake() {
         cond.lock()
         wakeups += 1
         cond.signal()
         cond.unlock()
-    }
-
-    /// The listener thread: LISTEN on its own session; every notification (and every reconnect,
-    /// when notifications may have been missed) wakes the dispatcher.
-    private func listen(url: String) {
-        var conn: PGConnection?
-        var backoff = 0.5
-        while true {
-            cond.lock()
-            let keepGoing = listenerShouldRun
-            cond.unlock()
-            guard keepGoing else { break }
-            do {
-                if conn == nil {
-                    let c = try PGConnection(url: url, applicationName: "transcode-worker-listener", statementTimeoutSeconds: 0)
-                    try c.listen(SchemaCatalog.queuedChannel)
-                    conn = c
-                    wake()
-                }
-                let got = try conn!.waitForNotifications(timeout: 0.5)
-                if !got.isEmpty { wake() }
-                backoff = 0.5
-            } catch {
-                logger.warn("listener connection lost; reconnecting", ["error": .string("\(error)"), "retry_in_s": .double(backoff)])
-                conn?.close()
-                conn = nil
-                Thread.sleep(forTimeInterval: backoff)
-                backoff = min(backoff * 2, 30)
-            }
-        }
-        conn?.close()
     }
 
     // MARK: - Helpers
