@@ -3,8 +3,10 @@ import PGQueue
 import WorkerCore
 
 /// Keeps one job's lease alive from a thread of its own, on a database connection of its own:
-/// every `heartbeatSeconds` (and at once when the phase changes) it renews the lease with
-/// `QueueStore.heartbeat`. It asks the job to stop through its `JobControl`: `.cancelled` when an
+/// every `heartbeatSeconds`, and when the phase changes (at most every `phaseGapSeconds`, the
+/// first time no sooner than that after the claim, which has just renewed the lease), it renews
+/// the lease with `QueueStore.heartbeat`. A job shorter than the gap sends none: the phases of a
+/// fast job flash by, and each would be a statement and a commit. It asks the job to stop through its `JobControl`: `.cancelled` when an
 /// operator cancelled the version, `.leaseLost` when the lease is gone or could not be renewed
 /// before it expired (the database was unreachable for a whole lease).
 ///
@@ -21,6 +23,9 @@ final class HeartbeatLoop: @unchecked Sendable {
     private let interval: Double
     private let databaseURL: String
     private let pool: PGConnectionPool?
+    /// The least time between two renewals a phase change sends, seconds (by default).
+    static let phaseGapSeconds = 0.25
+    private let phaseGap: Double
 
     private let condition = NSCondition()
     private var phase: String?
@@ -38,8 +43,11 @@ final class HeartbeatLoop: @unchecked Sendable {
     ///   - leaseSeconds / interval: the lease length and the renewal period, seconds.
     ///   - databaseURL: the loop opens (and closes) its own connection.
     ///   - pool: where that connection is taken from and given back to; nil: opened and closed.
+    ///   - phaseGap: the least time between two renewals a phase change sends, seconds.
     init(job: ClaimedJob, control: JobControl, logger: JSONLogger, databaseURL: String,
-         leaseSeconds: Double, interval: Double, pool: PGConnectionPool? = nil) {
+         leaseSeconds: Double, interval: Double, pool: PGConnectionPool? = nil,
+         phaseGap: Double = HeartbeatLoop.phaseGapSeconds) {
+        self.phaseGap = max(0, phaseGap)
         self.pool = pool
         self.job = job
         self.control = control
@@ -136,16 +144,19 @@ final class HeartbeatLoop: @unchecked Sendable {
             }
         }
         var next = Clock.now() + UInt64(interval * 1e9)
+        let gap = UInt64(min(phaseGap, 86_400) * 1e9)
+        // The claim renewed the lease just now: a phase change waits a gap from here.
+        var phaseAllowedAt = Clock.now() + gap
         var cancelSeen = false
         while true {
             condition.lock()
-            while !stopping && !phaseChanged {
+            while !stopping {
                 // One clock read: `next` may pass between two reads, and the difference must
                 // never be taken the wrong way round.
                 let now = Clock.now()
-                guard now < next else { break }
-                let wait = Double(next - now) / 1e9
-                _ = condition.wait(until: Date(timeIntervalSinceNow: max(0.001, wait)))
+                guard now < next, !(phaseChanged && now >= phaseAllowedAt) else { break }
+                let until = phaseChanged ? min(next, phaseAllowedAt) : next
+                _ = condition.wait(until: Date(timeIntervalSinceNow: max(0.001, Double(until - now) / 1e9)))
             }
             if stopping { condition.unlock(); return }
             let phase = self.phase
@@ -163,6 +174,7 @@ final class HeartbeatLoop: @unchecked Sendable {
                     }
                 }
                 let sentAt = Clock.now()
+                phaseAllowedAt = sentAt + gap
                 let result = try QueueStore(connection: connection!).heartbeat(job, leaseSeconds: leaseSeconds, phase: phase)
                 switch result {
                 case .alive(let cancelRequested):
