@@ -74,8 +74,7 @@ class Bench:
         """CPU seconds (user + system) of the PostgreSQL server so far: the postmaster, its reaped
         processes (the postmaster's children times) and the ones still running."""
         tick = os.sysconf("SC_CLK_TCK")
-        with open(os.path.join(self.pg_data, "postmaster.pid")) as f:
-            postmaster = int(f.readline())
+        postmaster = self.postmaster_pid()
 
         def fields(pid):
             with open(f"/proc/{pid}/stat") as f:
@@ -90,10 +89,12 @@ class Bench:
             total += int(f[11]) + int(f[12])
         return total / tick
 
-    def postgres_children(self):
+    def postmaster_pid(self):
         with open(os.path.join(self.pg_data, "postmaster.pid")) as f:
-            postmaster = int(f.readline())
-        return subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True).stdout.split()
+            return int(f.readline())
+
+    def postgres_children(self):
+        return subprocess.run(["pgrep", "-P", str(self.postmaster_pid())], capture_output=True, text=True).stdout.split()
 
     def wait_for_backends(self, count, timeout=5.0):
         """Waits until the server is back to `count` processes: the worker's sessions end after it

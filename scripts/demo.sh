@@ -49,9 +49,10 @@ trap 'echo "demo: terminated" >&2; exit 143' TERM
 echo "== installing missing Debian packages (scripts/install-deps.sh, no Python packages)"
 SKIP_PIP=1 bash scripts/install-deps.sh
 
-echo "== building the release binary"
+echo "== building the release binaries (transcode-worker, and transcode-job that runs its jobs)"
 mkdir -p "$ROOT/out"
-if ! swift build -c release --scratch-path "$BUILD_DIR" --product transcode-worker >"$ROOT/out/demo-build.log" 2>&1; then
+if ! { swift build -c release --scratch-path "$BUILD_DIR" --product transcode-worker \
+       && swift build -c release --scratch-path "$BUILD_DIR" --product transcode-job; } >"$ROOT/out/demo-build.log" 2>&1; then
   cat "$ROOT/out/demo-build.log"
   echo "demo: the build failed" >&2
   exit 1

@@ -25,11 +25,7 @@ enum ChildExecutable {
     /// `/proc/self/fd/N` of `transcode-job` beside the running executable, opened on first use
     /// and kept open; nil when there is none (or it is not a regular executable file).
     static let besideSelf: String? = {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        let path = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard let slash = path.lastIndex(of: "/") else { return nil }
+        guard let path = target(of: "/proc/self/exe"), let slash = path.lastIndex(of: "/") else { return nil }
         let candidate = String(path[..<slash]) + "/" + jobExecutableName
         guard candidate != path else { return nil }
         return open(executable: candidate)
@@ -52,9 +48,13 @@ enum ChildExecutable {
     /// The file `path` names, for logs: a descriptor path resolved to the file it was opened as.
     static func describe(_ path: String) -> String {
         guard path.hasPrefix("/proc/self/") else { return path }
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let n = readlink(path, &buffer, buffer.count - 1)
-        guard n > 0 else { return path }
-        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return target(of: path) ?? path
+    }
+
+    /// What the symbolic link at `path` points to, or nil.
+    static func target(of path: String) -> String? {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { readlink(path, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count - 1) }
+        return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : nil
     }
 }

@@ -106,7 +106,7 @@ public enum SVGSafety {
         if index(of: gt, in: b, from: from, to: to) != nil { return "a stray >" }
         var at = from
         while let amp = index(of: UInt8(ascii: "&"), in: b, from: at, to: to) {
-            guard entities.contains(where: { e in amp + e.count <= to && e.indices.allSatisfy { b[amp + $0] == e[$0] } }) else {
+            guard entities.contains(where: { b[amp..<to].starts(with: $0) }) else {
                 return "an entity other than the predefined ones"
             }
             at = amp + 1
@@ -126,12 +126,7 @@ public enum SVGSafety {
     }
 
     static func index(of byte: UInt8, in b: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int? {
-        var i = from
-        while i < to {
-            if b[i] == byte { return i }
-            i += 1
-        }
-        return nil
+        b[from..<to].firstIndex(of: byte)
     }
 
     static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
