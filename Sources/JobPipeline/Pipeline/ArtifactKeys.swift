@@ -13,8 +13,8 @@ public enum ArtifactStages {
     /// The `.glb` writer (`model`).
     public static let model = 1
     /// The thumbnail renderer and its WebP encoding (`thumbnails`, and the plan thumbnail of a
-    /// room, which is in the `plan` group).
-    public static let render = 1
+    /// room, which is in the `plan` group). 2: adaptive supersampling.
+    public static let render = 2
     /// The floor plan: its geometry, the SVG, PDF and DXF writers and a room's plan thumbnail
     /// (`plan`).
     public static let plan = 1
@@ -71,7 +71,8 @@ struct ArtifactKeys: Equatable {
         guard let o else { return "none" }
         let sizes = [o.sizes.hero, o.sizes.card, o.sizes.orbit, o.sizes.plan].map { "\($0.width)x\($0.height)" }
         return [o.views.map(\.rawValue).sorted().joined(separator: ","), "\(o.webpQuality)", "\(o.supersampling)",
-                sizes.joined(separator: ","), "\(o.webpMethod)", "\(o.textureMemoryBudget)", "\(o.maxWorkingTextureSize)"]
+                sizes.joined(separator: ","), "\(o.webpMethod)", "\(o.textureMemoryBudget)", "\(o.maxWorkingTextureSize)",
+                o.adaptiveSupersampling ? "adaptive" : "full-rate"]
             .joined(separator: "|")
     }
 }

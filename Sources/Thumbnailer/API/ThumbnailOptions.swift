@@ -9,6 +9,12 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public var webpQuality: Float
     /// Supersampling factor per axis: 3 renders 3×3 samples per pixel, box-filtered (default 3).
     public var supersampling: Int
+    /// Spend the full sample rate only on pixels near edges, silhouettes and colour changes
+    /// (found from one sample per pixel); the others take their centre sample, which inside a
+    /// smooth surface is the same colour. Default true; false renders every pixel at the full
+    /// rate (on the corpus scans up to about 15 % more CPU for images within 0.001 of a code
+    /// value on average).
+    public var adaptiveSupersampling: Bool
     /// Output size of each view kind.
     public var sizes: Sizes
     /// libwebp's speed/size trade-off, 0 (fast) … 6 (small); default 2. Output stays deterministic
@@ -68,8 +74,9 @@ public struct ThumbnailOptions: Sendable, Hashable {
     public init(
         views: Set<ThumbnailView.Kind> = Set(ThumbnailView.Kind.allCases), webpQuality: Float = 80,
         supersampling: Int = 3, sizes: Sizes = Sizes(), webpMethod: Int = 2,
-        textureMemoryBudget: Int = 256 << 20, maxWorkingTextureSize: Int = 2048
+        textureMemoryBudget: Int = 256 << 20, maxWorkingTextureSize: Int = 2048, adaptiveSupersampling: Bool = true
     ) {
+        self.adaptiveSupersampling = adaptiveSupersampling
         self.views = views
         self.webpQuality = webpQuality
         self.supersampling = supersampling

@@ -23,7 +23,8 @@ struct EdgeFilter {
     /// Samples needed around the filtered area.
     static let apron = 2
 
-    func apply(_ b: TileBuffers, apron: Int) {
+    /// Filters the samples of `runs` (rows without runs are skipped; their strength is 0).
+    func apply(_ b: TileBuffers, apron: Int, runs: SampleRuns) {
         let cols = b.cols, rows = b.rows
         guard cols >= 10, rows >= 3 else { return applyScalar(b, apron: apron) }
         let strength = b.scratch
@@ -42,45 +43,65 @@ struct EdgeFilter {
         rowHasEdge[rows - 1] = 0
         for r in 1..<(rows - 1) {
             let d = b.depth + r * cols, ids = b.ids + r * cols, out = strength + r * cols
+            let spans = runs.range(row: r)
+            guard !spans.isEmpty else {
+                out.update(repeating: 0, count: cols)
+                rowHasEdge[r] = 0
+                continue
+            }
+            // Each run's columns start ..< stop, at least eight of them; the rest of the row is 0.
+            if spans.count > 1 { (out + 1).update(repeating: 0, count: cols - 2) }
             var rowEdge = false
-            var c = 1
-            while c < cols - 1 {
-                let c0 = min(c, cols - 9)
-                c = c0 + 8
-                let k = load(d + c0), kl = load(d + c0 - 1), kr = load(d + c0 + 1)
-                let ku = load(d + c0 - cols), kd = load(d + c0 + cols)
-                let geometry = k .> ninf
-                let m = vmax(2 * k - kl - kr, 2 * k - ku - kd)
-                let ref = perspective ? k : orthoRef
-                let q = m / ref
-                // Fast path: inside a surface (no second difference above `low`, NaN included) and
-                // one element around every sample, so the strength is 0.
-                if !any(geometry .& (q .> lowV)) {
-                    let id = loadIDs16(ids + c0)
-                    if !useIDs
-                        || all(
-                            (loadIDs16(ids + c0 - 1) .== id) .& (loadIDs16(ids + c0 + 1) .== id)
-                                .& (loadIDs16(ids + c0 - cols) .== id) .& (loadIDs16(ids + c0 + cols) .== id))
-                        || !any(geometry)
-                    {
-                        UnsafeMutableRawPointer(out + c0).storeBytes(of: V.zero, as: V.self)
-                        continue
+            for k in spans {
+                let run = runs.spans[k]
+                var start = max(1, Int(run.x)), stop = min(cols - 1, Int(run.y) + 1)
+                if stop - start < 8 {
+                    stop = min(cols - 1, start + 8)
+                    start = stop - 8
+                }
+                if spans.count == 1 {
+                    if start > 1 { (out + 1).update(repeating: 0, count: start - 1) }
+                    if stop < cols - 1 { (out + stop).update(repeating: 0, count: cols - 1 - stop) }
+                }
+                var c = start
+                while c < stop {
+                    let c0 = min(c, stop - 8)
+                    c = c0 + 8
+                    let k = load(d + c0), kl = load(d + c0 - 1), kr = load(d + c0 + 1)
+                    let ku = load(d + c0 - cols), kd = load(d + c0 + cols)
+                    let geometry = k .> ninf
+                    let m = vmax(2 * k - kl - kr, 2 * k - ku - kd)
+                    let ref = perspective ? k : orthoRef
+                    let q = m / ref
+                    // Fast path: inside a surface (no second difference above `low`, NaN included) and
+                    // one element around every sample, so the strength is 0.
+                    if !any(geometry .& (q .> lowV)) {
+                        let id = loadIDs16(ids + c0)
+                        if !useIDs
+                            || all(
+                                (loadIDs16(ids + c0 - 1) .== id) .& (loadIDs16(ids + c0 + 1) .== id)
+                                    .& (loadIDs16(ids + c0 - cols) .== id) .& (loadIDs16(ids + c0 + cols) .== id))
+                            || !any(geometry)
+                        {
+                            UnsafeMutableRawPointer(out + c0).storeBytes(of: V.zero, as: V.self)
+                            continue
+                        }
                     }
+                    var e = vmin(vmax((q - lowV) * span, V.zero), V.one)
+                    e.replace(with: V.zero, where: .!(e .== e))  // NaN → 0
+                    if useIDs {
+                        let id = loadIDs(ids + c0)
+                        let boundary =
+                            (loadIDs(ids + c0 - 1) .!= id .& (kl .<= k))
+                            .| (loadIDs(ids + c0 + 1) .!= id .& (kr .<= k))
+                            .| (loadIDs(ids + c0 - cols) .!= id .& (ku .<= k))
+                            .| (loadIDs(ids + c0 + cols) .!= id .& (kd .<= k))
+                        e.replace(with: vmax(e, idV), where: boundary)
+                    }
+                    e.replace(with: V.zero, where: .!geometry)
+                    UnsafeMutableRawPointer(out + c0).storeBytes(of: e, as: V.self)
+                    if any(e .> V.zero) { rowEdge = true }
                 }
-                var e = vmin(vmax((q - lowV) * span, V.zero), V.one)
-                e.replace(with: V.zero, where: .!(e .== e))  // NaN → 0
-                if useIDs {
-                    let id = loadIDs(ids + c0)
-                    let boundary =
-                        (loadIDs(ids + c0 - 1) .!= id .& (kl .<= k))
-                        .| (loadIDs(ids + c0 + 1) .!= id .& (kr .<= k))
-                        .| (loadIDs(ids + c0 - cols) .!= id .& (ku .<= k))
-                        .| (loadIDs(ids + c0 + cols) .!= id .& (kd .<= k))
-                    e.replace(with: vmax(e, idV), where: boundary)
-                }
-                e.replace(with: V.zero, where: .!geometry)
-                UnsafeMutableRawPointer(out + c0).storeBytes(of: e, as: V.self)
-                if any(e .> V.zero) { rowEdge = true }
             }
             rowHasEdge[r] = rowEdge ? 1 : 0
         }
@@ -89,29 +110,33 @@ struct EdgeFilter {
         let ringV = V(repeating: ring), dark = V(repeating: darkening)
         for r in apron..<(rows - apron) where rowHasEdge[r - 1] | rowHasEdge[r] | rowHasEdge[r + 1] != 0 {
             let st = strength + r * cols, color = b.color + r * cols
-            var c = apron
-            while c + 8 <= cols - apron {
-                let around = vmax(
-                    vmax(load(st + c - 1), load(st + c + 1)), vmax(load(st + c - cols), load(st + c + cols)))
-                let e = vmax(load(st + c), around * ringV)
-                if any(e .> .zero) {
-                    let f = 1 - dark * e
-                    for i in 0..<8 where e[i] > 0 {
-                        let v = color[c + i]
-                        color[c + i] = SIMD4(v.x * f[i], v.y * f[i], v.z * f[i], v.w)
+            for k in runs.range(row: r) {
+                let run = runs.spans[k]
+                let stop = min(cols - apron, Int(run.y) + 1)
+                var c = max(apron, Int(run.x))
+                while c + 8 <= stop {
+                    let around = vmax(
+                        vmax(load(st + c - 1), load(st + c + 1)), vmax(load(st + c - cols), load(st + c + cols)))
+                    let e = vmax(load(st + c), around * ringV)
+                    if any(e .> .zero) {
+                        let f = 1 - dark * e
+                        for i in 0..<8 where e[i] > 0 {
+                            let v = color[c + i]
+                            color[c + i] = SIMD4(v.x * f[i], v.y * f[i], v.z * f[i], v.w)
+                        }
                     }
+                    c += 8
                 }
-                c += 8
-            }
-            while c < cols - apron {
-                let around = max(max(st[c - 1], st[c + 1]), max(st[c - cols], st[c + cols]))
-                let e = max(st[c], around * ring)
-                if e > 0 {
-                    let f = 1 - darkening * e
-                    let v = color[c]
-                    color[c] = SIMD4(v.x * f, v.y * f, v.z * f, v.w)
+                while c < stop {
+                    let around = max(max(st[c - 1], st[c + 1]), max(st[c - cols], st[c + cols]))
+                    let e = max(st[c], around * ring)
+                    if e > 0 {
+                        let f = 1 - darkening * e
+                        let v = color[c]
+                        color[c] = SIMD4(v.x * f, v.y * f, v.z * f, v.w)
+                    }
+                    c += 1
                 }
-                c += 1
             }
         }
     }

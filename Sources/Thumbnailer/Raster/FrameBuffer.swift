@@ -40,6 +40,27 @@ struct TileBuffers {
         ids.update(repeating: 0, count: n)
     }
 
+    /// Like `reset(cols:rows:background:)`, for a pass over `runs` only: colour in the runs,
+    /// depth and ids across every row with runs and the rows next to them (what the edge
+    /// filter reads); other rows are never read.
+    mutating func reset(cols: Int, rows: Int, background: SIMD3<Float>, runs: SampleRuns) {
+        self.cols = cols
+        self.rows = rows
+        let bg = SIMD4(background, 0)
+        for r in 0..<rows {
+            let here = !runs.range(row: r).isEmpty
+            let near = here || (r > 0 && !runs.range(row: r - 1).isEmpty)
+                || (r + 1 < rows && !runs.range(row: r + 1).isEmpty)
+            guard near else { continue }
+            (depth + r * cols).update(repeating: -.infinity, count: cols)
+            (ids + r * cols).update(repeating: 0, count: cols)
+            for k in runs.range(row: r) {
+                let s = runs.spans[k]
+                (color + r * cols + Int(s.x)).update(repeating: bg, count: Int(s.y - s.x) + 1)
+            }
+        }
+    }
+
     func deallocate() {
         depth.deallocate()
         color.deallocate()
@@ -85,8 +106,13 @@ final class FrameBuffer: @unchecked Sendable {
     /// buffer's sample (0, 0) is at supersampled coordinates (sx0, sy0).
     func resolve(
         _ b: TileBuffers, sx0: Int, sy0: Int, px0: Int, py0: Int, px1: Int, py1: Int, ss: Int, tile: Int,
-        encode: UnsafePointer<UInt8>
+        encode: UnsafePointer<UInt8>, centres: PixelPass? = nil
     ) {
+        if let centres {
+            return resolveAdaptive(
+                b, sx0: sx0, sy0: sy0, px0: px0, py0: py0, px1: px1, py1: py1, ss: ss, tile: tile, encode: encode,
+                centres: centres)
+        }
         let scale = 1 / Float(ss * ss)
         var covered = 0, nonFinite = 0
         // Column sums of each pixel row's `ss` sample rows, then sums of `ss` columns.
@@ -114,6 +140,71 @@ final class FrameBuffer: @unchecked Sendable {
                 pixels[o + 2] = ColorSpace.encode(acc.z, table: encode)
                 pixels[o + 3] = 255
                 o += 4
+            }
+        }
+        coveredPerTile[tile] = covered
+        nonFinitePerTile[tile] = nonFinite
+    }
+
+    /// The adaptive resolve: pixels of `centres.resolved` box-filter their samples, the others
+    /// take their centre sample.
+    private func resolveAdaptive(
+        _ b: TileBuffers, sx0: Int, sy0: Int, px0: Int, py0: Int, px1: Int, py1: Int, ss: Int, tile: Int,
+        encode: UnsafePointer<UInt8>, centres: PixelPass
+    ) {
+        let scale = 1 / Float(ss * ss)
+        var covered = 0, nonFinite = 0
+        let w = centres.buffers.cols
+        for py in py0..<py1 {
+            let j = py - py0 + 1
+            var o = (py * width + px0) * 4
+            for px in px0..<px1 {
+                let i = j * w + px - px0 + 1
+                if centres.resolved[i] != 0 {
+                    let first = b.color + (py * ss - sy0) * b.cols + px * ss - sx0
+                    var acc = SIMD4<Float>.zero
+                    for k in 0..<ss {
+                        var column = first[k]
+                        for r in 1..<max(ss, 1) { column += first[r * b.cols + k] }
+                        acc += column
+                    }
+                    write(acc * scale, at: o, encode: encode, covered: &covered, nonFinite: &nonFinite)
+                } else {
+                    write(centres.buffers.color[i], at: o, encode: encode, covered: &covered, nonFinite: &nonFinite)
+                }
+                o += 4
+            }
+        }
+        coveredPerTile[tile] = covered
+        nonFinitePerTile[tile] = nonFinite
+    }
+
+    /// Encodes one linear colour (w > 0: something was drawn) as the RGBA8 pixel at byte `o`.
+    @inline(__always)
+    private func write(
+        _ c: SIMD4<Float>, at o: Int, encode: UnsafePointer<UInt8>, covered: inout Int, nonFinite: inout Int
+    ) {
+        if c.w > 0 { covered += 1 }
+        if !(c.x.isFinite && c.y.isFinite && c.z.isFinite) { nonFinite += 1 }
+        pixels[o] = ColorSpace.encode(c.x, table: encode)
+        pixels[o + 1] = ColorSpace.encode(c.y, table: encode)
+        pixels[o + 2] = ColorSpace.encode(c.z, table: encode)
+        pixels[o + 3] = 255
+    }
+
+    /// Writes the centre samples of a tile no pixel of which needs the full rate.
+    func store(
+        _ centres: PixelPass, px0: Int, py0: Int, px1: Int, py1: Int, tile: Int, encode: UnsafePointer<UInt8>
+    ) {
+        var covered = 0, nonFinite = 0
+        let w = centres.buffers.cols
+        for py in py0..<py1 {
+            var o = (py * width + px0) * 4
+            var i = (py - py0 + 1) * w + 1
+            for _ in px0..<px1 {
+                write(centres.buffers.color[i], at: o, encode: encode, covered: &covered, nonFinite: &nonFinite)
+                o += 4
+                i += 1
             }
         }
         coveredPerTile[tile] = covered

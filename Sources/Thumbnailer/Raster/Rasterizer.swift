@@ -85,31 +85,53 @@ enum Rasterizer {
     @inline(__always)
     static func isTopLeft(dx: Int64, dy: Int64) -> Bool { dy < 0 || (dy == 0 && dx > 0) }
 
+    /// Shades the covered samples of `t` (only those in `runs` when given) through `shader`.
     @inline(__always)
     static func rasterize<S: SampleShader>(
-        _ t: RasterTriangle, grid g: SampleGrid, depth: UnsafeMutablePointer<Float>, mode: DepthMode, shader: inout S
+        _ t: RasterTriangle, grid g: SampleGrid, depth: UnsafeMutablePointer<Float>, mode: DepthMode, shader: inout S,
+        runs: SampleRuns? = nil
     ) {
         guard let e = EdgeSetup(t, grid: g) else { return }
         let cols = Int64(g.cols)
+        let base = e.cLo - Int64(g.c0)
         for r in e.rLo...e.rHi {
-            guard let (lo, hi, e1, e2) = e.row(r, t, grid: g) else { continue }
-            var f1 = e1 + lo * e.sx1, f2 = e2 + lo * e.sx2
-            var index = Int((r - Int64(g.r0)) * cols + (e.cLo + lo - Int64(g.c0)))
-            var c = lo
-            while c <= hi {
-                let b1 = Float(f1) * e.invArea, b2 = Float(f2) * e.invArea
-                let z = e.k0 + b1 * e.dk1 + b2 * e.dk2
-                switch mode {
-                case .testAndWrite:
-                    if z > depth[index], shader.shade(index: index, b1: b1, b2: b2, z: z) { depth[index] = z }
-                case .testOnly:
-                    if z > depth[index] { _ = shader.shade(index: index, b1: b1, b2: b2, z: z) }
-                }
-                f1 += e.sx1
-                f2 += e.sx2
-                index += 1
-                c += 1
+            let spans = runs?.range(row: Int(r - Int64(g.r0))) ?? 0..<1
+            guard !spans.isEmpty, let (lo, hi, e1, e2) = e.row(r, t, grid: g) else { continue }
+            let rowStart = (r - Int64(g.r0)) * cols + base
+            guard let runs else {
+                shadeSpan(lo, hi, e1, e2, rowStart, e, depth, mode, &shader)
+                continue
             }
+            for k in spans {
+                let s = runs.spans[k]
+                let a = max(lo, Int64(s.x) - base), b = min(hi, Int64(s.y) - base)
+                if a <= b { shadeSpan(a, b, e1, e2, rowStart, e, depth, mode, &shader) }
+            }
+        }
+    }
+
+    /// Columns lo...hi (relative to the set-up's first column) of one row.
+    @inline(__always)
+    private static func shadeSpan<S: SampleShader>(
+        _ lo: Int64, _ hi: Int64, _ e1: Int64, _ e2: Int64, _ rowStart: Int64, _ e: EdgeSetup,
+        _ depth: UnsafeMutablePointer<Float>, _ mode: DepthMode, _ shader: inout S
+    ) {
+        var f1 = e1 + lo * e.sx1, f2 = e2 + lo * e.sx2
+        var index = Int(rowStart + lo)
+        var c = lo
+        while c <= hi {
+            let b1 = Float(f1) * e.invArea, b2 = Float(f2) * e.invArea
+            let z = e.k0 + b1 * e.dk1 + b2 * e.dk2
+            switch mode {
+            case .testAndWrite:
+                if z > depth[index], shader.shade(index: index, b1: b1, b2: b2, z: z) { depth[index] = z }
+            case .testOnly:
+                if z > depth[index] { _ = shader.shade(index: index, b1: b1, b2: b2, z: z) }
+            }
+            f1 += e.sx1
+            f2 += e.sx2
+            index += 1
+            c += 1
         }
     }
 
@@ -118,27 +140,35 @@ enum Rasterizer {
     @inline(__always)
     static func rasterizeFlat(
         _ t: RasterTriangle, grid g: SampleGrid, buffers b: TileBuffers, ambient: SIMD3<Float>, direct: SIMD3<Float>,
-        id: UInt16
+        id: UInt16, runs: SampleRuns, slope: UnsafeMutablePointer<SIMD4<Float>>? = nil
     ) {
         guard let e = EdgeSetup(t, grid: g) else { return }
         let dzdc = (Float(e.sx1) * e.dk1 + Float(e.sx2) * e.dk2) * e.invArea
         let cols = Int64(g.cols)
+        let base = e.cLo - Int64(g.c0)
         let depth = b.depth, color = b.color, ids = b.ids, ao = b.ao
         let a4 = SIMD4(ambient, 0), d4 = SIMD4(direct, 1)
         for r in e.rLo...e.rHi {
-            guard let (lo, hi, e1, e2) = e.row(r, t, grid: g) else { continue }
-            var z = e.k0 + (Float(e1 + lo * e.sx1) * e.dk1 + Float(e2 + lo * e.sx2) * e.dk2) * e.invArea
-            let start = Int((r - Int64(g.r0)) * cols + (e.cLo + lo - Int64(g.c0)))
-            let end = start &+ Int(hi - lo)
-            var i = start
-            while i <= end {
-                if z > depth[i] {
-                    depth[i] = z
-                    color[i] = a4 * ao[i] + d4
-                    ids[i] = id
+            let spans = runs.range(row: Int(r - Int64(g.r0)))
+            guard !spans.isEmpty, let (lo, hi, e1, e2) = e.row(r, t, grid: g) else { continue }
+            let rowStart = (r - Int64(g.r0)) * cols + base
+            for k in spans {
+                let s = runs.spans[k]
+                let a = max(lo, Int64(s.x) - base), h = min(hi, Int64(s.y) - base)
+                guard a <= h else { continue }
+                var z = e.k0 + (Float(e1 + a * e.sx1) * e.dk1 + Float(e2 + a * e.sx2) * e.dk2) * e.invArea
+                var i = Int(rowStart + a)
+                let end = Int(rowStart + h)
+                while i <= end {
+                    if z > depth[i] {
+                        depth[i] = z
+                        color[i] = a4 * ao[i] + d4
+                        ids[i] = id
+                        slope?[i] = a4
+                    }
+                    z += dzdc
+                    i &+= 1
                 }
-                z += dzdc
-                i &+= 1
             }
         }
     }

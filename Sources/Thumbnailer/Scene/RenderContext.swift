@@ -133,6 +133,7 @@ struct RenderContext {
         let cam = RenderCamera(camera, width: width, height: height, origin: scene.origin, sceneRadius: analysis.radius)
         var settings = RenderSettings()
         settings.supersampling = supersampling
+        settings.adaptive = options.adaptiveSupersampling
         settings.idEdges = analysis.roomLike
         settings.cullBackFaces = cullBackFaces
         let hidden =

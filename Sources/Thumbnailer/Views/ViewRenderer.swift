@@ -3,6 +3,8 @@ import Dispatch
 /// How one frame is rendered.
 struct RenderSettings: Sendable {
     var supersampling: Int = 3
+    /// Full-rate samples only near edges (see `PixelPass`); false: every pixel at the full rate.
+    var adaptive = true
     /// Studio lighting (false: every surface shows its base colour).
     var lit = true
     var ambientOcclusion = true
@@ -19,9 +21,11 @@ struct RenderSettings: Sendable {
     var showOcclusion = false
 }
 
-/// Renders one frame of a `RenderScene`: projection, binning, an optional pixel-resolution depth
-/// pass for ambient occlusion, then per tile (in parallel, each tile independent) opaque
-/// surfaces, edges, transparent surfaces back to front, and the box-filter resolve.
+/// Renders one frame of a `RenderScene`: projection, binning, an optional half-resolution depth
+/// pass for ambient occlusion, then per tile (in parallel, each tile independent) a pass of centre
+/// samples that finds the pixels needing the full sample rate (`PixelPass`, unless adaptive
+/// sampling is off), and over those opaque surfaces, edges, transparent surfaces back to front,
+/// and the box-filter resolve.
 enum ViewRenderer {
     struct Output {
         var rgba: [UInt8]
@@ -77,20 +81,22 @@ enum ViewRenderer {
             inst.element >= 0 ? UInt16(Int(inst.element) % 65534 + 1) : 65535
         }
         let maxCols = grid.tilePixels * ss + 2 * grid.apron
+        let adaptive = settings.adaptive && ss > 1
         ColorSpace.linearToSRGBTable.withUnsafeBufferPointer { enc in
             ao.withUnsafeBufferPointer { aoBuf in
                 elementIDs.withUnsafeBufferPointer { eids in
                     Parallel.forEachTask(
-                        grid.tileCount, setUp: { TileBuffers(maxCols: maxCols, maxRows: maxCols) },
+                        grid.tileCount,
+                        setUp: { TileWork(maxCols: maxCols, tilePixels: grid.tilePixels, adaptive: adaptive) },
                         tearDown: { $0.deallocate() }
-                    ) { buffers, tile in
+                    ) { work, tile in
                         let occlusion = aoBuf.isEmpty
                             ? nil
                             : HalfResolutionOcclusion(values: aoBuf.baseAddress!, width: grid.width, height: grid.height)
                         renderTile(
-                            tile, buffers: &buffers, scene: scene, pv: pv, grid: grid, opaque: opaque,
+                            tile, work: &work, scene: scene, pv: pv, grid: grid, opaque: opaque,
                             transparent: transparent, rig: rig, ao: occlusion, elementIDs: eids,
-                            edges: settings.edges ? edges : nil,
+                            edges: edges, drawEdges: settings.edges,
                             background: settings.background, frame: frame, encode: enc.baseAddress!)
                     }
                 }
@@ -102,84 +108,6 @@ enum ViewRenderer {
             nonFinite += frame.nonFinitePerTile[t]
         }
         return Output(rgba: frame.rgba, covered: covered, nonFinite: nonFinite)
-    }
-
-    private static func renderTile(
-        _ tile: Int, buffers: inout TileBuffers, scene: RenderScene, pv: ProjectedVertices, grid: TileGrid,
-        opaque: TileBins, transparent: TileBins, rig: LightRig, ao: HalfResolutionOcclusion?,
-        elementIDs: UnsafeBufferPointer<UInt16>, edges: EdgeFilter?, background: SIMD3<Float>,
-        frame: FrameBuffer, encode: UnsafePointer<UInt8>
-    ) {
-        let ss = grid.supersampling, a = grid.apron
-        let tx = tile % grid.tilesX, ty = tile / grid.tilesX
-        let px0 = tx * grid.tilePixels, py0 = ty * grid.tilePixels
-        let px1 = min(px0 + grid.tilePixels, grid.width), py1 = min(py0 + grid.tilePixels, grid.height)
-        let cols = (px1 - px0) * ss + 2 * a, rows = (py1 - py0) * ss + 2 * a
-        let sx0 = px0 * ss - a, sy0 = py0 * ss - a
-        if opaque.start[tile] == opaque.start[tile + 1] && transparent.start[tile] == transparent.start[tile + 1] {
-            // Nothing touches the tile: background only.
-            let rgb = SIMD3(
-                ColorSpace.encode(background.x, table: encode), ColorSpace.encode(background.y, table: encode),
-                ColorSpace.encode(background.z, table: encode))
-            frame.fill(px0: px0, py0: py0, px1: px1, py1: py1, rgb: rgb, tile: tile)
-            return
-        }
-        buffers.reset(cols: cols, rows: rows, background: background)
-        for c in 0..<cols { buffers.pixelOfColumn[c] = min(max(floorDiv(sx0 + c, ss), 0), grid.width - 1) }
-        for r in 0..<rows { buffers.pixelOfRow[r] = min(max(floorDiv(sy0 + r, ss), 0), grid.height - 1) }
-        if let ao {
-            // Every sample takes its pixel's occlusion: computed once per pixel, then repeated
-            // along the row and copied to the following sample rows of the same pixel row.
-            for r in 0..<rows {
-                let y = buffers.pixelOfRow[r]
-                let dst = buffers.ao + r * cols
-                if r > 0 && buffers.pixelOfRow[r - 1] == y {
-                    dst.update(from: dst - cols, count: cols)
-                    continue
-                }
-                var lastX = -1
-                var value: Float = 1
-                for c in 0..<cols {
-                    let x = buffers.pixelOfColumn[c]
-                    if x != lastX {
-                        value = ao.at(x: x, y: y)
-                        lastX = x
-                    }
-                    dst[c] = value
-                }
-            }
-        } else {
-            buffers.ao.update(repeating: 1, count: cols * rows)
-        }
-        let sampleGrid = SampleGrid(
-            origin: ProjectedVertices.half, step: ProjectedVertices.one, c0: sx0, r0: sy0, cols: cols, rows: rows)
-        var shader = SurfaceShader(buffers: buffers, rig: rig, scene: scene, blend: false, step: ProjectedVertices.one)
-        let mode: Rasterizer.DepthMode = .testAndWrite
-        for e in opaque.start[tile]..<opaque.start[tile + 1] {
-            guard let t = RasterTriangle.make(opaque.ids[e], scene: scene, pv: pv, bins: opaque) else { continue }
-            shader.begin(t, elementID: elementIDs[Int(scene.triInstance[t.source])])
-            if shader.flat {
-                Rasterizer.rasterizeFlat(
-                    t, grid: sampleGrid, buffers: buffers, ambient: shader.flatAmbient,
-                    direct: shader.flatDirect, id: shader.id)
-            } else {
-                Rasterizer.rasterize(t, grid: sampleGrid, depth: buffers.depth, mode: mode, shader: &shader)
-            }
-        }
-        edges?.apply(buffers, apron: a)
-        if transparent.start[tile] < transparent.start[tile + 1] {
-            var blend = SurfaceShader(
-                buffers: buffers, rig: rig, scene: scene, blend: true, step: ProjectedVertices.one)
-            for e in transparent.start[tile]..<transparent.start[tile + 1] {
-                guard let t = RasterTriangle.make(transparent.ids[e], scene: scene, pv: pv, bins: transparent) else {
-                    continue
-                }
-                blend.begin(t, elementID: 0)
-                Rasterizer.rasterize(t, grid: sampleGrid, depth: buffers.depth, mode: .testOnly, shader: &blend)
-            }
-        }
-        frame.resolve(
-            buffers, sx0: sx0, sy0: sy0, px0: px0, py0: py0, px1: px1, py1: py1, ss: ss, tile: tile, encode: encode)
     }
 
     /// Visible transparent triangles, farthest first (ties: lower id first).
@@ -280,5 +208,39 @@ struct HalfResolutionOcclusion {
         let top = src[y0 * w2 + x0] + (src[y0 * w2 + x1] - src[y0 * w2 + x0]) * tx
         let bottom = src[y1 * w2 + x0] + (src[y1 * w2 + x1] - src[y1 * w2 + x0]) * tx
         return top + (bottom - top) * ty
+    }
+
+    /// `at(x:y:)` of the pixels x0 ..< x0 + width, y0 ..< y0 + height (coordinates clamped to
+    /// the image), row by row into `out`; `scratch` holds 3 × width floats.
+    func fill(
+        _ out: UnsafeMutablePointer<Float>, x0: Int, y0: Int, width w: Int, height h: Int,
+        scratch: UnsafeMutablePointer<Float>
+    ) {
+        let w2 = halfWidth, h2 = halfHeight, src = values
+        // Per column: the two half-resolution columns and the weight, as `at` computes them.
+        let c0 = UnsafeMutableRawPointer(scratch).bindMemory(to: Int32.self, capacity: 2 * w)
+        let c1 = c0 + w
+        let tx = scratch + 2 * w
+        for i in 0..<w {
+            let x = min(max(x0 + i, 0), width - 1)
+            let fx = max(Float(x) * 0.5 - 0.25, 0)
+            let a = min(Int(fx), w2 - 1)
+            c0[i] = Int32(a)
+            c1[i] = Int32(min(a + 1, w2 - 1))
+            tx[i] = fx - Float(a)
+        }
+        for j in 0..<h {
+            let y = min(max(y0 + j, 0), height - 1)
+            let fy = max(Float(y) * 0.5 - 0.25, 0)
+            let ya = min(Int(fy), h2 - 1), yb = min(ya + 1, h2 - 1)
+            let ty = fy - Float(ya)
+            let ra = src + ya * w2, rb = src + yb * w2, dst = out + j * w
+            for i in 0..<w {
+                let a = Int(c0[i]), b = Int(c1[i]), t = tx[i]
+                let top = ra[a] + (ra[b] - ra[a]) * t
+                let bottom = rb[a] + (rb[b] - rb[a]) * t
+                dst[i] = top + (bottom - top) * ty
+            }
+        }
     }
 }
