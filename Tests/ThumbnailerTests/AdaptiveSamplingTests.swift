@@ -60,6 +60,38 @@ struct AdaptiveSamplingTests {
         #expect(abs(Double(adaptive.image.coveredPixels) - covered) <= max(8, covered * 0.002))
     }
 
+    /// A dark sliver 0.3 pixels wide across a white quad, unlit and without edges or occlusion:
+    /// no pixel centre falls on it, so only the thin-triangle marks keep it.
+    @Test func aSliverBetweenPixelCentresIsStillDrawn() {
+        let w = 128, h = 96
+        var positions: [Float] = [0, 0, 0, Float(w), 0, 0, Float(w), Float(h), 0, 0, 0, 0, Float(w), Float(h), 0, 0, Float(h), 0]
+        // Nearly horizontal, from y = 40.05 to 40.15 and 0.3 wide: it never reaches the pixel
+        // centres at y = 40.5, nor those at 39.5.
+        let a = SIMD2<Float>(10, 40.05), b = SIMD2<Float>(118, 40.15)
+        let d = b - a, n = SIMD2(-d.y, d.x) / (d.x * d.x + d.y * d.y).squareRoot() * 0.3
+        let (a2, b2) = (a + n, b + n)
+        for p in [a, b, b2, a, b2, a2] { positions += [p.x, p.y, 1] }
+        var scene = TestScenes.triangles(positions)
+        // The sliver (last two triangles) in a material of its own.
+        let dark = scene.addMaterial(Material(name: "dark", baseColor: SIMD4(0.02, 0.02, 0.02, 1)))
+        scene.meshes[0].primitives = [
+            Mesh.Primitive(indexStart: 0, indexCount: 6, material: scene.meshes[0].primitives[0].material),
+            Mesh.Primitive(indexStart: 6, indexCount: 6, material: dark),
+        ]
+        var settings = TestScenes.exact(ss: 3)
+        settings.background = SIMD3(1, 1, 1)
+        settings.tilePixels = 32
+        let camera = TestScenes.pixelCamera(width: w, height: h)
+        let adaptive = TestScenes.render(scene, camera: camera, width: w, height: h, settings: settings)
+        settings.adaptive = false
+        let full = TestScenes.render(scene, camera: camera, width: w, height: h, settings: settings)
+        let diff = ReferenceImageTests.difference(adaptive.rgba, full.rgba, threshold: 8)
+        #expect(diff.outliers == 0, "pixels off by more than 8: \(diff.outliers * Double(w * h))")
+        // The sliver is there: about a third of each pixel along it is dark.
+        let darkened = stride(from: 0, to: full.rgba.count, by: 4).filter { full.rgba[$0] < 230 }.count
+        #expect(darkened >= 100, "darkened pixels: \(darkened)")
+    }
+
     /// A 10×10 grid (an 8×8 tile and its border) of one flat colour on a tilted plane.
     static func flatPass() -> PixelPass {
         var p = PixelPass(maxPixels: 8)
