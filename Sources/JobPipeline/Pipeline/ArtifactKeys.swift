@@ -13,8 +13,9 @@ public enum ArtifactStages {
     /// The `.glb` writer (`model`).
     public static let model = 1
     /// The thumbnail renderer and its WebP encoding (`thumbnails`, and the plan thumbnail of a
-    /// room, which is in the `plan` group). 2: adaptive supersampling.
-    public static let render = 2
+    /// room, which is in the `plan` group). 2: adaptive supersampling. 3: one WebP segment at
+    /// quality 75 by default.
+    public static let render = 3
     /// The floor plan: its geometry, the SVG, PDF and DXF writers and a room's plan thumbnail
     /// (`plan`).
     public static let plan = 1
@@ -50,7 +51,7 @@ struct ArtifactKeys: Equatable {
         var planThumbnail = "none"
         if let o = input.thumbnails, o.views.contains(.plan) {
             let size = o.sizes[.plan]
-            planThumbnail = "\(size.width)x\(size.height)|\(o.webpQuality)|render=\(ArtifactStages.render)"
+            planThumbnail = "\(size.width)x\(size.height)|\(o.webpQuality)|\(o.webpSegments)|render=\(ArtifactStages.render)"
         }
         let plan = common + ["plan=\(ArtifactStages.plan)", "plan-options=\(describe(input.plan))", "plan-thumbnail=\(planThumbnail)"]
         let thumbnails = common + ["render=\(ArtifactStages.render)", "thumbnail-options=\(describe(input.thumbnails))",
@@ -72,7 +73,7 @@ struct ArtifactKeys: Equatable {
         let sizes = [o.sizes.hero, o.sizes.card, o.sizes.orbit, o.sizes.plan].map { "\($0.width)x\($0.height)" }
         return [o.views.map(\.rawValue).sorted().joined(separator: ","), "\(o.webpQuality)", "\(o.supersampling)",
                 sizes.joined(separator: ","), "\(o.webpMethod)", "\(o.textureMemoryBudget)", "\(o.maxWorkingTextureSize)",
-                o.adaptiveSupersampling ? "adaptive" : "full-rate"]
+                o.adaptiveSupersampling ? "adaptive" : "full-rate", "segments=\(o.webpSegments)"]
             .joined(separator: "|")
     }
 }

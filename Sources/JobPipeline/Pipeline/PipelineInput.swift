@@ -40,7 +40,7 @@ public struct PipelineInput: Sendable {
     public var versionId: String?
     public var roomId: String?
     public var limits: ParseLimits
-    /// Thumbnails to render (nil: none). Default: every view at its default size, WebP quality 80.
+    /// Thumbnails to render (nil: none). Default: every view at its default size, WebP quality 75.
     public var thumbnails: ThumbnailOptions?
     /// How the model's geometry is stored. Default `.meshopt` (EXT_meshopt_compression); `.none`
     /// for tools without a meshopt decoder.

@@ -18,7 +18,7 @@ extension TranscodePipeline {
     /// `files`: the plan files of the previous revision, checked and with an unchanged key: the
     /// plan is still built (its rooms and sheets go into the manifest) but not written again.
     /// - Throws: `PipelineError` `PLAN_RENDER_FAILED` (retryable) when cairo or libwebp fail.
-    static func drawPlan(_ layered: LayeredScene, options: PlanOptions, thumbnail: (width: Int, height: Int, quality: Float)?,
+    static func drawPlan(_ layered: LayeredScene, options: PlanOptions, thumbnail: (width: Int, height: Int, quality: Float, segments: Int)?,
                          files previous: [(path: String, bytes: [UInt8])]? = nil)
         throws(PipelineError) -> PlanOutputs
     {
@@ -39,7 +39,8 @@ extension TranscodePipeline {
             }
             if let t = thumbnail {
                 let r = try CairoPlanRenderer.raster(first, locale: options.locale, width: t.width, height: t.height)
-                let webp = try Thumbnailer.encodeWebP(rgba: r.rgba, width: t.width, height: t.height, quality: t.quality)
+                let webp = try Thumbnailer.encodeWebP(
+                    rgba: r.rgba, width: t.width, height: t.height, quality: t.quality, segments: t.segments)
                 out.thumbnail = (webp, camera(first, raster: r, width: t.width, height: t.height, layered: layered))
             }
         } catch let e as FloorPlanError {

@@ -121,7 +121,9 @@ public enum TranscodePipeline {
         // raster is the plan thumbnail.
         var plan = PlanOutputs()
         let planSize = input.thumbnails.flatMap { o in
-            o.views.contains(.plan) ? (width: o.sizes[.plan].width, height: o.sizes[.plan].height, quality: o.webpQuality) : nil
+            o.views.contains(.plan)
+                ? (width: o.sizes[.plan].width, height: o.sizes[.plan].height, quality: o.webpQuality, segments: o.webpSegments)
+                : nil
         }
         if let planOptions = input.plan {
             plan = try phase("plan") { () throws(PipelineError) -> PlanOutputs in

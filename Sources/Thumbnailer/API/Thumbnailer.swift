@@ -92,12 +92,12 @@ public enum Thumbnailer {
         // Encode in parallel; each encode is single-threaded and deterministic.
         final class Slot: @unchecked Sendable { var bytes: [UInt8]? }
         let slots = frames.map { _ in Slot() }
-        let quality = options.webpQuality, method = options.webpMethod
+        let quality = options.webpQuality, method = options.webpMethod, segments = options.webpSegments
         frames.withUnsafeBufferPointer { fs in
             Parallel.forEach(fs.count) { i in
                 slots[i].bytes = WebPCodec.encode(
                     rgba: fs[i].rgba, width: fs[i].width, height: fs[i].height,
-                    quality: quality, method: method)
+                    quality: quality, method: method, segments: segments)
             }
         }
         var out: [ThumbnailView] = []
@@ -164,10 +164,15 @@ public enum Thumbnailer {
     }
 
     /// Encodes RGBA8 pixels (rows top to bottom, alpha ignored) as lossy WebP the way thumbnails
-    /// are encoded, for images drawn elsewhere (the vector plan's raster). Throws
-    /// `ThumbnailerError` `THUMB_WEBP_FAILED` when libwebp refuses.
-    public static func encodeWebP(rgba: [UInt8], width: Int, height: Int, quality: Float, method: Int = 2) throws(ThumbnailerError) -> [UInt8] {
-        guard let bytes = WebPCodec.encode(rgba: rgba, width: width, height: height, quality: quality, method: method) else {
+    /// are encoded, for images drawn elsewhere (the vector plan's raster); `segments` as
+    /// `ThumbnailOptions.webpSegments`. Throws `ThumbnailerError` `THUMB_WEBP_FAILED` when libwebp
+    /// refuses.
+    public static func encodeWebP(
+        rgba: [UInt8], width: Int, height: Int, quality: Float, method: Int = 2, segments: Int = 1
+    ) throws(ThumbnailerError) -> [UInt8] {
+        guard let bytes = WebPCodec.encode(
+            rgba: rgba, width: width, height: height, quality: quality, method: method, segments: segments)
+        else {
             throw ThumbnailerError(code: ThumbnailerError.webpFailed, message: "WebP encoding of a \(width)×\(height) image failed")
         }
         return bytes

@@ -7,9 +7,11 @@ enum WebPCodec {
     /// `keepAlpha`. With `resize`, the picture is first resampled to that size with libwebp's
     /// rescaler (area-averaging when shrinking). `lossless` writes VP8L instead, which decodes to
     /// exactly the given pixels (reference images); `quality` is then the compression effort.
+    /// `segments` (1…4, libwebp's default 4) is the number of quantiser segments of a lossy
+    /// image: with one, libwebp skips its analysis pass (see `ThumbnailOptions.webpSegments`).
     static func encode(
-        rgba: [UInt8], width: Int, height: Int, quality: Float, method: Int, keepAlpha: Bool = false,
-        resize: (width: Int, height: Int)? = nil, lossless: Bool = false
+        rgba: [UInt8], width: Int, height: Int, quality: Float, method: Int, segments: Int = 4,
+        keepAlpha: Bool = false, resize: (width: Int, height: Int)? = nil, lossless: Bool = false
     ) -> [UInt8]? {
         guard width > 0, height > 0, width <= 16383, height <= 16383, rgba.count >= width * height * 4 else {
             return nil
@@ -18,6 +20,7 @@ enum WebPCodec {
         guard WebPConfigInit(&config) != 0 else { return nil }
         config.quality = quality.isFinite ? min(max(quality, 0), 100) : 80
         config.method = Int32(min(max(method, 0), 6))
+        config.segments = Int32(min(max(segments, 1), 4))
         config.thread_level = 0
         config.lossless = lossless ? 1 : 0
         config.exact = lossless ? 1 : 0

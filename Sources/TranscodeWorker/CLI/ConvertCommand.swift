@@ -45,7 +45,7 @@ struct ConvertCommand {
           --views LIST              Comma-separated subset of hero,card,orbit,plan (default: all).
           --thumb-size SIZE         Render every selected view at SIZE: N (square) or WxH, 16…4096
                                     (default: the sizes listed above).
-          --webp-quality Q          WebP quality 0…100 (default 80).
+          --webp-quality Q          WebP quality 0…100 (default 75, with one quantiser segment).
           --glb-compression MODE    meshopt (default): EXT_meshopt_compression with KHR_mesh_quantization,
                                     positions within 1 mm, 8-bit normals; loaders need a meshopt decoder
                                     (three.js MeshoptDecoder). none: plain float32 streams, for tools
