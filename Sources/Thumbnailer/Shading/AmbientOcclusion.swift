@@ -11,6 +11,7 @@ import Darwin
 /// it occlude. A 4×4 interleaved rotation pattern, removed by a depth-aware 5×5 blur, keeps it
 /// cheap and deterministic (no random numbers).
 enum AmbientOcclusion {
+    /// Samples per pixel: a multiple of 4 (they are taken four at a time).
     static let samples = 12
 
     /// - Parameters:
@@ -26,7 +27,9 @@ enum AmbientOcclusion {
         let n = width * height
         let raw = UnsafeMutablePointer<Float>.allocate(capacity: n)
         defer { raw.deallocate() }
-        let pos = UnsafeMutablePointer<SIMD3<Float>>.allocate(capacity: n)
+        // Positions, w = 0 where covered and +∞ on the background, so that a sample there is too
+        // far to occlude without a test of its depth.
+        let pos = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: n)
         defer { pos.deallocate() }
         let lin = UnsafeMutablePointer<Float>.allocate(capacity: n)
         defer { lin.deallocate() }
@@ -42,11 +45,15 @@ enum AmbientOcclusion {
                 for x in 0..<width {
                     let i = y * width + x
                     let k = depth[i]
-                    guard k > -.infinity else { continue }
+                    guard k > -.infinity else {
+                        lin[i] = 0
+                        pos[i] = SIMD4(0, 0, 0, .infinity)
+                        continue
+                    }
                     let nx = (Float(x) + 0.5) * pixelScale / Float(camera.width) * 2 - 1
                     let d = camera.forwardDistance(key: k)
                     lin[i] = d
-                    pos[i] = persp ? eye + (fw + rx * nx + uy * ny) * d : eye + rx * nx + uy * ny + fw * d
+                    pos[i] = SIMD4(persp ? eye + (fw + rx * nx + uy * ny) * d : eye + rx * nx + uy * ny + fw * d, 0)
                 }
             }
         }
@@ -69,7 +76,13 @@ enum AmbientOcclusion {
         let ppmK = Float(Double(camera.height) / (2 * camera.halfY)) / pixelScale
         let perspective = camera.perspective
         let scale = strength * radius / Float(samples)
-        offsets.withUnsafeBufferPointer { off in
+        // The same offsets as x and y vectors of four samples each.
+        var lanes = [SIMD4<Float>](repeating: .zero, count: 2 * offsets.count / 4)
+        for g in 0..<(offsets.count / 4) {
+            lanes[2 * g] = SIMD4(offsets[4 * g].x, offsets[4 * g + 1].x, offsets[4 * g + 2].x, offsets[4 * g + 3].x)
+            lanes[2 * g + 1] = SIMD4(offsets[4 * g].y, offsets[4 * g + 1].y, offsets[4 * g + 2].y, offsets[4 * g + 3].y)
+        }
+        lanes.withUnsafeBufferPointer { off in
             Parallel.forEach(chunks) { c in
                 for y in (c * rowsPerChunk)..<min(height, (c + 1) * rowsPerChunk) {
                     for x in 0..<width {
@@ -82,21 +95,37 @@ enum AmbientOcclusion {
                         let p = pos[i], nrm = normals[i]
                         let ppm = perspective ? ppmK / lin[i] : ppmK
                         let rPx = min(max(radius * ppm, 2), maxPixels)
-                        let base = off.baseAddress! + pattern[(x & 3) &+ 4 &* (y & 3)] &* samples
+                        let base = off.baseAddress! + pattern[(x & 3) &+ 4 &* (y & 3)] &* (samples / 2)
                         var sum: Float = 0
                         let bias = 0.02 * radius
-                        for s in 0..<samples {
-                            let o = base[s] * rPx
-                            // Rounding without libm: offsets stay well inside ±1024.
-                            let sx = x &+ Int(o.x + 1024.5) &- 1024, sy = y &+ Int(o.y + 1024.5) &- 1024
-                            guard sx >= 0, sx < width, sy >= 0, sy < height else { continue }
-                            let j = sy &* width &+ sx
-                            guard depth[j] > -.infinity else { continue }
-                            let v = pos[j] - p
-                            let vv = v.dot(v)
-                            guard vv < reach else { continue }
-                            let vn = v.dot(nrm) - bias
-                            if vn > 0 { sum += vn / (vv + soften) }
+                        // Four samples at a time, with the sums of one at a time in the same order:
+                        // offset o rounds to ⌊o + 1024.5⌋ − 1024 as `Int(_:)` truncates it (exact:
+                        // the 2²³ trick rounds to nearest, one less where that went up); a sample
+                        // outside the image reads the pixel itself (v = 0, so vn = −bias), one on the
+                        // background is infinitely far (w), and one that does not count adds +0.
+                        typealias F4 = SIMD4<Float>
+                        let magic = F4(repeating: 8_388_608)
+                        let fw = Float(width), fh = Float(height), self0 = F4(repeating: Float(i))
+                        let dx = Float(x &- 1024), dy = Float(y &- 1024)
+                        for g in 0..<(samples / 4) {
+                            let tx = base[2 &* g] * rPx + 1024.5, ty = base[2 &* g &+ 1] * rPx + 1024.5
+                            let rx = (tx + magic) - magic, ry = (ty + magic) - magic
+                            let sx = rx.replacing(with: rx - 1, where: rx .> tx) + dx
+                            let sy = ry.replacing(with: ry - 1, where: ry .> ty) + dy
+                            let inside = (sx .>= 0) .& (sx .< fw) .& (sy .>= 0) .& (sy .< fh)
+                            let j = unsafeBitCast((sy * fw + sx).replacing(with: self0, where: .!inside) + magic, to: SIMD4<UInt32>.self)
+                                &- 0x4B00_0000
+                            let q0 = pos[Int(j[0])], q1 = pos[Int(j[1])], q2 = pos[Int(j[2])], q3 = pos[Int(j[3])]
+                            let vx = F4(q0.x, q1.x, q2.x, q3.x) - p.x
+                            let vy = F4(q0.y, q1.y, q2.y, q3.y) - p.y
+                            let vz = F4(q0.z, q1.z, q2.z, q3.z) - p.z
+                            let vv = vx * vx + vy * vy + vz * vz + F4(q0.w, q1.w, q2.w, q3.w)
+                            let vn = vx * nrm.x + vy * nrm.y + vz * nrm.z - bias
+                            let c = (pointwiseMax(vn, .zero) / (vv + soften)).replacing(with: 0, where: .!(vv .< reach))
+                            sum += c[0]
+                            sum += c[1]
+                            sum += c[2]
+                            sum += c[3]
                         }
                         raw[i] = max(0, 1 - scale * sum)
                     }
