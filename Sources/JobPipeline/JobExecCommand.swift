@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import FloorPlan
 import GLBWriter
 import Thumbnailer
@@ -188,13 +188,13 @@ public struct JobExecCommand {
         input.plan = plan
         do {
             if let usd {
-                let dir = (usd as NSString).deletingLastPathComponent
+                let dir = PathText.parent(usd)
                 input.usd = PipelineInput.USDSource(
-                    name: (usd as NSString).lastPathComponent, bytes: try FileReader.map(usd, maxBytes: limits.maxInputBytes),
+                    name: PathText.lastComponent(usd), bytes: try FileReader.map(usd, maxBytes: limits.maxInputBytes),
                     siblings: DirectoryAssetProvider(root: dir.isEmpty ? "." : dir, maxBytes: limits.maxInputBytes))
             }
             if let roomPlan {
-                input.roomPlanJSON = ((roomPlan as NSString).lastPathComponent,
+                input.roomPlanJSON = (PathText.lastComponent(roomPlan),
                                       try FileReader.read(roomPlan, maxBytes: limits.maxInputBytes))
             }
             if let redacted {
@@ -289,15 +289,19 @@ public struct JobExecCommand {
     /// nobody will read the result.
     private static func watchParent(_ parent: Int32) {
         guard getppid() == parent else { _exit(ExitStatus.internalError) }
-        let thread = Thread {
+        watchedParent = parent
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { _ in
             while true {
                 usleep(500_000)
-                if getppid() != parent { _exit(ExitStatus.internalError) }
+                if getppid() != JobExecCommand.watchedParent { _exit(ExitStatus.internalError) }
             }
-        }
-        thread.name = "parent-watch"
-        thread.start()
+        }, nil)
+        if started == 0 { pthread_detach(thread) }
     }
+
+    /// The worker's pid, set once before the watching thread starts.
+    nonisolated(unsafe) private static var watchedParent: Int32 = 0
 
     /// Writes one protocol line to standard output with a single `write` per chunk, unbuffered,
     /// so the parent sees each phase as it starts.

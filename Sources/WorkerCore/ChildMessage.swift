@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSONCore
 
 /// One line of the `job-exec` protocol: the child process writes one JSON object per line on its

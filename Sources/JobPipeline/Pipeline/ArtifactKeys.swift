@@ -1,5 +1,5 @@
 import FloorPlan
-import Foundation
+import FoundationEssentials
 import Thumbnailer
 import WorkerCore
 

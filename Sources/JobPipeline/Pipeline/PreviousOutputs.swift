@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSONCore
 import Manifest
 import SceneModel

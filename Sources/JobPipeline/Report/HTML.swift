@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import WorkerCore
 
 /// Text helpers for writing HTML by hand: escaping, embedded images and deterministic number
@@ -16,7 +17,7 @@ enum HTML {
     /// rounds to zero. Not finite: an em dash.
     static func fixed(_ x: Double, _ digits: Int) -> String {
         guard x.isFinite else { return "—" }
-        var s = String(format: "%.\(digits)f", x)
+        var s = printf("%.\(digits)f", x)
         if s.hasPrefix("-"), s.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) { s.removeFirst() }
         return s
     }
@@ -42,5 +43,13 @@ enum HTML {
             unit += 1
         }
         return unit < 0 ? "\(grouped(n)) B" : "\(grouped(n)) B (\(fixed(value, 1)) \(units[unit]))"
+    }
+
+    /// `x` formatted by the C library's `snprintf` with `format` (one double conversion).
+    private static func printf(_ format: String, _ x: Double) -> String {
+        var buffer = [CChar](repeating: 0, count: 400)
+        let n = withVaList([x]) { args in vsnprintf(&buffer, buffer.count, format, args) }
+        guard n >= 0, n < buffer.count else { return "—" }
+        return String(decoding: buffer[..<Int(n)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The report's floor-plan section: the vector plan (the SVG shown as an image, so nothing in it
 /// runs), the measured rooms, and the note when the input is not a room.

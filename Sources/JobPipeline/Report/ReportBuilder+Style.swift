@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The report's one stylesheet, inlined into the page (no external resources).
 extension ReportBuilder {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import JSONCore
 import WorkerCore
 
@@ -209,8 +209,8 @@ public enum ReportBuilder {
         if !orbit.isEmpty {
             h += "<h3>Orbit (\(orbit.count) view\(orbit.count == 1 ? "" : "s") around the room)</h3>\n<div class=\"orbit\">\n"
             for (t, bytes) in orbit {
-                let name = ((str(t, "path") ?? "") as NSString).lastPathComponent
-                figure(&h, t, bytes, caption: (name as NSString).deletingPathExtension, showPath: false)
+                let name = PathText.lastComponent(str(t, "path") ?? "")
+                figure(&h, t, bytes, caption: PathText.deletingExtension(name), showPath: false)
             }
             h += "</div>\n"
         }
