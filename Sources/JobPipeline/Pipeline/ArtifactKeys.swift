@@ -14,7 +14,7 @@ public enum ArtifactStages {
     public static let model = 1
     /// The thumbnail renderer and its WebP encoding (`thumbnails`, and the plan thumbnail of a
     /// room, which is in the `plan` group). 2: adaptive supersampling. 3: one WebP segment at
-    /// quality 75 by default.
+    /// quality 75 by default, eight occlusion samples per pixel.
     public static let render = 3
     /// The floor plan: its geometry, the SVG, PDF and DXF writers and a room's plan thumbnail
     /// (`plan`).

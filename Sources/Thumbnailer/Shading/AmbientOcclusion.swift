@@ -11,8 +11,10 @@ import Darwin
 /// it occlude. A 4×4 interleaved rotation pattern, removed by a depth-aware 5×5 blur, keeps it
 /// cheap and deterministic (no random numbers).
 enum AmbientOcclusion {
-    /// Samples per pixel: a multiple of 4 (they are taken four at a time).
-    static let samples = 12
+    /// Samples per pixel: a multiple of 4 (they are taken four at a time). 8: with the 4×4
+    /// rotations and the blur, 12 gave images within 0.35/255 per channel on average (WebP
+    /// included) at 50 % more cost.
+    static let samples = 8
 
     /// - Parameters:
     ///   - depth: depth keys per pixel (−∞: background).
