@@ -27,6 +27,9 @@ enum AmbientOcclusion {
         camera: RenderCamera, radius: Float, strength: Float = 1.5, pixelScale: Float = 1
     ) -> [Float] {
         let n = width * height
+        // Sample indices are computed exactly in Float and read back with the 2²³ trick, which
+        // holds below 2²³ pixels (renders are at most 4096² and occlusion runs at half of that).
+        precondition(n < 1 << 23, "occlusion buffer of \(width)×\(height) pixels")
         let raw = UnsafeMutablePointer<Float>.allocate(capacity: n)
         defer { raw.deallocate() }
         // Positions, w = 0 where covered and +∞ on the background, so that a sample there is too
