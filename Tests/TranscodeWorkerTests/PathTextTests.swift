@@ -26,5 +26,8 @@ struct PathTextTests {
         #expect(HTML.fixed(-0.001, 2) == "0.00")
         #expect(HTML.fixed(1234.5678, 1) == "1234.6")
         #expect(HTML.fixed(.nan, 2) == "—")
+        // Longer than the first buffer: every digit of the binary value is kept, as printf writes it.
+        let long = HTML.fixed(1e100, 1)
+        #expect(long.count == 103 && long.hasPrefix("10000000000000000159028911") && long.hasSuffix(".0"))
     }
 }

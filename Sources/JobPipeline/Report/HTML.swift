@@ -47,8 +47,12 @@ enum HTML {
 
     /// `x` formatted by the C library's `snprintf` with `format` (one double conversion).
     private static func printf(_ format: String, _ x: Double) -> String {
-        var buffer = [CChar](repeating: 0, count: 400)
-        let n = withVaList([x]) { args in vsnprintf(&buffer, buffer.count, format, args) }
+        var buffer = [CChar](repeating: 0, count: 64)
+        var n = withVaList([x]) { args in vsnprintf(&buffer, buffer.count, format, args) }
+        if n >= buffer.count {  // a long number: once more with room for all of it
+            buffer = [CChar](repeating: 0, count: Int(n) + 1)
+            n = withVaList([x]) { args in vsnprintf(&buffer, buffer.count, format, args) }
+        }
         guard n >= 0, n < buffer.count else { return "—" }
         return String(decoding: buffer[..<Int(n)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
