@@ -168,7 +168,7 @@ public enum Thumbnailer {
     /// `ThumbnailOptions.webpSegments`. Throws `ThumbnailerError` `THUMB_WEBP_FAILED` when libwebp
     /// refuses.
     public static func encodeWebP(
-        rgba: [UInt8], width: Int, height: Int, quality: Float, method: Int = 2, segments: Int = 1
+        rgba: [UInt8], width: Int, height: Int, quality: Float, method: Int = 2, segments: Int
     ) throws(ThumbnailerError) -> [UInt8] {
         guard let bytes = WebPCodec.encode(
             rgba: rgba, width: width, height: height, quality: quality, method: method, segments: segments)
