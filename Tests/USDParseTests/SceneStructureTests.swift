@@ -93,39 +93,26 @@ import Testing
     /// Every USD file of the repository's fixtures and samples and of the shared corpus that
     /// builds: the structure's counts equal the scene's.
     @Test func fixturesAndCorpusCountAsTheyBuild() throws {
-        let root = TestPaths.packageRoot
-        var dirs = [root.appendingPathComponent("Tests/Fixtures"), root.appendingPathComponent("samples")]
-        let corpus = root.appendingPathComponent("../shared/corpus/usd").standardizedFileURL
-        if FileManager.default.fileExists(atPath: corpus.path) { dirs.append(corpus) }
         var compared = 0
         var failures: [String] = []
-        for dir in dirs {
-            let files = FileManager.default.enumerator(atPath: dir.path)?.compactMap { $0 as? String } ?? []
-            for file in files.sorted() where ["usda", "usdc", "usdz", "usd"].contains((file as NSString).pathExtension) {
-                let url = dir.appendingPathComponent(file)
-                guard let data = FileManager.default.contents(atPath: url.path) else { continue }
-                guard let opened = try? USDParser.openStage([UInt8](data), name: url.lastPathComponent) else { continue }
-                let provider = opened.provider
-                let load: @Sendable (String, String) -> [UInt8]? = { p, layer in
-                    provider.resolve(p, anchor: layer).flatMap { try? provider.data(at: $0).array }
-                }
-                let limits = ParseLimits.default
-                guard
-                    let scene = try? SceneBuilder.build(
-                        stage: opened.stage, sourceFormat: "usd", limits: limits, budget: MemoryBudget(limits: limits),
-                        loadAsset: load)
-                else { continue }
-                let structure = try SceneBuilder.countStructure(
+        let withCorpus = try OpenableUSDFile.forEach(corpusSubfolder: "usd") { item in
+            let (file, opened, load) = (item.file, item.opened, item.load)
+            let limits = ParseLimits.default
+            guard
+                let scene = try? SceneBuilder.build(
                     stage: opened.stage, sourceFormat: "usd", limits: limits, budget: MemoryBudget(limits: limits),
                     loadAsset: load)
-                var full = SceneStructure(scene: scene)
-                full.warnings = structure.warnings
-                if structure != full { failures.append("\(file): \(structure) vs \(full)") }
-                compared += 1
-            }
+            else { return }
+            let structure = try SceneBuilder.countStructure(
+                stage: opened.stage, sourceFormat: "usd", limits: limits, budget: MemoryBudget(limits: limits),
+                loadAsset: load)
+            var full = SceneStructure(scene: scene)
+            full.warnings = structure.warnings
+            if structure != full { failures.append("\(file): \(structure) vs \(full)") }
+            compared += 1
         }
         // 48 repository files build, 79 with the corpus.
-        #expect(compared >= (dirs.count == 3 ? 60 : 40), "compared \(compared) files")
+        #expect(compared >= (withCorpus ? 60 : 40), "compared \(compared) files")
         #expect(failures.isEmpty, Comment(rawValue: failures.prefix(10).joined(separator: "\n")))
     }
 }
@@ -144,9 +131,41 @@ import Testing
         }
     }
 
+    @Test func faceCountTally() {
+        #expect(MeshTopology.tally([]) == (0, Int32.max, 0, 0))
+        // Triangles: 1 + 2 + 0 + 0 + 5; faces with fewer than 3 corners: 0, 1 and 2.
+        #expect(MeshTopology.tally([3, 4, 0, 1, 7, 2]) == (17, 0, 8, 3))
+        #expect(MeshTopology.tally([3, -5, 4]).lowest == -5)
+        let big = [Int32](repeating: .max, count: 3)
+        #expect(MeshTopology.tally(big) == (3 * Int(Int32.max), .max, 3 * (Int(Int32.max) - 2), 0))
+    }
+
+    @Test func faceCountProblems() throws {
+        let points = [Float](repeating: 0, count: 12)  // 4 points
+        for (counts, text) in [([3, -2, 3], "contains -2"), ([3, 4], "add up to more than"), ([3, 2], "add up to 5 ")] {
+            do {
+                _ = try MeshTopology(points: points, counts: counts.map(Int32.init), indices: [0, 1, 2, 0, 2, 3], holes: nil)
+                Issue.record("\(counts) was accepted")
+            } catch {
+                #expect(error.code == "USD_MESH_INVALID_TOPOLOGY" && error.message.contains(text), "\(error.message)")
+            }
+        }
+        let t = try MeshTopology(points: points, counts: [3, 1, 2], indices: [0, 1, 2, 0, 2, 3], holes: [0])
+        #expect(t.triangleCount == 0 && t.degenerateFaces == 2 && t.skipped == [true, true, true])
+    }
+
     @Test func indexRangeAndTheFirstBadIndex() throws {
-        #expect(MeshTopology.range([3, -2, 7, 0]) == (-2, 7))
-        #expect(MeshTopology.range([]) == (Int32.max, Int32.min))
+        #expect(MeshTopology.allBelow([], limit: 0) && MeshTopology.allBelow([], limit: 4))
+        #expect(!MeshTopology.allBelow([0], limit: 0))
+        #expect(MeshTopology.allBelow([3, 0, 2, 1], limit: 4))
+        #expect(MeshTopology.allBelow([Int32.max - 1, 0], limit: Int(Int32.max)))
+        for bad: Int32 in [4, 5, -1, Int32.min, Int32.max, Int32.min + 3] {
+            for at in [0, 7, 63] {
+                var values = [Int32](repeating: 3, count: 64)
+                values[at] = bad
+                #expect(!MeshTopology.allBelow(values, limit: 4), "\(bad) at \(at)")
+            }
+        }
         let points = [Float](repeating: 0, count: 12)  // 4 points
         _ = try MeshTopology(points: points, counts: [3, 3], indices: [0, 1, 2, 0, 2, 3], holes: nil)
         for (indices, first) in [([0, 1, 2, 0, 9, -1], "9"), ([0, -1, 2, 0, 2, 4], "-1"), ([0, 1, 2, 0, 2, 4], "4")] {

@@ -36,20 +36,16 @@ enum MeshExtractor {
         let stage = ctx.stage
         let prim = stage.prims[primIndex]
         let path = prim.path
-        guard let points = AttributeValues.floats(prim.value("points", at: ctx.time), components: 3),
-            let counts = AttributeValues.int32s(prim.value("faceVertexCounts", at: ctx.time)),
-            let fvi = AttributeValues.int32s(prim.value("faceVertexIndices", at: ctx.time))
-        else {
+        let topology: MeshTopology
+        switch ctx.topology(ofPrim: primIndex) {
+        case .missing:
             ctx.warn("USD_MESH_INVALID_TOPOLOGY", "points, faceVertexCounts or faceVertexIndices missing or mistyped", path)
             return nil
-        }
-        let holes = AttributeValues.int32s(prim.value("holeIndices", at: ctx.time))
-        let topology: MeshTopology
-        do {
-            topology = try MeshTopology(points: points, counts: counts, indices: fvi, holes: holes)
-        } catch {
-            ctx.warn(error.code, error.message + "; mesh skipped", path)
+        case .invalid(let problem):
+            ctx.warn(problem.code, problem.message + "; mesh skipped", path)
             return nil
+        case .valid(let valid):
+            topology = valid
         }
         guard topology.triangleCount > 0 else {
             ctx.warn("USD_MESH_EMPTY", "mesh has no drawable faces", path)

@@ -38,17 +38,14 @@ struct MeshTopology {
         guard Self.allFinite(points) else {
             throw Problem(code: "USD_MESH_NONFINITE", message: "points contain NaN or infinite values")
         }
-        var total = 0
-        var triangles = 0
-        var degenerate = 0
-        for c in counts {
-            guard c >= 0 else {
-                throw Problem(code: "USD_MESH_INVALID_TOPOLOGY", message: "faceVertexCounts contains \(c)")
-            }
-            total += Int(c)
-            guard total <= indices.count else { break }
-            if c >= 3 { triangles += Int(c) - 2 } else { degenerate += 1 }
+        let tally = Self.tally(counts)
+        guard tally.lowest >= 0 else {
+            let c = counts.first { $0 < 0 }!
+            throw Problem(code: "USD_MESH_INVALID_TOPOLOGY", message: "faceVertexCounts contains \(c)")
         }
+        let total = tally.total
+        var triangles = tally.triangles
+        let degenerate = tally.degenerate
         guard total == indices.count else {
             throw Problem(
                 code: "USD_MESH_INVALID_TOPOLOGY",
@@ -56,8 +53,7 @@ struct MeshTopology {
                     + "but there are \(indices.count) faceVertexIndices")
         }
         let limit = points.count / 3
-        let (lowest, highest) = Self.range(indices)
-        if !indices.isEmpty && (lowest < 0 || Int(highest) >= limit) {
+        if !Self.allBelow(indices, limit: limit) {
             let i = indices.first { $0 < 0 || Int($0) >= limit }!
             throw Problem(
                 code: "USD_MESH_INVALID_TOPOLOGY", message: "faceVertexIndices contains \(i), outside 0..<\(limit)")
@@ -75,27 +71,48 @@ struct MeshTopology {
         degenerateFaces = degenerate
     }
 
-    /// True when no value is NaN or infinite: one pass that keeps the largest exponent field (all
-    /// ones only for NaN and infinities), branch-free so that it vectorises.
+    /// True when no value is NaN or infinite. An exponent field of all ones (NaN and infinities
+    /// only) carries into bit 31 when its lowest bit is added; the loop ORs those sums, branch-free,
+    /// so that it vectorises with baseline SSE2.
     static func allFinite(_ values: [Float]) -> Bool {
-        var largest: UInt32 = 0
+        var carry: UInt32 = 0
         values.withUnsafeBufferPointer { buffer in
-            for v in buffer { largest = max(largest, v.bitPattern & 0x7F80_0000) }
+            for v in buffer { carry |= (v.bitPattern & 0x7F80_0000) &+ 0x0080_0000 }
         }
-        return largest != 0x7F80_0000
+        return carry & 0x8000_0000 == 0
     }
 
-    /// The smallest and largest value (`(Int32.max, Int32.min)` when empty), branch-free.
-    static func range(_ values: [Int32]) -> (Int32, Int32) {
+    /// What the face counts add up to, in one branch-free pass: their sum, their smallest value
+    /// (`Int32.max` when empty), the triangles of the faces with 3 or more corners and how many
+    /// have fewer. The sums are exact: fewer than 2^31 counts of less than 2^31 each.
+    static func tally(_ counts: [Int32]) -> (total: Int, lowest: Int32, triangles: Int, degenerate: Int) {
+        var total = 0
         var lowest = Int32.max
-        var highest = Int32.min
-        values.withUnsafeBufferPointer { buffer in
-            for v in buffer {
-                lowest = min(lowest, v)
-                highest = max(highest, v)
+        var atLeastTwo = 0
+        var degenerate = 0
+        counts.withUnsafeBufferPointer { buffer in
+            for c in buffer {
+                total &+= Int(c)
+                lowest = min(lowest, c)
+                atLeastTwo &+= Int(max(c, 2))
+                degenerate &+= c < 3 ? 1 : 0
             }
         }
-        return (lowest, highest)
+        // A face of c ≥ 3 corners makes c − 2 triangles; max(c, 2) − 2 is 0 for the others.
+        return (total, lowest, atLeastTwo &- 2 &* counts.count, degenerate)
+    }
+
+    /// True when every value lies in `0 ..< limit` (`limit` ≤ `Int32.max`). A value is in range
+    /// exactly when neither it nor `limit − 1 − value` is negative, so the loop ORs both and tests
+    /// the sign bit once, branch-free.
+    static func allBelow(_ values: [Int32], limit: Int) -> Bool {
+        guard limit > 0 else { return values.isEmpty }
+        let top = Int32(limit - 1)
+        var signs: Int32 = 0
+        values.withUnsafeBufferPointer { buffer in
+            for v in buffer { signs |= v | (top &- v) }
+        }
+        return signs >= 0
     }
 
     /// Triangles produced by face `f` (0 when skipped).

@@ -57,10 +57,12 @@ public enum SceneBuilder {
 
     /// The traversal shared by `build` and `countStructure`; `result` reads the finished context
     /// (which must not outlive the call: it holds `loadAsset`). `structureOnly` leaves out what only
-    /// vertex streams need (see `StageBuildContext.structureOnly`).
+    /// vertex streams need (see `StageBuildContext.structureOnly`). `prepassMinimumCorners` is
+    /// where mesh validation moves ahead of the traversal (`TopologyPrepass`).
     static func convert<T>(
         stage: UsdStage, sourceFormat: String, limits: ParseLimits, budget: MemoryBudget,
-        loadAsset: (String, String) -> [UInt8]?, structureOnly: Bool, result: (StageBuildContext) -> T
+        loadAsset: (String, String) -> [UInt8]?, structureOnly: Bool,
+        prepassMinimumCorners: Int = TopologyPrepass.minimumCorners, result: (StageBuildContext) -> T
     ) throws -> T {
         // A mesh whose array headers already exceed maxTriangles fails before anything is decoded.
         try MeshSizeCheck.check(stage, limits: limits)
@@ -74,6 +76,8 @@ public enum SceneBuilder {
         return try withoutActuallyEscaping(loadAsset) { load in
             let ctx = StageBuildContext(
                 stage: stage, limits: limits, budget: budget, loadAsset: load, structureOnly: structureOnly)
+            ctx.validatedTopologies = TopologyPrepass.run(
+                stage: stage, time: ctx.time, minimumCorners: prepassMinimumCorners)
             let correction = stageCorrection(stage: stage, ctx: ctx)
             ctx.scene.metadata.sourceFormat = sourceFormat
             ctx.scene.metadata.defaultPrim = stage.defaultPrim

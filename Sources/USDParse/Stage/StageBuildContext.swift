@@ -27,6 +27,9 @@ final class StageBuildContext {
     /// Nodes created so far (checked against `maxComposedPrims` for instancer expansion).
     var nodeCount: Int { scene.nodes.count }
 
+    /// Topologies validated ahead of the traversal (`TopologyPrepass`), by prim index.
+    var validatedTopologies: [Int: TopologyRead] = [:]
+
     /// Mesh created for a prim (by prim index); `.some(nil)` when the prim produced no mesh.
     var meshByPrim: [Int: MeshIndex?] = [:]
     /// Shared meshes of implicit gprims keyed by their generating parameters.
@@ -100,6 +103,12 @@ final class StageBuildContext {
         if name == "normals" { return true }
         guard name.hasPrefix("primvars:") else { return false }
         return !(name.hasPrefix("primvars:displayColor") || name.hasPrefix("primvars:displayOpacity"))
+    }
+
+    /// The validated topology of the Mesh prim at `primIndex`: the prepass's result when it ran,
+    /// else read now.
+    func topology(ofPrim primIndex: Int) -> TopologyRead {
+        validatedTopologies[primIndex] ?? TopologyRead.read(stage.prims[primIndex], time: time)
     }
 
     /// Triangles of a scene mesh, also while it is pending (and, in a structure-only conversion,
