@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import Testing
 
 @testable import USDParse
@@ -147,5 +149,40 @@ import Testing
         #expect(a.appendingChild("M").parent == b)
         a = .root
         b = .root  // frees both 100,000-node chains iteratively
+    }
+
+    /// Three chains built apart: equal pairs stay equal and different ones different however
+    /// often, and in whatever order, they are compared (comparisons link equal chains as twins),
+    /// also for descendants appended after the links were made.
+    @Test func equalityHoldsAcrossLinkedChains() {
+        func chain(_ names: [String]) -> SdfPath { names.reduce(SdfPath.root) { $0.appendingChild($1) } }
+        let names = ["Room", "Geometry", "Walls", "Wall_0"]
+        let (a, b, c) = (chain(names), chain(names), chain(names))
+        let others = (0..<names.count).map { k in chain(names.enumerated().map { $0.offset == k ? $0.element + "x" : $0.element }) }
+        for _ in 0..<3 {
+            #expect(a == b && b == c && c == a && b == a)
+            for o in others { #expect(a != o && o != b && c != o) }
+        }
+        #expect(a.appendingProperty("points") == c.appendingProperty("points"))
+        #expect(a.appendingProperty("points") != b.appendingProperty("normals"))
+        #expect(a.parent.appendingChild("Wall_1") == c.parent.appendingChild("Wall_1"))
+        #expect(a.parent.appendingChild("Wall_1") != b)
+        #expect(Set([a, b, c] + others).count == 1 + others.count)
+    }
+
+    /// Comparisons from many threads at once, of chains nobody compared before, agree with the
+    /// text of the paths.
+    @Test func concurrentComparisonsAgree() {
+        func chain(_ i: Int) -> SdfPath {
+            SdfPath.root.appendingChild("Room").appendingChild("Group\(i % 7)").appendingChild("Item\(i % 5)")
+        }
+        let left = (0..<64).map(chain), right = (0..<64).map(chain)
+        let wrong = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 4096) { k in
+            let (i, j) = (k % 64, (k / 64) % 64)
+            if (left[i] == right[j]) != (left[i].string == right[j].string) { wrong.withLock { $0 += 1 } }
+        }
+        #expect(wrong.withLock { $0 } == 0)
+        #expect(left.indices.allSatisfy { left[$0] == right[$0] })
     }
 }

@@ -42,6 +42,9 @@ final class SdfPathNode: @unchecked Sendable {
     let hasVariantSelection: Bool
     private let serial: UInt64
     private let twin = AtomicLazyReference<SdfPathNode>()
+    /// The address of `twin`'s node once it is set (0 until then), for comparisons that follow
+    /// twins without retaining them; `twin` keeps that node alive.
+    private let twinAddress = Atomic<UInt>(0)
     private let stripped = AtomicLazyReference<SdfPathNode>()
 
     /// Fixed cost of one node charged to the memory budget (bytes): the object and its fields.
@@ -142,6 +145,60 @@ final class SdfPathNode: @unchecked Sendable {
         }
     }
 
+    /// The address of the oldest node known to be equal to `node`, walked without reference
+    /// counting: each node owns its twin, so the chain lives as long as `node` does.
+    @inline(__always)
+    private static func representative(_ node: Unmanaged<SdfPathNode>) -> UnsafeMutableRawPointer {
+        var n = node.toOpaque()
+        while true {
+            let t = Unmanaged<SdfPathNode>.fromOpaque(n)._withUnsafeGuaranteedRef {
+                $0.twinAddress.load(ordering: .acquiring)
+            }
+            guard t != 0, let next = UnsafeMutableRawPointer(bitPattern: t) else { return n }
+            n = next
+        }
+    }
+
+    /// Element-wise equality: identity, then hash and depth, then the elements from the leaves up,
+    /// stopping at the first shared (or known-equal) ancestor. Equal chains are then linked level
+    /// by level, so comparing them (or their descendants) again stops after one level. The walks
+    /// follow `up` and the twins' addresses: `a` and `b` keep every node on them alive.
+    static func equal(_ a: SdfPathNode, _ b: SdfPathNode) -> Bool {
+        if a === b { return true }
+        guard a.hash == b.hash, a.depth == b.depth else { return false }
+        // Levels compared before a shared or known-equal one; nil when an element differs.
+        let compared: Int? = withExtendedLifetime((a, b)) {
+            var x = Unmanaged.passUnretained(a), y = Unmanaged.passUnretained(b)
+            var level = 0
+            while x.toOpaque() != y.toOpaque(), representative(x) != representative(y) {
+                let same = x._withUnsafeGuaranteedRef { nx in
+                    y._withUnsafeGuaranteedRef { ny in nx.hash == ny.hash && nx.kind == ny.kind && nx.element == ny.element }
+                }
+                guard same else { return nil }
+                level += 1
+                // Equal depth: both have a parent or neither has.
+                guard let px = x._withUnsafeGuaranteedRef({ $0.up }), let py = y._withUnsafeGuaranteedRef({ $0.up })
+                else { break }
+                x = px
+                y = py
+            }
+            return level
+        }
+        guard let compared else { return false }
+        // Already known equal: nothing to link.
+        if compared == 0 { return true }
+        var x = a, y = b
+        while true {
+            let rx = x.representative, ry = y.representative
+            if rx === ry { break }
+            if rx.serial > ry.serial { rx.link(to: ry) } else { ry.link(to: rx) }
+            guard let px = x.parent, let py = y.parent else { break }
+            x = px
+            y = py
+        }
+        return true
+    }
+
     /// The oldest node known to be equal to this one.
     private var representative: SdfPathNode {
         var n = self
@@ -149,29 +206,10 @@ final class SdfPathNode: @unchecked Sendable {
         return n
     }
 
-    /// Element-wise equality: identity, then hash and depth, then the elements from the leaves up, stopping at the first shared (or known-equal) ancestor. Equal chains are then
-    /// linked level by level, so comparing their descendants later stops after one level.
-    static func equal(_ a: SdfPathNode, _ b: SdfPathNode) -> Bool {
-        if a === b { return true }
-        guard a.hash == b.hash, a.depth == b.depth else { return false }
-        var x = a, y = b
-        while x !== y, x.representative !== y.representative {
-            guard x.hash == y.hash, x.kind == y.kind, x.element == y.element else { return false }
-            guard let px = x.parent, let py = y.parent else { break }  // equal depth: both parentless
-            x = px
-            y = py
-        }
-        x = a
-        y = b
-        while true {
-            let rx = x.representative, ry = y.representative
-            if rx === ry { break }
-            if rx.serial > ry.serial { _ = rx.twin.storeIfNil(ry) } else { _ = ry.twin.storeIfNil(rx) }
-            guard let px = x.parent, let py = y.parent else { break }
-            x = px
-            y = py
-        }
-        return true
+    /// Records `older` as this node's twin (unless one is already recorded) and publishes its address.
+    private func link(to older: SdfPathNode) {
+        let kept = twin.storeIfNil(older)
+        twinAddress.store(UInt(bitPattern: Unmanaged.passUnretained(kept).toOpaque()), ordering: .releasing)
     }
 
     /// This path without its variant selections (`/A{v=x}B.y` → `/A/B.y`), memoized per node so a
