@@ -21,37 +21,38 @@ extension StageComposer.Builder {
         var sawOver = false
         var propertyNames: [String] = []
         var seenProps: Set<String> = []
+        // The prim's specs, strongest first (each looked up once).
+        var specs: [SdfSpec] = []
         for s in sites {
             for m in s.stack.members {
-                guard let spec = cache.layers[m.layer].specs[s.path] else { continue }
-                // Sdf's fallback specifier is `over`; crate writers omit the field then.
-                if spec.fields["specifier"] == nil, spec.type == .prim { sawOver = true }
-                for (key, value) in spec.fields {
-                    switch key {
-                    case "specifier":
-                        if case .specifier(let sp) = value {
-                            if sp == .over { sawOver = true } else if specifier == nil { specifier = sp }
-                        }
-                    case "typeName":
-                        if prim.typeName.isEmpty, let t = value.token { prim.typeName = t }
-                    case "primChildren", "properties", "variantSetChildren", "references", "payload", "inheritPaths",
-                        "specializes", "variantSelection", "variantSetNames":
-                        break
-                    case "customData", "assetInfo":
-                        prim.metadata[key] = Self.mergeDictionaries(stronger: prim.metadata[key], weaker: value)
-                    default:
-                        if prim.metadata[key] == nil { prim.metadata[key] = value }
+                if let spec = cache.layers[m.layer].specs[s.path] { specs.append(spec) }
+            }
+        }
+        for spec in specs {
+            // Sdf's fallback specifier is `over`; crate writers omit the field then.
+            if spec.fields["specifier"] == nil, spec.type == .prim { sawOver = true }
+            for (key, value) in spec.fields {
+                switch key {
+                case "specifier":
+                    if case .specifier(let sp) = value {
+                        if sp == .over { sawOver = true } else if specifier == nil { specifier = sp }
                     }
+                case "typeName":
+                    if prim.typeName.isEmpty, let t = value.token { prim.typeName = t }
+                case "primChildren", "properties", "variantSetChildren", "references", "payload", "inheritPaths",
+                    "specializes", "variantSelection", "variantSetNames":
+                    break
+                case "customData", "assetInfo":
+                    prim.metadata[key] = Self.mergeDictionaries(stronger: prim.metadata[key], weaker: value)
+                default:
+                    if prim.metadata[key] == nil { prim.metadata[key] = value }
                 }
             }
         }
         // Property names: strongest-first union (order does not matter for lookup).
-        for s in sites {
-            for m in s.stack.members {
-                guard let spec = cache.layers[m.layer].specs[s.path] else { continue }
-                for n in spec.fields["properties"]?.tokens ?? [] where seenProps.insert(n).inserted {
-                    propertyNames.append(n)
-                }
+        for spec in specs {
+            for n in spec.fields["properties"]?.tokens ?? [] where seenProps.insert(n).inserted {
+                propertyNames.append(n)
             }
         }
         prim.specifier = specifier ?? (sawOver ? .over : .def)
@@ -87,11 +88,13 @@ extension StageComposer.Builder {
         var relMeta: [String: SdfValue] = [:]
         var samplesFound = false
         var valueDecided = false
+        // The property's path at each site, made once (each is a new path node, hashed on creation).
+        let propertyPaths = sites.map { $0.path.appendingProperty(name) }
         // Strongest first for scalar fields.
-        for s in sites {
+        for (s, path) in zip(sites, propertyPaths) {
             for m in s.stack.members {
                 let layer = cache.layers[m.layer]
-                guard let spec = layer.specs[s.path.appendingProperty(name)] else { continue }
+                guard let spec = layer.specs[path] else { continue }
                 if specType == nil { specType = spec.type }
                 defer { if spec.fields["default"] != nil || spec.fields["timeSamples"] != nil { valueDecided = true } }
                 for (key, value) in spec.fields {
@@ -122,9 +125,9 @@ extension StageComposer.Builder {
             }
         }
         // List ops: weakest applied first, each mapped into stage namespace.
-        for s in sites.reversed() {
+        for (s, path) in zip(sites, propertyPaths).reversed() {
             for m in s.stack.members.reversed() {
-                guard let spec = cache.layers[m.layer].specs[s.path.appendingProperty(name)] else { continue }
+                guard let spec = cache.layers[m.layer].specs[path] else { continue }
                 if case .pathListOp(let op)? = spec.fields["connectionPaths"] {
                     connections = Self.mapped(op, s).applied(to: connections)
                 }
