@@ -96,17 +96,22 @@ extension StageComposer.Builder {
                 let layer = cache.layers[m.layer]
                 guard let spec = layer.specs[path] else { continue }
                 if specType == nil { specType = spec.type }
-                defer { if spec.fields["default"] != nil || spec.fields["timeSamples"] != nil { valueDecided = true } }
+                // The strongest spec decides the kind, so only that kind's metadata is kept.
+                let isRelationship = specType == .relationship
+                var hasValue = false
+                defer { if hasValue { valueDecided = true } }
                 for (key, value) in spec.fields {
                     switch key {
                     case "typeName": if attr.typeName.isEmpty, let t = value.token { attr.typeName = t }
                     case "variability": if variability == nil, case .variability(let v) = value { variability = v }
                     case "default":
+                        hasValue = true
                         if attr.defaultValue == nil {
                             attr.defaultValue = value
                             if !samplesFound { attr.valueLayer = layer.identifier }
                         }
                     case "timeSamples":
+                        hasValue = true
                         // The strongest spec with any value opinion decides: a stronger default
                         // (or block) hides weaker samples; in one spec samples beat the default.
                         if !samplesFound, !valueDecided, case .timeSamples(let ts) = value {
@@ -118,8 +123,11 @@ extension StageComposer.Builder {
                     case "connectionPaths", "targetPaths", "custom":
                         break
                     default:
-                        if attr.metadata[key] == nil { attr.metadata[key] = value }
-                        if relMeta[key] == nil { relMeta[key] = value }
+                        if isRelationship {
+                            if relMeta[key] == nil { relMeta[key] = value }
+                        } else if attr.metadata[key] == nil {
+                            attr.metadata[key] = value
+                        }
                     }
                 }
             }
