@@ -43,7 +43,8 @@ enum TopologyPrepass {
         guard meshes.count >= 2 else { return [:] }
         var corners = 0
         for i in meshes {
-            corners += AttributeValues.int32s(stage.prims[i].value("faceVertexIndices", at: time))?.count ?? 0
+            // Counted as stored (no conversion of other integer widths just to count them).
+            corners += stage.prims[i].value("faceVertexIndices", at: time)?.typed?.storage.count ?? 0
         }
         guard corners >= minimumCorners else { return [:] }
         let results = Mutex<[Int: TopologyRead]>([:])
