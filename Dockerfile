@@ -45,8 +45,11 @@ RUN --mount=type=cache,target=/src/.build \
         /out/transcode-worker \
  && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/transcode-job" \
         /out/transcode-job \
+ && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/transcode-inspect" \
+        /out/transcode-inspect \
  && /out/transcode-worker version \
- && /out/transcode-job --help > /dev/null
+ && /out/transcode-job --help > /dev/null \
+ && /out/transcode-inspect --version > /dev/null
 
 ############################################################################################
 # Runtime stage
@@ -90,6 +93,8 @@ RUN groupadd --system --gid 10001 transcode \
 # alone: it loads none of the worker's database, HTTP or networking libraries).
 COPY --from=build /out/transcode-worker /usr/local/bin/transcode-worker
 COPY --from=build /out/transcode-job /usr/local/bin/transcode-job
+# `inspect` as a program of its own, for operators looking at a source file (the reader alone).
+COPY --from=build /out/transcode-inspect /usr/local/bin/transcode-inspect
 
 # The working directory is where the default file storage (file://$PWD/transcode-storage) goes;
 # in production set TRANSCODE_STORAGE_URL and mount the storage there. Job workspaces are made

@@ -14,10 +14,13 @@
 //     (Postgres, schema, queue statements; libpq), WorkerHTTP (the HTTP server; libmicrohttpd) and
 //     WorkerRuntime (the daemon: claim loop, job attempts in the sandboxed child, heartbeat,
 //     completion, rescue, sweeps, metrics, API routes, configuration, JSON-lines logs).
-//  3. Two composers. JobPipeline: the pipeline over the feature modules, the report and the job
+//  3. Three composers. JobPipeline: the pipeline over the feature modules, the report and the job
 //     child's `job-exec` (the `transcode-job` executable), with WorkerCore as its only runtime
-//     module, so the child links none of the daemon's modules or libraries. TranscodeWorker: the
-//     CLI (`convert` runs the pipeline in process) over JobPipeline and the runtime.
+//     module, so the child links none of the daemon's modules or libraries. USDInspect: the
+//     `inspect` command over USDParse alone (also the small `transcode-inspect` executable, which
+//     loads no library of the pipeline's or the daemon's). TranscodeWorker: the CLI (`convert`
+//     runs the pipeline in process) over JobPipeline, USDInspect and the runtime. SourceFiles
+//     (bounded file reads, sibling assets confined to a folder) is the disk IO the first two share.
 //  4. Each C library is wrapped by one system-library target and called from exactly one Swift file.
 import PackageDescription
 
@@ -37,6 +40,7 @@ let package = Package(
     products: [
         .executable(name: "transcode-worker", targets: ["transcode-worker"]),
         .executable(name: "transcode-job", targets: ["transcode-job"]),
+        .executable(name: "transcode-inspect", targets: ["transcode-inspect"]),
         .library(name: "TranscodeWorker", targets: ["TranscodeWorker"]),
     ],
     targets: [
@@ -84,6 +88,10 @@ let package = Package(
             dependencies: ["JSONCore", "WorkerCore", "ObjectStorage", "PGQueue", "WorkerHTTP", "CSandbox"],
             swiftSettings: strict),
 
+        // Reading source files from disk: bounded whole-file reads and maps, and sibling assets
+        // confined to one folder. Over USDParse's byte views and asset-provider protocol.
+        .target(name: "SourceFiles", dependencies: ["USDParse"], swiftSettings: strict),
+
         // The composers. JobPipeline: the pipeline over the feature modules, the report and the
         // job child's command, linked without the daemon's modules (no libpq, libcurl or
         // libmicrohttpd), so `transcode-job` starts with few libraries to load.
@@ -91,19 +99,24 @@ let package = Package(
             name: "JobPipeline",
             dependencies: [
                 "SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "Manifest", "FloorPlan",
-                "JSONCore", "WorkerCore",
+                "JSONCore", "WorkerCore", "SourceFiles",
             ],
+            swiftSettings: strict),
+        // USDInspect: the `inspect` command, over the reader alone.
+        .target(
+            name: "USDInspect", dependencies: ["SceneModel", "USDParse", "JSONCore", "WorkerCore", "SourceFiles"],
             swiftSettings: strict),
         // TranscodeWorker: the CLI over the pipeline and the runtime.
         .target(
             name: "TranscodeWorker",
             dependencies: [
                 "SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "Manifest", "FloorPlan",
-                "JSONCore", "WorkerCore", "JobPipeline", "ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime",
+                "JSONCore", "WorkerCore", "SourceFiles", "JobPipeline", "USDInspect", "ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime",
             ],
             swiftSettings: strict),
         .executableTarget(name: "transcode-worker", dependencies: ["TranscodeWorker"], swiftSettings: strict),
         .executableTarget(name: "transcode-job", dependencies: ["JobPipeline", "WorkerCore"], swiftSettings: strict),
+        .executableTarget(name: "transcode-inspect", dependencies: ["USDInspect"], swiftSettings: strict),
 
         // Fuzzing (scripts/fuzz): the targets' bodies, and one `fuzz-<target>` executable each. In
         // ordinary builds an executable replays files through its body; built with `-D FUZZING` and
@@ -125,7 +138,7 @@ let package = Package(
         .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "Thumbnailer", "SceneModel", "USDParse"], swiftSettings: strict),
         .testTarget(
             name: "TranscodeWorkerTests",
-            dependencies: ["TestSupport", "TranscodeWorker", "JobPipeline", "WorkerCore", "WorkerRuntime", "PGQueue", "ObjectStorage",
+            dependencies: ["TestSupport", "TranscodeWorker", "JobPipeline", "SourceFiles", "USDInspect", "WorkerCore", "WorkerRuntime", "PGQueue", "ObjectStorage",
                            "WorkerHTTP", "JSONCore",
                            "USDParse", "SceneModel", "Thumbnailer"],
             exclude: ["Support/edge/serve.ts", "Support/edge/same_secret_test.ts"],

@@ -23,7 +23,9 @@ GROUPS = [
     ("features", "feature modules: bytes in, bytes out", ["SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "FloorPlan", "Manifest"]),
     ("leaf", "shared by features and runtime", ["JSONCore"]),
     ("runtime", "runtime: never imports a feature module", ["WorkerCore", "ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime"]),
+    ("files", "disk reads shared by the composers", ["SourceFiles"]),
     ("child", "job child: the pipeline without the daemon", ["JobPipeline", "transcode-job"]),
+    ("inspect", "inspect: the reader alone", ["USDInspect", "transcode-inspect"]),
     ("composer", "composer", ["TranscodeWorker", "transcode-worker"]),
 ]
 

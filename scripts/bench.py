@@ -4,17 +4,21 @@
 For every input file and each of the two readers, one warm-up run and then --reps measured runs, each a
 separate process (the readers alternate, so machine noise hits both alike):
 
-  ours      <binary> inspect --json --timing --no-scene FILE
+  ours      <binary> --json --timing --no-scene FILE (binary: transcode-inspect, the inspect command as a
+            program of its own; given transcode-worker, its `inspect` command is run instead)
             in-process time = "timing": {"parse_ms": ...} from its JSON output (open, compose, read
             every mesh's points and indices)
   usd-core  a small Python child: imports pxr (not timed), then times Usd.Stage.Open plus a
             Usd.PrimRange traversal with instance proxies that Get()s points, faceVertexCounts and
             faceVertexIndices of every Mesh (no conversion to Python lists)
 
-  ours+scene  <binary> inspect --json --timing FILE: what `inspect --json` does, the parse plus the
+  ours+scene  <binary> --json --timing FILE: what `inspect --json` does, the parse plus the
             scene counted without vertex streams ("scene_ms" is that count alone)
-  ours+full   <binary> inspect --json --timing --full-scene FILE: the whole scene as convert builds
-            it (normals, texture coordinates, triangulation, welding); both skipped with --no-scene
+  ours+full   <binary> --json --timing --full-scene FILE: the whole scene as convert builds
+            it (normals, texture coordinates, triangulation, welding)
+  worker+scene  transcode-worker inspect --json --timing FILE, when transcode-worker is beside the
+            binary: the same report from the worker's CLI, which loads the pipeline's and the
+            daemon's libraries at start (the three are skipped with --no-scene)
 
 Measured per run: whole-process wall time (spawn to exit), peak RSS of that child (ru_maxrss from
 os.wait4) and the in-process time. Every run goes through a minimal launcher process (python -I -S)
@@ -24,7 +28,7 @@ Markdown table of medians with ratios ours / usd-core (below 1 = ours is faster 
 second table for inspect with the scene (whole process against usd-core's in-process and whole-process
 times), and writes every raw number to OUT/results.json.
 
-Nothing is built here: build the release binary first (swift build -c release). If the default binary
+Nothing is built here: build the release binaries first (swift build -c release). If the default binary
 is missing, only usd-core is measured. Inputs come from gen-bench-inputs.py. The exit status is non-zero
 only if a run fails (crash, bad output, timeout) or inputs are missing, never because of the ratios.
 """
@@ -41,7 +45,7 @@ import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_BINARY = os.path.join(REPO, ".build", "release", "transcode-worker")
+DEFAULT_BINARY = os.path.join(REPO, ".build", "release", "transcode-inspect")
 DEFAULT_OUT = os.path.join(REPO, "bench-out")
 DEFAULT_INPUTS = os.path.join(DEFAULT_OUT, "inputs")
 PREFERRED_ORDER = ("room.usdz", "dense.usdz", "huge.usdz")
@@ -184,8 +188,9 @@ def main() -> int:
                              "create them with scripts/gen-bench-inputs.py DIR)")
     parser.add_argument("--reps", type=int, default=7, help="measured runs per input and reader (default 7)")
     parser.add_argument("--binary", default=None,
-                        help="our release binary (default: .build/release/transcode-worker; "
-                             "if the default is missing, only usd-core is measured)")
+                        help="our release binary, transcode-inspect or transcode-worker (default: "
+                             ".build/release/transcode-inspect; if the default is missing, only usd-core is "
+                             "measured)")
     parser.add_argument("--out", default=DEFAULT_OUT, help="where results.json goes (default: bench-out)")
     parser.add_argument("--python", default=sys.executable, help="Python with usd-core for the peer side")
     parser.add_argument("--only", choices=("ours", "usd-core"), help="measure just one reader")
@@ -205,10 +210,14 @@ def main() -> int:
     readers: dict[str, list[str]] = {}
     if args.only != "usd-core":
         if os.access(binary, os.X_OK):
-            readers["ours"] = [binary, "inspect", "--json", "--timing", "--no-scene"]
+            inspect = [binary] if os.path.basename(binary) == "transcode-inspect" else [binary, "inspect"]
+            readers["ours"] = inspect + ["--json", "--timing", "--no-scene"]
             if not args.no_scene:
-                readers["ours+scene"] = [binary, "inspect", "--json", "--timing"]
-                readers["ours+full"] = [binary, "inspect", "--json", "--timing", "--full-scene"]
+                readers["ours+scene"] = inspect + ["--json", "--timing"]
+                readers["ours+full"] = inspect + ["--json", "--timing", "--full-scene"]
+                worker = os.path.join(os.path.dirname(binary), "transcode-worker")
+                if len(inspect) == 1 and os.access(worker, os.X_OK):
+                    readers["worker+scene"] = [worker, "inspect", "--json", "--timing"]
         elif args.binary or args.only == "ours":
             print(f"bench: binary {binary} not found or not executable", file=sys.stderr)
             return 2
@@ -276,7 +285,7 @@ def main() -> int:
         for name, entry in results["inputs"].items():
             peer_in = cell_value(entry, "usd-core", "parse_ms")
             peer_whole = cell_value(entry, "usd-core", "wall_s")
-            for reader in ("ours+scene", "ours+full"):
+            for reader in ("ours+scene", "ours+full", "worker+scene"):
                 if reader not in entry["medians"]:
                     continue
                 row = [name, reader]
@@ -288,9 +297,10 @@ def main() -> int:
                 row.append(ratio(whole, peer_whole))
                 print("| " + " | ".join(row) + " |")
         print()
-        print("ours+scene is `inspect --json`: the parse plus the scene counted without vertex streams; ours+full "
-              "is `--full-scene`, the scene as convert builds it (\"scene_ms\" includes decoding the arrays the parse "
-              "leaves deferred, such as normals and UVs).")
+        print("ours+scene is `transcode-inspect --json`: the parse plus the scene counted without vertex streams; "
+              "ours+full is `--full-scene`, the scene as convert builds it (\"scene_ms\" includes decoding the arrays "
+              "the parse leaves deferred, such as normals and UVs); worker+scene is `transcode-worker inspect --json`, "
+              "the same report from the worker's CLI (its start loads the pipeline's and the daemon's libraries).")
 
     os.makedirs(args.out, exist_ok=True)
     out_path = os.path.join(args.out, "results.json")

@@ -4,6 +4,7 @@ import GLBWriter
 import Thumbnailer
 import USDParse
 import JSONCore
+import SourceFiles
 #if canImport(Glibc)
 import Glibc
 import WorkerCore

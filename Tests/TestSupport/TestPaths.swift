@@ -23,6 +23,9 @@ public enum TestPaths {
     /// The built `transcode-job` (the job child's executable), found as `workerBinary` is.
     public static let jobBinary: String? = builtExecutable("transcode-job")
 
+    /// The built `transcode-inspect` (the `inspect` command as a program of its own), found as `workerBinary` is.
+    public static let inspectBinary: String? = builtExecutable("transcode-inspect")
+
     /// The executable `name` in the test bundle's build directory or the one or two above it.
     static func builtExecutable(_ name: String) -> String? {
         let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()

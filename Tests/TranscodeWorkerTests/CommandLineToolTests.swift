@@ -12,30 +12,10 @@ import TestSupport
     /// The executable built beside the test bundle.
     static let binary: String? = TestPaths.workerBinary
 
-    struct Run {
-        var status: Int32
-        var exited: Bool
-        var stdout: String
-        var stderr: String
-        var json: [String: Any]? {
-            (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
-        }
-    }
+    typealias Run = ProgramRun
 
     func run(_ args: [String]) throws -> Run {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.binary!)
-        p.arguments = args
-        p.currentDirectoryURL = Self.packageRoot
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Run(status: p.terminationStatus, exited: p.terminationReason == .exit,
-                   stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        try ProgramRun.run(Self.binary!, args)
     }
 
     func temporaryFile(_ bytes: [UInt8], name: String) throws -> String {
@@ -131,5 +111,12 @@ import TestSupport
         let failure = try #require(convert.json?["error"] as? [String: Any], "\(convert.stdout)")
         #expect(failure["code"] as? String == "IO_WRITE_FAILED")
         #expect(!((failure["message"] as? String) ?? "IO_WRITE_FAILED").contains("IO_WRITE_FAILED"))
+    }
+}
+
+extension ProgramRun {
+    /// Standard output as one JSON object, or nil.
+    var json: [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any]
     }
 }

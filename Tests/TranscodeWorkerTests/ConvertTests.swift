@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import Thumbnailer
 import USDParse
+import SourceFiles
 
 @testable import TranscodeWorker
 @testable import WorkerRuntime

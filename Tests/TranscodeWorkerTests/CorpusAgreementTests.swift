@@ -2,8 +2,10 @@ import Foundation
 import Testing
 import SceneModel
 import USDParse
+import SourceFiles
 
 @testable import TranscodeWorker
+import USDInspect
 @testable import WorkerRuntime
 import TestSupport
 @testable import JobPipeline

@@ -1,6 +1,7 @@
 import Foundation
 import SceneModel
 import Testing
+import SourceFiles
 
 @testable import TranscodeWorker
 import TestSupport

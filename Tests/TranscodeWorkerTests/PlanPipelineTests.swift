@@ -7,6 +7,7 @@ import Thumbnailer
 import USDParse
 @testable import WorkerCore
 @testable import JobPipeline
+import SourceFiles
 
 /// The floor plan in the pipeline: rooms get the three plan files, listed in the manifest with
 /// their hashes and in the report; inputs that are not rooms get none and a note.

@@ -6,6 +6,7 @@ import Testing
 import TestSupport
 @testable import WorkerCore
 @testable import JobPipeline
+import SourceFiles
 
 /// The pack in which the worker hands a reprocess's child the previous revision
 /// (`PreviousPack`): what is written is read back, and a pack that breaks a rule is refused whole.

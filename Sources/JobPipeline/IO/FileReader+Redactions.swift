@@ -1,4 +1,5 @@
 import FoundationEssentials
+import SourceFiles
 
 extension FileReader {
     /// Every regular file under `dir` (the worker's face-blurred textures), by path relative to it,

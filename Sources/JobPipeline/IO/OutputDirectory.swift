@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import SourceFiles
 #endif
 
 /// Writes a set of output files into a directory so that each file appears whole or not at all:

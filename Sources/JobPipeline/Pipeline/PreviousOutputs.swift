@@ -4,6 +4,7 @@ import Manifest
 import SceneModel
 import Thumbnailer
 import WorkerCore
+import SourceFiles
 
 /// The previous revision's outputs a reprocess may reuse: its `layer_manifest.json` and the files
 /// of its thumbnail and plan groups, by path. Nothing here is trusted: a group is reused only

@@ -4,6 +4,7 @@ import WorkerRuntime
 import Glibc
 import WorkerCore
 import JobPipeline
+import USDInspect
 #endif
 
 /// Entry point of the `transcode-worker` command: dispatches sub-commands and returns an exit status.
@@ -82,7 +83,7 @@ public enum CommandLineTool {
             return ExitStatus.usage
         }
         let rest = Array(args.dropFirst())
-        do {
+        return CommandRun.exitStatus(help: { Self.commandHelp(cmd) }) {
             // NAME_FILE secrets (Kubernetes secret mounts) become NAME for every reader.
             try SecretEnvironment.installInProcess()
             switch cmd {
@@ -129,20 +130,11 @@ public enum CommandLineTool {
             default:
                 throw UsageError("unknown command '\(cmd)'")
             }
-        } catch let u as UsageError {
-            if u.description.isEmpty {
-                print(Self.commandHelp(cmd))
-                return 0
-            }
-            printError("error: \(u.description)\n\n" + Self.commandHelp(cmd))
-            return ExitStatus.usage
-        } catch {
-            printError("error: \(error)")
-            return ExitStatus.internalError
         }
     }
 }
 
+/// Writes one line to stderr, unbuffered.
 func printError(_ s: String) {
-    RawOutput.write(s + "\n", to: 2)
+    CommandRun.printError(s)
 }

@@ -7,6 +7,7 @@ import JSONCore
 import WorkerRuntime
 import WorkerCore
 import JobPipeline
+import SourceFiles
 
 /// `transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR] [--report] [--json]`
 struct ConvertCommand {

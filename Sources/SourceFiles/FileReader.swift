@@ -13,6 +13,11 @@ public enum FileReader {
         public var code: String
         public var message: String
         public var description: String { "\(code): \(message)" }
+
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
     }
 
     /// The bytes of the file at `path`. Throws `IO_TOO_LARGE` when it exceeds `maxBytes`.

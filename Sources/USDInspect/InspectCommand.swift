@@ -1,19 +1,20 @@
 import SceneModel
+import SourceFiles
 import USDParse
 import JSONCore
-import WorkerRuntime
-
-#if canImport(Glibc)
-import Glibc
 import WorkerCore
-import JobPipeline
-#endif
 
-/// `transcode-worker inspect FILE [--json] [--timing] [--no-scene]`: parses a USDZ/USDC/USDA file
-/// and reports its layers, prim tree, stage metadata, counts and warnings.
-struct InspectCommand {
-    static let help = """
-        USAGE: transcode-worker inspect FILE [--json] [--timing] [--no-scene | --full-scene] [--max-prims N]
+/// `transcode-worker inspect FILE [--json] [--timing] [--no-scene]` (and `transcode-inspect FILE …`,
+/// the same command as a program of its own): parses a USDZ/USDC/USDA file and reports its layers,
+/// prim tree, stage metadata, counts and warnings.
+public struct InspectCommand {
+    /// The options and exit statuses, under `transcode-worker inspect`.
+    public static let help = usage(program: "transcode-worker inspect")
+
+    /// The options and exit statuses, with `program` (the words that start the command) in the usage line.
+    public static func usage(program: String) -> String {
+        """
+        USAGE: \(program) FILE [--json] [--timing] [--no-scene | --full-scene] [--max-prims N]
 
         Parses FILE (.usdz, .usdc, .usda or .usd), composes the stage and reports:
           layers, stage metadata (upAxis, metersPerUnit, defaultPrim), the prim tree with types,
@@ -35,6 +36,7 @@ struct InspectCommand {
 
         EXIT STATUS: 0 success, 2 usage error, 3 invalid or unreadable input (typed error), 4 internal error.
         """
+    }
 
     var path = ""
     var json = false
@@ -43,7 +45,8 @@ struct InspectCommand {
     var fullScene = false
     var maxPrims = 200
 
-    init(_ args: [String]) throws {
+    /// Reads the arguments after the command's name. Throws `UsageError` (`helpRequested` for `--help`).
+    public init(_ args: [String]) throws {
         var it = args.makeIterator()
         while let a = it.next() {
             switch a {
@@ -65,7 +68,9 @@ struct InspectCommand {
         if fullScene && !scene { throw UsageError("--full-scene and --no-scene exclude each other") }
     }
 
-    func run() -> Int32 {
+    /// Inspects the file and prints the report (stdout) or the error (stdout with `--json`, else
+    /// stderr); returns the exit status.
+    public func run() -> Int32 {
         let limits = ParseLimits.default
         let t0 = Clock.now()
         let bytes: ByteView

@@ -6,17 +6,18 @@ import JSONCore
 /// and the sorted set of texture asset paths (`inputs:file` values). Values are read at the
 /// default time code, as usd-core's `Get()` does: an attribute authored only as time samples
 /// has no value there and is not counted (the scene reads it at `startTimeCode` instead).
-struct StageSummary {
-    var primTypes: [String: Int] = [:]
-    var meshes = 0
-    var points = 0
-    var faces = 0
-    var materials = 0
-    var textures: [String] = []
-    var instanceable = 0
-    var pointInstancers = 0
+public struct StageSummary {
+    public private(set) var primTypes: [String: Int] = [:]
+    public private(set) var meshes = 0
+    public private(set) var points = 0
+    public private(set) var faces = 0
+    public private(set) var materials = 0
+    public private(set) var textures: [String] = []
+    public private(set) var instanceable = 0
+    public private(set) var pointInstancers = 0
 
-    init(_ stage: UsdStage) {
+    /// Counts `stage`, as described above.
+    public init(_ stage: UsdStage) {
         var tex: Set<String> = []
         for prim in stage.prims.dropFirst() {
             primTypes[prim.typeName.isEmpty ? "(none)" : prim.typeName, default: 0] += 1
@@ -40,7 +41,8 @@ struct StageSummary {
         textures = tex.sorted()
     }
 
-    var json: JSONValue {
+    /// The counts as `inspect --json` prints them under `usd`.
+    public var json: JSONValue {
         .object([
             "prim_types": .object(primTypes.mapValues { .int(Int64($0)) }),
             "meshes": .int(Int64(meshes)),

@@ -1,0 +1,19 @@
+import WorkerCore
+
+extension InspectCommand {
+    /// The entry point of `transcode-inspect`: `args` are the arguments after the program's name.
+    /// Prints the report, the help (`--help`, status 0), the version (`--version`) or a usage error
+    /// with the help (status 2, stderr), and returns the exit status.
+    public static func main(_ args: [String], program: String = "transcode-inspect") -> Int32 {
+        if args == ["--version"] || args == ["version"] {
+            print(WorkerVersion.string)
+            return ExitStatus.ok
+        }
+        return CommandRun.exitStatus(help: { usage(program: program) }) { try InspectCommand(args).run() }
+    }
+}
+
+/// Writes one line to stderr, unbuffered.
+func printError(_ s: String) {
+    CommandRun.printError(s)
+}
