@@ -97,6 +97,34 @@ import Testing
         #expect(try IntegerCoding.decode64(Self.encode(mixed64), count: count) == mixed64)
     }
 
+    /// Long runs of the common delta (code bytes of zero, which read no delta bytes) between
+    /// deltas of every size, with the last deltas in the buffer's final bytes, where decoding must
+    /// switch from whole code bytes to reading byte by byte: every run length 0…40 and every
+    /// delta size, at both widths, against a reference decoder.
+    @Test func commonRunsBetweenDeltasOfEverySize() throws {
+        let deltas32: [Int32] = [1, -1, 127, -128, 300, -30_000, 70_000, Int32.min, Int32.max]
+        let deltas64: [Int64] = [1, -1, 300, -30_000, 70_000, -3_000_000_000, Int64.min, Int64.max]
+        for run in 0...40 {
+            for tail in 0...5 {
+                var v32: [Int32] = []
+                var v64: [Int64] = []
+                var p32: Int32 = 0
+                var p64: Int64 = 0
+                for (d32, d64) in zip(deltas32, deltas64) {
+                    for _ in 0..<run { v32.append(p32 &+ 3); p32 = v32.last!; v64.append(p64 &+ 3); p64 = v64.last! }
+                    v32.append(p32 &+ d32); p32 = v32.last!
+                    v64.append(p64 &+ d64); p64 = v64.last!
+                }
+                for _ in 0..<tail { v32.append(p32 &+ 3); p32 = v32.last!; v64.append(p64 &+ 3); p64 = v64.last! }
+                #expect(try IntegerCoding.decode32(Self.encode(v32), count: v32.count) == v32, "run \(run), tail \(tail)")
+                #expect(try IntegerCoding.decode64(Self.encode(v64), count: v64.count) == v64, "run \(run), tail \(tail)")
+            }
+        }
+        // A long array whose only deltas are the common one and a few at the very end.
+        let flat = [Int32](repeating: 3, count: 100_003) + [4, -7, 100_000]
+        #expect(try IntegerCoding.decode32(Self.encode(flat), count: flat.count) == flat)
+    }
+
     @Test func rejectsShortAndOverlongBuffers() throws {
         // Codes announce an i8 delta that is missing.
         #expect(Self.code { _ = try IntegerCoding.decode32([0x01, 0, 0, 0, 0x01], count: 3) } == .corrupt)

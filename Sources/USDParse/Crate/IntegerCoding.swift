@@ -66,6 +66,27 @@ enum IntegerCoding {
     static let codeByteSizes32: [UInt8] = codeByteSizes(width: 4)
     static let codeByteSizes64: [UInt8] = codeByteSizes(width: 8)
 
+    /// Where the four deltas of each possible code byte lie, per width, one `UInt64` each: bits
+    /// 0–7, 8–15 and 16–23 are the offsets of the second, third and fourth delta from the first,
+    /// bits 24–31 the four deltas' total size, and bits 32–39 … 56–63 each delta's sign-extension
+    /// shift, 64 − 8 × size mod 64.
+    static let codeByteLayouts32: [UInt64] = codeByteLayouts(width: 4)
+    static let codeByteLayouts64: [UInt64] = codeByteLayouts(width: 8)
+
+    private static func codeByteLayouts(width: Int) -> [UInt64] {
+        (0..<256).map { b in
+            var entry: UInt64 = 0
+            var offset = 0
+            for k in 0..<4 {
+                let size = deltaSize(UInt8((b >> (2 * k)) & 3), width: width)
+                if k > 0 { entry |= UInt64(offset) << (8 * UInt64(k - 1)) }
+                entry |= UInt64((64 - 8 * size) & 63) << (32 + 8 * UInt64(k))
+                offset += size
+            }
+            return entry | UInt64(offset) << 24
+        }
+    }
+
     private static func codeByteSizes(width: Int) -> [UInt8] {
         (0..<256).map { b in
             UInt8((0..<4).reduce(0) { $0 + deltaSize(UInt8((b >> (2 * $1)) & 3), width: width) })
@@ -116,15 +137,14 @@ enum IntegerCoding {
         var vp = vintsAt
         var prev: S = 0
         var i = 0
-        /// The next delta for `code` when at least 8 bytes remain: one unaligned 8-byte load, then
-        /// sign extension of its low `size` bytes; code 0 selects the common delta.
-        @inline(__always) func fast(_ code: UInt8) -> S {
-            let size = Int((sizeTable >> (8 * UInt32(code))) & 0xFF)
-            let raw = UInt64(littleEndian: coded.loadUnaligned(fromByteOffset: vp, as: UInt64.self))
-            let shift = UInt64((64 - 8 * size) & 63)
-            let delta = S(truncatingIfNeeded: Int64(bitPattern: raw &<< shift) &>> shift)
-            vp &+= size
-            return size == 0 ? common : delta
+        /// The delta in the low bytes of `raw` (an unaligned 8-byte load at the delta), sign-extended
+        /// by `shift` = 64 − 8 × size (mod 64); code 0 selects the common delta.
+        @inline(__always) func delta(_ raw: UInt64, shift: UInt64, code: UInt8) -> S {
+            let d = S(truncatingIfNeeded: Int64(bitPattern: raw &<< shift) &>> shift)
+            return code == 0 ? common : d
+        }
+        @inline(__always) func load(_ at: Int) -> UInt64 {
+            UInt64(littleEndian: coded.loadUnaligned(fromByteOffset: at, as: UInt64.self))
         }
         /// The next delta, reading byte by byte (used near the end of the buffer).
         @inline(__always) func careful(_ code: UInt8) -> S {
@@ -138,28 +158,39 @@ enum IntegerCoding {
         }
         var b = 0
         // A code byte consumes at most 4 × width bytes; while that many (and 8) remain, no
-        // per-element check is needed.
+        // per-element check is needed. Each code byte's layout (where its four deltas start, their
+        // total and their sign-extension shifts) is one table entry, so the four loads do not wait
+        // on one another.
         let maxPerByte = max(8, 4 * width)
-        while b < fullBytes, end - vp >= maxPerByte + 8 {
-            let codeByte = codes[b]
-            if codeByte == 0 {
-                out[i] = prev &+ common
-                out[i + 1] = out[i] &+ common
-                out[i + 2] = out[i + 1] &+ common
-                out[i + 3] = out[i + 2] &+ common
-                prev = out[i + 3]
-            } else {
-                prev = prev &+ fast(codeByte & 3)
-                out[i] = prev
-                prev = prev &+ fast((codeByte >> 2) & 3)
-                out[i + 1] = prev
-                prev = prev &+ fast((codeByte >> 4) & 3)
-                out[i + 2] = prev
-                prev = prev &+ fast(codeByte >> 6)
-                out[i + 3] = prev
+        (width == 4 ? codeByteLayouts32 : codeByteLayouts64).withUnsafeBufferPointer { layouts in
+            while b < fullBytes {
+                let codeByte = codes[b]
+                if codeByte == 0 {  // four common deltas read nothing, however few bytes remain
+                    out[i] = prev &+ common
+                    out[i + 1] = out[i] &+ common
+                    out[i + 2] = out[i + 1] &+ common
+                    out[i + 3] = out[i + 2] &+ common
+                    prev = out[i + 3]
+                } else {
+                    if end - vp < maxPerByte + 8 { break }
+                    let e = layouts[Int(codeByte)]
+                    let r0 = load(vp)
+                    let r1 = load(vp &+ Int(e & 0xFF))
+                    let r2 = load(vp &+ Int((e >> 8) & 0xFF))
+                    let r3 = load(vp &+ Int((e >> 16) & 0xFF))
+                    vp &+= Int((e >> 24) & 0xFF)
+                    prev = prev &+ delta(r0, shift: (e >> 32) & 0xFF, code: codeByte & 3)
+                    out[i] = prev
+                    prev = prev &+ delta(r1, shift: (e >> 40) & 0xFF, code: (codeByte >> 2) & 3)
+                    out[i + 1] = prev
+                    prev = prev &+ delta(r2, shift: (e >> 48) & 0xFF, code: (codeByte >> 4) & 3)
+                    out[i + 2] = prev
+                    prev = prev &+ delta(r3, shift: e >> 56, code: codeByte >> 6)
+                    out[i + 3] = prev
+                }
+                i &+= 4
+                b &+= 1
             }
-            i &+= 4
-            b &+= 1
         }
         while i < count {
             let codeByte = codes[i >> 2]
