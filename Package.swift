@@ -8,9 +8,10 @@
 //     reader) and their own C wrappers only; they never import each other. They parse, build and
 //     render bytes in memory: no IO, no logging.
 //  2. The runtime targets never import a feature module, so the daemon cannot parse untrusted bytes:
-//     JSONCore (leaf, shared with the features), WorkerCore (leaf shared by the daemon and the job
-//     child: the child's message lines, exit statuses, the previous revision's pack, SHA-256 and
-//     HMAC; libcrypto), ObjectStorage (storage backends, the HTTP client, SigV4), PGQueue
+//     JSONCore (leaf, shared with the features), CommandCore (leaf: clock, exit statuses, usage
+//     errors, unbuffered output), WorkerCore (shared by the daemon and the job child: the child's
+//     message lines, the previous revision's pack, SHA-256 and HMAC; libcrypto; re-exports
+//     CommandCore), ObjectStorage (storage backends, the HTTP client, SigV4), PGQueue
 //     (Postgres, schema, queue statements; libpq), WorkerHTTP (the HTTP server; libmicrohttpd) and
 //     WorkerRuntime (the daemon: claim loop, job attempts in the sandboxed child, heartbeat,
 //     completion, rescue, sweeps, metrics, API routes, configuration, JSON-lines logs).
@@ -77,9 +78,12 @@ let package = Package(
 
         // The runtime: no feature module below this line imports any of them.
         .target(name: "JSONCore", swiftSettings: strict),
-        // What the daemon and the job child share: the child's message lines, exit statuses, the
-        // previous revision's pack, SHA-256/HMAC (libcrypto) and HTML escaping.
-        .target(name: "WorkerCore", dependencies: ["JSONCore", "CLibCrypto"], swiftSettings: strict),
+        // What every command line shares and links no library for: the monotonic clock, exit
+        // statuses, usage errors, the version, unbuffered output (re-exported by WorkerCore).
+        .target(name: "CommandCore", swiftSettings: strict),
+        // What the daemon and the job child share: the child's message lines, the previous
+        // revision's pack, SHA-256/HMAC (libcrypto) and HTML escaping, and CommandCore.
+        .target(name: "WorkerCore", dependencies: ["JSONCore", "CommandCore", "CLibCrypto"], swiftSettings: strict),
         .target(name: "ObjectStorage", dependencies: ["WorkerCore"], swiftSettings: strict),
         .target(name: "PGQueue", dependencies: ["JSONCore", "CLibPQ"], swiftSettings: strict),
         .target(name: "WorkerHTTP", dependencies: ["JSONCore", "CMicroHTTPD"], swiftSettings: strict),
@@ -104,7 +108,7 @@ let package = Package(
             swiftSettings: strict),
         // USDInspect: the `inspect` command, over the reader alone.
         .target(
-            name: "USDInspect", dependencies: ["SceneModel", "USDParse", "JSONCore", "WorkerCore", "SourceFiles"],
+            name: "USDInspect", dependencies: ["SceneModel", "USDParse", "JSONCore", "CommandCore", "SourceFiles"],
             swiftSettings: strict),
         // TranscodeWorker: the CLI over the pipeline and the runtime.
         .target(

@@ -22,7 +22,7 @@ BEGIN, END = "<!-- module-graph:begin -->", "<!-- module-graph:end -->"
 GROUPS = [
     ("features", "feature modules: bytes in, bytes out", ["SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "FloorPlan", "Manifest"]),
     ("leaf", "shared by features and runtime", ["JSONCore"]),
-    ("runtime", "runtime: never imports a feature module", ["WorkerCore", "ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime"]),
+    ("runtime", "runtime: never imports a feature module", ["CommandCore", "WorkerCore", "ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime"]),
     ("files", "disk reads shared by the composers", ["SourceFiles"]),
     ("child", "job child: the pipeline without the daemon", ["JobPipeline", "transcode-job"]),
     ("inspect", "inspect: the reader alone", ["USDInspect", "transcode-inspect"]),

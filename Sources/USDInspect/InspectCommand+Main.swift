@@ -1,4 +1,4 @@
-import WorkerCore
+import CommandCore
 
 extension InspectCommand {
     /// The entry point of `transcode-inspect`: `args` are the arguments after the program's name.

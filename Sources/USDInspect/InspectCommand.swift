@@ -2,7 +2,7 @@ import SceneModel
 import SourceFiles
 import USDParse
 import JSONCore
-import WorkerCore
+import CommandCore
 
 /// `transcode-worker inspect FILE [--json] [--timing] [--no-scene]` (and `transcode-inspect FILE …`,
 /// the same command as a program of its own): parses a USDZ/USDC/USDA file and reports its layers,

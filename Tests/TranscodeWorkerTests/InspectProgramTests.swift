@@ -80,6 +80,7 @@ struct InspectProgramTests {
         let notLoaded = [
             "libpq.so", "libcurl.so", "libmicrohttpd.so", "libFoundationNetworking.so",   // the daemon's
             "libcairo.so", "libwebp.so", "libpng16.so", "libjpeg.so", "libmeshoptimizer.so",  // the pipeline's
+            "libcrypto.so",   // the job child's and the daemon's digests (WorkerCore)
             "libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so",
         ]
         for name in notLoaded {
