@@ -13,7 +13,8 @@ separate process (the readers alternate, so machine noise hits both alike):
             faceVertexIndices of every Mesh (no conversion to Python lists)
 
   ours+scene  <binary> --json --timing FILE: what `inspect --json` does, the parse plus the
-            scene counted without vertex streams ("scene_ms" is that count alone)
+            scene counted without vertex streams ("scene_ms" is the decoding of the arrays the
+            count reads and the count; "parse_ms" then excludes that decoding)
   ours+full   <binary> --json --timing --full-scene FILE: the whole scene as convert builds
             it (normals, texture coordinates, triangulation, welding)
   worker+scene  transcode-worker inspect --json --timing FILE, when transcode-worker is beside the
@@ -298,8 +299,8 @@ def main() -> int:
                 print("| " + " | ".join(row) + " |")
         print()
         print("ours+scene is `transcode-inspect --json`: the parse plus the scene counted without vertex streams; "
-              "ours+full is `--full-scene`, the scene as convert builds it (\"scene_ms\" includes decoding the arrays "
-              "the parse leaves deferred, such as normals and UVs); worker+scene is `transcode-worker inspect --json`, "
+              "ours+full is `--full-scene`, the scene as convert builds it (with the scene, \"scene_ms\" includes decoding "
+              "the arrays: the meshes' topology and, for the full scene, normals and UVs); worker+scene is `transcode-worker inspect --json`, "
               "the same report from the worker's CLI (its start loads the pipeline's and the daemon's libraries).")
 
     os.makedirs(args.out, exist_ok=True)

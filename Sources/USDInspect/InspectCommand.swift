@@ -27,9 +27,10 @@ public struct InspectCommand {
         OPTIONS:
           --json          Print one JSON object (stable keys, for scripts). On failure the object has
                           "error": {"code", "message", ...} and the exit status is 2.
-          --timing        Add "timing": {"parse_ms", "scene_ms"} (parse = read the file, open, compose
-                          and decode every mesh's points, faceVertexCounts and faceVertexIndices;
-                          scene = decoding everything else and converting to the scene).
+          --timing        Add "timing": {"parse_ms", "scene_ms"} (parse = read the file, open and
+                          compose, and with --no-scene decode every mesh's points, faceVertexCounts
+                          and faceVertexIndices; scene = decoding the arrays it reads and converting
+                          to the scene).
           --no-scene      Skip the conversion to the scene.
           --full-scene    Build the whole scene (vertex streams included) instead of counting it.
           --max-prims N   Print at most N prims of the tree in text mode (default 200).
@@ -87,10 +88,13 @@ public struct InspectCommand {
         do {
             let budget = MemoryBudget(limits: limits)
             let opened = try USDParser.openStage(bytes, name: name, limits: limits, budget: budget, siblings: siblings)
-            // Read every mesh's points and topology (the arrays a viewer needs first), on all cores.
-            try DeferredDecoding.resolve(
-                opened.stage, attributes: ["points", "faceVertexCounts", "faceVertexIndices"], primTypes: ["Mesh"])
-            let summary = StageSummary(opened.stage)
+            if !scene {
+                // Read every mesh's points and topology (the arrays a viewer needs first), on all
+                // cores. With the scene, its build decodes them, on a large stage together with
+                // each mesh's checks.
+                try DeferredDecoding.resolve(
+                    opened.stage, attributes: ["points", "faceVertexCounts", "faceVertexIndices"], primTypes: ["Mesh"])
+            }
             let t1 = Clock.now()
             var sceneJSON: JSONValue = .null
             var sceneWarnings: [SceneWarning] = []
@@ -125,6 +129,7 @@ public struct InspectCommand {
                 counts["time_code"] = opened.stage.startTimeCode.map(JSONValue.double) ?? .null
                 sceneJSON = .object(counts)
             }
+            let summary = StageSummary(opened.stage)
             var warnings: [JSONValue] = opened.containerWarnings.map {
                 .object(["code": .string("USD_CONTAINER_WARNING"), "message": .string($0)])
             }

@@ -5,7 +5,8 @@ import Synchronization
 /// otherwise lazy (on first access); calling this first turns decode errors into thrown errors with
 /// the prim path, and uses every core for the bulk of a big file's work.
 public enum DeferredDecoding {
-    /// Decodes every deferred value held by the selected attributes.
+    /// Decodes every deferred value held by the selected attributes (values decoded before keep
+    /// their result; an error kept from an earlier decoding is thrown as a new one is).
     ///
     /// - Parameters:
     ///   - attributes: attribute names to decode (nil: all).
@@ -27,7 +28,9 @@ public enum DeferredDecoding {
         for prim in stage.prims {
             if let primTypes, !primTypes.contains(prim.typeName) { continue }
             for (name, attr) in prim.attributes where include(name) {
-                for d in attr.deferredValues where !d.isResolved {
+                // Values decoded before (successfully or not) are listed too: their kept result
+                // costs nothing to return, and a kept error is reported here like a new one.
+                for d in attr.deferredValues {
                     work.append((d, prim.path.appendingProperty(name), attr.valueLayer))
                 }
             }

@@ -67,17 +67,18 @@ public enum SceneBuilder {
         // A mesh whose array headers already exceed maxTriangles fails before anything is decoded.
         try MeshSizeCheck.check(stage, limits: limits)
         // Large arrays are decoded lazily; decode them all now, in parallel, so that a corrupt
-        // array is a typed error (with its prim path) rather than a missing value.
-        if structureOnly {
-            try DeferredDecoding.resolve(stage, where: { !StageBuildContext.isStreamOnly($0) })
-        } else {
-            try DeferredDecoding.resolve(stage)
-        }
+        // array is a typed error (with its prim path) rather than a missing value. On a large stage
+        // each mesh's arrays are decoded and checked in one task first (`TopologyPrepass`).
+        let include: @Sendable (String) -> Bool
+        if structureOnly { include = { !StageBuildContext.isStreamOnly($0) } } else { include = { _ in true } }
+        let validated = TopologyPrepass.run(
+            stage: stage, time: StageBuildContext.time(of: stage), minimumCorners: prepassMinimumCorners,
+            decoding: include)
+        try DeferredDecoding.resolve(stage, where: include)
         return try withoutActuallyEscaping(loadAsset) { load in
             let ctx = StageBuildContext(
                 stage: stage, limits: limits, budget: budget, loadAsset: load, structureOnly: structureOnly)
-            ctx.validatedTopologies = TopologyPrepass.run(
-                stage: stage, time: ctx.time, minimumCorners: prepassMinimumCorners)
+            ctx.validatedTopologies = validated
             let correction = stageCorrection(stage: stage, ctx: ctx)
             ctx.scene.metadata.sourceFormat = sourceFormat
             ctx.scene.metadata.defaultPrim = stage.defaultPrim

@@ -57,7 +57,7 @@ final class StageBuildContext {
         self.limits = limits
         self.budget = budget
         self.loadAsset = loadAsset
-        self.time = stage.startTimeCode
+        self.time = Self.time(of: stage)
     }
 
     /// Records a non-fatal finding with a stable code. Repeats are aggregated (see
@@ -96,6 +96,9 @@ final class StageBuildContext {
         pendingMeshes.append((job, index, pending.reserve()))
         return index
     }
+
+    /// The time code a conversion of `stage` reads time-sampled attributes at (see `time`).
+    static func time(of stage: UsdStage) -> Double? { stage.startTimeCode }
 
     /// Attributes only the vertex streams read (normals and every primvar but the display colour
     /// and opacity, which can choose a mesh's material), which a structure-only conversion skips.
