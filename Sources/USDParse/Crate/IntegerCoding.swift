@@ -171,8 +171,13 @@ enum IntegerCoding {
                     out[i + 2] = out[i + 1] &+ common
                     out[i + 3] = out[i + 2] &+ common
                     prev = out[i + 3]
+                } else if end - vp < maxPerByte + 8 {
+                    // Near the end of the deltas: this code byte's deltas byte by byte.
+                    for k in 0..<4 {
+                        prev = prev &+ careful((codeByte >> (2 * UInt8(k))) & 3)
+                        out[i + k] = prev
+                    }
                 } else {
-                    if end - vp < maxPerByte + 8 { break }
                     let e = layouts[Int(codeByte)]
                     let r0 = load(vp)
                     let r1 = load(vp &+ Int(e & 0xFF))
