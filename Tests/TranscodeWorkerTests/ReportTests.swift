@@ -130,6 +130,20 @@ import Testing
         for f in r.files { #expect(page.contains("<td class=\"mono\">\(f.path)</td>"), "output \(f.path)") }
     }
 
+    /// The element card counts stories only for scans that record them: "1 story" for the
+    /// two-section sample, nothing (not "0 stories") for an iOS 16 scan without story numbers.
+    @Test func theStoryCountIsShownOnlyWhenRecorded() throws {
+        let withStory = try html(try convert(thumbnails: false))
+        #expect(withStory.contains("<div class=\"n\">1 story</div>"))
+        var input = try ConvertTests().input(usd: "samples/roomplan/ios16_mesh.usdz", json: "samples/roomplan/ios16_mesh.json")
+        input.thumbnails = nil
+        let r = try TranscodePipeline.run(input)
+        #expect((try manifest(r)["stories"] as? [Any])?.isEmpty == true)
+        let page = try html(r)
+        #expect(page.contains("<div class=\"k\">Elements</div>"))
+        #expect(!page.contains("stories") && !page.contains("1 story"))
+    }
+
     @Test func textFromTheInputsIsEscaped() throws {
         let r = try convert()
         var m = try manifest(r)

@@ -153,7 +153,9 @@ public enum ReportBuilder {
         cards.append(("Objects", String(objects), nil))
         let elementCount = list(m, "elements").count
         let stories = list(m, "stories").compactMap(\.intValue)
-        cards.append(("Elements", String(elementCount), "\(stories.count) stor" + (stories.count == 1 ? "y" : "ies")))
+        // Scans that record no story (RoomPlan before iOS 17) say nothing rather than "0 stories".
+        cards.append(("Elements", String(elementCount),
+                      stories.isEmpty ? nil : "\(stories.count) stor" + (stories.count == 1 ? "y" : "ies")))
         cards.append(("Sections", String(list(m, "sections").count), nil))
         let stats = obj(m, "stats")
         cards.append(("Triangles", HTML.grouped(int(stats, "triangles") ?? 0),
