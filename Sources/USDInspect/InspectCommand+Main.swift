@@ -12,8 +12,3 @@ extension InspectCommand {
         return CommandRun.exitStatus(help: { usage(program: program) }) { try InspectCommand(args).run() }
     }
 }
-
-/// Writes one line to stderr, unbuffered.
-func printError(_ s: String) {
-    CommandRun.printError(s)
-}

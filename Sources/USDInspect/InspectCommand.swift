@@ -196,7 +196,7 @@ public struct InspectCommand {
                 return nil
             }.joined(separator: ", ")
             if !ctx.isEmpty { ctx = " (\(ctx))" }
-            printError("error: \(path): \(code): \(message)\(ctx)")
+            CommandRun.printError("error: \(path): \(code): \(message)\(ctx)")
         }
         return status
     }
