@@ -75,13 +75,13 @@ struct EdgeFilter {
                     let q = m / ref
                     // Fast path: inside a surface (no second difference above `low`, NaN included) and
                     // one element around every sample, so the strength is 0.
-                    if !any(geometry .& (q .> lowV)) {
+                    if !anyLane(geometry .& (q .> lowV)) {
                         let id = loadIDs16(ids + c0)
                         if !useIDs
-                            || all(
+                            || allLanes(
                                 (loadIDs16(ids + c0 - 1) .== id) .& (loadIDs16(ids + c0 + 1) .== id)
                                     .& (loadIDs16(ids + c0 - cols) .== id) .& (loadIDs16(ids + c0 + cols) .== id))
-                            || !any(geometry)
+                            || !anyLane(geometry)
                         {
                             UnsafeMutableRawPointer(out + c0).storeBytes(of: V.zero, as: V.self)
                             continue
@@ -100,7 +100,7 @@ struct EdgeFilter {
                     }
                     e.replace(with: V.zero, where: .!geometry)
                     UnsafeMutableRawPointer(out + c0).storeBytes(of: e, as: V.self)
-                    if any(e .> V.zero) { rowEdge = true }
+                    if anyLane(e .> V.zero) { rowEdge = true }
                 }
             }
             rowHasEdge[r] = rowEdge ? 1 : 0
@@ -118,7 +118,7 @@ struct EdgeFilter {
                     let around = vmax(
                         vmax(load(st + c - 1), load(st + c + 1)), vmax(load(st + c - cols), load(st + c + cols)))
                     let e = vmax(load(st + c), around * ringV)
-                    if any(e .> .zero) {
+                    if anyLane(e .> .zero) {
                         let f = 1 - dark * e
                         for i in 0..<8 where e[i] > 0 {
                             let v = color[c + i]

@@ -86,7 +86,7 @@ struct PixelPass {
         UnsafeMutableRawPointer(p).storeBytes(of: v, as: B16.self)
     }
     @inline(__always) private static func bytes(_ m: SIMDMask<SIMD8<Int32>>) -> SIMD8<UInt8> {
-        SIMD8<UInt8>(truncatingIfNeeded: SIMD8<Int32>.zero.replacing(with: 1, where: m))
+        laneBytes(m)
     }
 
     /// Builds the three masks from the centre samples (drawn without occlusion: it is one value
@@ -130,7 +130,7 @@ struct PixelPass {
                 q = vmax(q, d * d)
                 let idA = UnsafeRawPointer(ids + i0).loadUnaligned(as: SIMD8<UInt16>.self)
                 let idB = UnsafeRawPointer(ids + i0 + o).loadUnaligned(as: SIMD8<UInt16>.self)
-                let idFlag = SIMD8<UInt8>(truncatingIfNeeded: SIMD8<UInt16>.zero.replacing(with: 1, where: idA .!= idB))
+                let idFlag = laneBytes(idA .!= idB)
                 let v = Self.bytes(q .> tol2) | idFlag
                 UnsafeMutableRawPointer(out + i0).storeBytes(of: v, as: SIMD8<UInt8>.self)
             }

@@ -126,7 +126,7 @@ enum AmbientOcclusion {
                             let vz = F4(q0.z, q1.z, q2.z, q3.z) - p.z
                             let vv = vx * vx + vy * vy + vz * vz + F4(q0.w, q1.w, q2.w, q3.w)
                             let vn = vx * nrm.x + vy * nrm.y + vz * nrm.z - bias
-                            let c = (pointwiseMax(vn, .zero) / (vv + soften)).replacing(with: 0, where: .!(vv .< reach))
+                            let c = (positivePart(vn) / (vv + soften)).replacing(with: 0, where: .!(vv .< reach))
                             sum += c[0]
                             sum += c[1]
                             sum += c[2]
@@ -189,7 +189,7 @@ enum AmbientOcclusion {
             @inline(__always) func eight(_ i: Int) {
                 let k = load(depth + i), li = load(lin + i)
                 let geometry = k .> V(repeating: -.infinity)
-                guard any(geometry) else { return }
+                guard anyLane(geometry) else { return }
                 let limit = 0.05 * vmax(li, -li)
                 var acc = V.zero, wsum = V.zero
                 for d in -2...2 {
