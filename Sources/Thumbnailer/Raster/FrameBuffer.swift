@@ -132,13 +132,7 @@ final class FrameBuffer: @unchecked Sendable {
                 var acc = sums[c]
                 for k in 1..<max(ss, 1) { acc += sums[c + k] }
                 c += ss
-                acc *= scale
-                if acc.w > 0 { covered += 1 }
-                if !(acc.x.isFinite && acc.y.isFinite && acc.z.isFinite) { nonFinite += 1 }
-                pixels[o] = ColorSpace.encode(acc.x, table: encode)
-                pixels[o + 1] = ColorSpace.encode(acc.y, table: encode)
-                pixels[o + 2] = ColorSpace.encode(acc.z, table: encode)
-                pixels[o + 3] = 255
+                write(acc * scale, at: o, encode: encode, covered: &covered, nonFinite: &nonFinite)
                 o += 4
             }
         }
@@ -185,11 +179,10 @@ final class FrameBuffer: @unchecked Sendable {
         _ c: SIMD4<Float>, at o: Int, encode: UnsafePointer<UInt8>, covered: inout Int, nonFinite: inout Int
     ) {
         if c.w > 0 { covered += 1 }
-        if !(c.x.isFinite && c.y.isFinite && c.z.isFinite) { nonFinite += 1 }
-        pixels[o] = ColorSpace.encode(c.x, table: encode)
-        pixels[o + 1] = ColorSpace.encode(c.y, table: encode)
-        pixels[o + 2] = ColorSpace.encode(c.z, table: encode)
-        pixels[o + 3] = 255
+        // x − x is 0 for a finite x and NaN otherwise, so the sum is 0 only when all three are.
+        let d = c - c
+        if !(d.x + d.y + d.z == 0) { nonFinite += 1 }
+        UnsafeMutableRawPointer(pixels + o).storeBytes(of: ColorSpace.encodePixel(c, table: encode), as: UInt32.self)
     }
 
     /// Writes the centre samples of a tile no pixel of which needs the full rate.

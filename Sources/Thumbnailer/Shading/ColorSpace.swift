@@ -30,6 +30,25 @@ enum ColorSpace {
         return table[Int(x * Float(encodeSteps) + 0.5)]
     }
 
+    /// The RGBA8 pixel of a linear colour, as four bytes in memory order (alpha 255): each
+    /// channel exactly as `encode(_:table:)` gives it, four channels at a time. The index is
+    /// truncated with the 2²³ trick: adding 2²³ rounds to the nearest integer, one less where
+    /// that went up (indices stay below 2²³).
+    @inline(__always)
+    static func encodePixel(_ c: SIMD4<Float>, table: UnsafePointer<UInt8>) -> UInt32 {
+        let zero = SIMD4<Float>.zero, one = SIMD4<Float>(repeating: 1)
+        var x = c.replacing(with: zero, where: .!(c .> zero))  // NaN fails `c > 0` → 0
+        x = x.replacing(with: one, where: .!(x .< one))
+        let y = x * Float(encodeSteps) + 0.5
+        let magic = SIMD4<Float>(repeating: 8_388_608)
+        var r = (y + magic) - magic
+        r = r.replacing(with: r - 1, where: r .> y)
+        let index = unsafeBitCast(r + magic, to: SIMD4<UInt32>.self) &- 0x4B00_0000
+        let rgba = UInt32(table[Int(index[0])]) | UInt32(table[Int(index[1])]) << 8
+            | UInt32(table[Int(index[2])]) << 16 | 0xFF00_0000
+        return rgba.littleEndian
+    }
+
     /// Linear RGB of an sRGB hex colour such as 0xF3F4F6.
     static func linear(hex: UInt32) -> SIMD3<Float> {
         SIMD3(
