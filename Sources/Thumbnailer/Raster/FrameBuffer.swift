@@ -83,11 +83,12 @@ final class FrameBuffer: @unchecked Sendable {
     /// Per tile: pixels whose filtered colour was not finite (written as black; a renderer bug).
     let nonFinitePerTile: UnsafeMutablePointer<Int>
 
-    init(width: Int, height: Int, tiles: Int) {
+    /// - Parameter pixels: `width × height × 4` initialised bytes, owned by the caller and valid
+    ///   for as long as the frame buffer is used (the tiles write the image there directly).
+    init(pixels: UnsafeMutablePointer<UInt8>, width: Int, height: Int, tiles: Int) {
         self.width = width
         self.height = height
-        pixels = .allocate(capacity: width * height * 4)
-        pixels.initialize(repeating: 255, count: width * height * 4)
+        self.pixels = pixels
         coveredPerTile = .allocate(capacity: max(tiles, 1))
         coveredPerTile.initialize(repeating: 0, count: max(tiles, 1))
         nonFinitePerTile = .allocate(capacity: max(tiles, 1))
@@ -95,12 +96,9 @@ final class FrameBuffer: @unchecked Sendable {
     }
 
     deinit {
-        pixels.deallocate()
         coveredPerTile.deallocate()
         nonFinitePerTile.deallocate()
     }
-
-    var rgba: [UInt8] { [UInt8](UnsafeBufferPointer(start: pixels, count: width * height * 4)) }
 
     /// Box-filters the samples of tile pixels (px0..<px1, py0..<py1) into the image; the
     /// buffer's sample (0, 0) is at supersampled coordinates (sx0, sy0).

@@ -73,7 +73,6 @@ enum ViewRenderer {
             }
             return Output(rgba: rgba, covered: 0, nonFinite: 0)
         }
-        let frame = FrameBuffer(width: camera.width, height: camera.height, tiles: grid.tileCount)
         let edges = EdgeFilter(
             useIDs: settings.idEdges, perspective: camera.perspective,
             orthoReference: Float(max(sceneRadius, 1e-3) * camera.depthScale) * 0.05)
@@ -82,32 +81,39 @@ enum ViewRenderer {
         }
         let maxCols = grid.tilePixels * ss + 2 * grid.apron
         let adaptive = settings.adaptive && ss > 1
-        ColorSpace.linearToSRGBTable.withUnsafeBufferPointer { enc in
-            ao.withUnsafeBufferPointer { aoBuf in
-                elementIDs.withUnsafeBufferPointer { eids in
-                    Parallel.forEachTask(
-                        grid.tileCount,
-                        setUp: { TileWork(maxCols: maxCols, tilePixels: grid.tilePixels, adaptive: adaptive) },
-                        tearDown: { $0.deallocate() }
-                    ) { work, tile in
-                        let occlusion = aoBuf.isEmpty
-                            ? nil
-                            : HalfResolutionOcclusion(values: aoBuf.baseAddress!, width: grid.width, height: grid.height)
-                        renderTile(
-                            tile, work: &work, scene: scene, pv: pv, grid: grid, opaque: opaque,
-                            transparent: transparent, rig: rig, ao: occlusion, elementIDs: eids,
-                            edges: edges, drawEdges: settings.edges,
-                            background: settings.background, frame: frame, encode: enc.baseAddress!)
+        // The tiles write the image into the array that is returned (no copy).
+        var rgba = [UInt8](repeating: 255, count: camera.width * camera.height * 4)
+        var covered = 0, nonFinite = 0
+        rgba.withUnsafeMutableBufferPointer { image in
+            let frame = FrameBuffer(
+                pixels: image.baseAddress!, width: camera.width, height: camera.height, tiles: grid.tileCount)
+            ColorSpace.linearToSRGBTable.withUnsafeBufferPointer { enc in
+                ao.withUnsafeBufferPointer { aoBuf in
+                    elementIDs.withUnsafeBufferPointer { eids in
+                        Parallel.forEachTask(
+                            grid.tileCount,
+                            setUp: { TileWork(maxCols: maxCols, tilePixels: grid.tilePixels, adaptive: adaptive) },
+                            tearDown: { $0.deallocate() }
+                        ) { work, tile in
+                            let occlusion = aoBuf.isEmpty
+                                ? nil
+                                : HalfResolutionOcclusion(
+                                    values: aoBuf.baseAddress!, width: grid.width, height: grid.height)
+                            renderTile(
+                                tile, work: &work, scene: scene, pv: pv, grid: grid, opaque: opaque,
+                                transparent: transparent, rig: rig, ao: occlusion, elementIDs: eids,
+                                edges: edges, drawEdges: settings.edges,
+                                background: settings.background, frame: frame, encode: enc.baseAddress!)
+                        }
                     }
                 }
             }
+            for t in 0..<grid.tileCount {
+                covered += frame.coveredPerTile[t]
+                nonFinite += frame.nonFinitePerTile[t]
+            }
         }
-        var covered = 0, nonFinite = 0
-        for t in 0..<grid.tileCount {
-            covered += frame.coveredPerTile[t]
-            nonFinite += frame.nonFinitePerTile[t]
-        }
-        return Output(rgba: frame.rgba, covered: covered, nonFinite: nonFinite)
+        return Output(rgba: rgba, covered: covered, nonFinite: nonFinite)
     }
 
     /// Visible transparent triangles, farthest first (ties: lower id first).
