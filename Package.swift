@@ -147,7 +147,7 @@ let package = Package(
                            "USDParse", "SceneModel", "Thumbnailer"],
             exclude: ["Support/edge/serve.ts", "Support/edge/same_secret_test.ts"],
             swiftSettings: strict),
-        .testTarget(name: "FloorPlanTests", dependencies: ["TestSupport", "FloorPlan", "SceneModel", "Layering"], swiftSettings: strict),
+        .testTarget(name: "FloorPlanTests", dependencies: ["TestSupport", "FloorPlan", "SceneModel", "Layering", "USDParse"], swiftSettings: strict),
         .testTarget(name: "ManifestTests", dependencies: ["TestSupport", "Manifest", "SceneModel", "JSONCore"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "FuzzHarnessTests", dependencies: ["TestSupport", "FuzzHarness"], swiftSettings: strict),
     ]

@@ -58,6 +58,7 @@ public enum PlanBuilder {
             d.drawDimensions(outline: d.outlines.first?.polygon)
             d.drawRoomLabels(here)
             d.drawFrame()
+            d.separateLabels()
             sheets.append(d.sheet)
         }
         return (FloorPlan(sheets: sheets, rooms: rooms, options: options), nil)

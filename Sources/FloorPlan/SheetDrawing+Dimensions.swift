@@ -61,6 +61,9 @@ extension SheetDrawing {
         }
         let size = 2.3
         let mid = p((da + db) / 2) + outward * (size * 0.85)
+        // The text may slide along the line as far as keeps it clear of the slashed ends.
+        let reach = Polygon2D.distance(da, db) * mm / 2 - Self.textWidth(text, size: size) / 2 - 1.5
+        slides[sheet.items.count] = LabelSlide(direction: u, reach: max(0, reach), away: outward, size: size)
         add(.text(text, at: mid, size: size, angle: Self.upright(atan2(u.y, u.x)), colour: PlanColours.dimension, bold: false,
                   role: .dimension(metres: metres), layer: .dimensions))
     }

@@ -22,10 +22,26 @@ struct SheetDrawing {
 
     mutating func add(_ item: PlanItem) { sheet.items.append(item) }
 
-    /// An estimate of a text's width in millimetres (for deciding whether a label fits): CJK
-    /// characters are about one em wide, others about 0.58 em.
+    /// Dimension texts' slides along their lines, by item index, for `separateLabels`.
+    var slides: [Int: LabelSlide] = [:]
+
+    /// An estimate of a text's width in millimetres (whether a label fits, where labels meet), from
+    /// DejaVu Sans's advance widths in ems, rounded: CJK characters one em, digits 0.64, narrow
+    /// punctuation and spaces 0.32, `m` and `w` 0.9, other lowercase letters 0.6, capitals 0.7.
     static func textWidth(_ s: String, size: Double) -> Double {
-        s.unicodeScalars.reduce(0) { $0 + ($1.value >= 0x2E80 ? 1.0 : 0.58) } * size
+        s.unicodeScalars.reduce(0) { $0 + advance($1) } * size
+    }
+
+    private static func advance(_ c: Unicode.Scalar) -> Double {
+        switch c {
+        case _ where c.value >= 0x2E80: return 1.0
+        case "0"..."9": return 0.64
+        case " ", ".", ",", ":", ";", "'", "′", "·", "i", "j", "l", "I": return 0.32
+        case "f", "t", "r", "\"", "″", "²", "³", "-": return 0.4
+        case "m", "w", "M", "W", "×": return 0.9
+        case "A"..."Z": return 0.7
+        default: return 0.6
+        }
     }
 
     /// An angle kept readable: text never upside down.
@@ -73,7 +89,7 @@ struct SheetDrawing {
                 at = Self.centroid(r.polygon)
             }
             let q = freeSpot(near: p(at), size: SIMD2(max(Self.textWidth(r.name, size: 3.6), Self.textWidth(format.area(r.area), size: 2.8)), 10),
-                             inside: r.polygon.map(p))
+                             inside: r.polygon.map(p), clearOf: [(r.name, SIMD2(0, -2.4), 3.6), (format.area(r.area), SIMD2(0, 2.4), 2.8)])
             add(.text(r.name, at: q - SIMD2(0, 2.4), size: 3.6, angle: 0, colour: PlanColours.roomText, bold: true, role: .roomName, layer: .text))
             add(.text(format.area(r.area), at: q + SIMD2(0, 2.4), size: 2.8, angle: 0, colour: PlanColours.roomText, bold: false,
                       role: .roomArea(squareMetres: r.area), layer: .text))
@@ -112,9 +128,13 @@ struct SheetDrawing {
     static let searchRings = 30
 
     /// The point nearest `anchor` (paper mm) where a label box of `size` stays inside `polygon`
-    /// and clear of every object footprint, searched on `searchRings` rings 2 mm apart; `anchor`
-    /// when none is.
-    func freeSpot(near anchor: SIMD2<Double>, size: SIMD2<Double>, inside polygon: [SIMD2<Double>]) -> SIMD2<Double> {
+    /// and clear of every object footprint, and where the texts of `clearOf` (each at its offset from
+    /// the point, with its size) cover no text already drawn; searched on `searchRings` rings 2 mm
+    /// apart; `anchor` when none is.
+    func freeSpot(
+        near anchor: SIMD2<Double>, size: SIMD2<Double>, inside polygon: [SIMD2<Double>],
+        clearOf texts: [(text: String, offset: SIMD2<Double>, size: Double)] = []
+    ) -> SIMD2<Double> {
         // The object boxes that could meet a label placed within the search radius (at most 200).
         let reach = Double(Self.searchRings) * 2 + (size.x + size.y)
         let boxes = geometry.objects(story: sheet.story).map { o -> (SIMD2<Double>, SIMD2<Double>) in
@@ -123,11 +143,19 @@ struct SheetDrawing {
         }
         .filter { b in b.0.x - reach < anchor.x && b.1.x + reach > anchor.x && b.0.y - reach < anchor.y && b.1.y + reach > anchor.y }
         .prefix(200)
+        let drawn: [LabelBox] = texts.isEmpty ? [] : sheet.items.compactMap { item in
+            guard case .text(let s, let at, let size, let angle, _, _, _, _) = item else { return nil }
+            return LabelBox(s, at: at, size: size, angle: angle)
+        }
         func fits(_ q: SIMD2<Double>) -> Bool {
             let lo = q - size / 2, hi = q + size / 2
             let corners = [lo, SIMD2(hi.x, lo.y), hi, SIMD2(lo.x, hi.y)]
             guard corners.allSatisfy({ RoomPartition.contains(polygon, $0) }) else { return false }
-            return !boxes.contains { b in lo.x < b.1.x && hi.x > b.0.x && lo.y < b.1.y && hi.y > b.0.y }
+            guard !boxes.contains(where: { b in lo.x < b.1.x && hi.x > b.0.x && lo.y < b.1.y && hi.y > b.0.y }) else { return false }
+            return !texts.contains { t in
+                let box = LabelBox(t.text, at: q + t.offset, size: t.size, angle: 0)
+                return drawn.contains { $0.overlaps(box) }
+            }
         }
         if fits(anchor) { return anchor }
         for ring in 1...Self.searchRings {

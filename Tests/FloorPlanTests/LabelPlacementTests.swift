@@ -1,0 +1,154 @@
+import Foundation
+import Layering
+import SceneModel
+import Testing
+import TestSupport
+import USDParse
+@testable import FloorPlan
+
+/// Labels of a plan never cover one another: on every sample room, the shared corpus's scans, both
+/// languages and both unit systems; and the two ways a label gives way (a dimension's text slides
+/// along its line, an object's name is left out) do what they say.
+@Suite struct LabelPlacementTests {
+    /// The rooms to check: every RoomPlan sample from its JSON, the two-story variant, and the
+    /// corpus's RoomPlan scans (USDZ alone, as the worker gets them, and the JSON-only room).
+    static func rooms() throws -> [(name: String, layered: LayeredScene)] {
+        var out: [(String, LayeredScene)] = []
+        for s in ["ios16_mesh", "mesh_opening_unmatched", "model_catalog", "parametric_two_sections"] {
+            out.append((s, try PlanFixtures.layered(s)))
+        }
+        out.append(("parametric_two_sections, two stories", try PlanFixtures.twoStories("parametric_two_sections")))
+        let corpus = TestPaths.packageRoot.appendingPathComponent("../shared/corpus/roomplan").standardizedFileURL
+        let usdz = corpus.appendingPathComponent("usdz")
+        for name in ((try? FileManager.default.contentsOfDirectory(atPath: usdz.path)) ?? []).sorted() where name.hasSuffix(".usdz") {
+            let bytes = [UInt8](try Data(contentsOf: usdz.appendingPathComponent(name)))
+            guard let scene = try? USDParser.parseScene(bytes, name: name).scene,
+                let layered = try? RoomLayering.layer(scene: scene, capturedRoomJSON: nil)
+            else { continue }
+            out.append((name, layered))
+        }
+        let json = corpus.appendingPathComponent("json/lodge_single_livingroom.json")
+        if let bytes = FileManager.default.contents(atPath: json.path) {
+            out.append(("lodge_single_livingroom.json", try RoomLayering.layer(scene: nil, capturedRoomJSON: [UInt8](bytes))))
+        }
+        return out
+    }
+
+    static func boxes(_ sheet: PlanSheet) -> [(text: String, box: LabelBox)] {
+        sheet.items.compactMap { item in
+            guard case .text(let s, let at, let size, let angle, _, _, _, _) = item else { return nil }
+            return (s, LabelBox(s, at: at, size: size, angle: angle))
+        }
+    }
+
+    @Test func noLabelCoversAnother() throws {
+        var plans = 0
+        for (name, layered) in try Self.rooms() {
+            for options in [PlanOptions(), PlanOptions(units: .imperial), PlanOptions(locale: .zhHans)] {
+                guard let plan = PlanBuilder.build(layered, options: options).plan else { continue }
+                plans += 1
+                for sheet in plan.sheets {
+                    let labels = Self.boxes(sheet)
+                    #expect(labels.count >= 4, "\(name): \(labels.count) labels")
+                    for i in labels.indices {
+                        for j in labels.indices where j > i && labels[i].box.overlaps(labels[j].box) {
+                            Issue.record("\(name) (\(options.units), \(options.locale)): '\(labels[i].text)' covers '\(labels[j].text)'")
+                        }
+                    }
+                }
+            }
+        }
+        #expect(plans >= 15, "\(plans) plans checked")
+    }
+
+    @Test func boxesMeetOnlyWhereTheyShareArea() {
+        let a = LabelBox("0.00 m", at: SIMD2(0, 0), size: 2.3, angle: 0)
+        // Side by side with room to spare, then nudged into each other.
+        let width = 2 * a.half.x
+        #expect(!a.overlaps(LabelBox("0.00 m", at: SIMD2(width + 0.01, 0), size: 2.3, angle: 0)))
+        #expect(a.overlaps(LabelBox("0.00 m", at: SIMD2(width - 0.5, 0), size: 2.3, angle: 0)))
+        // Crossing at right angles through the same centre, and a turned box whose corner reaches
+        // into the first although their centres are farther apart than the first's half length.
+        #expect(a.overlaps(LabelBox("0.00 m", at: SIMD2(0, 0), size: 2.3, angle: Double.pi / 2)))
+        let turned = LabelBox("0.00 m", at: SIMD2(a.half.x + 2.5, 2.0), size: 2.3, angle: Double.pi / 4)
+        #expect(a.overlaps(turned) == turned.overlaps(a))
+        #expect(!a.overlaps(LabelBox("0.00 m", at: SIMD2(a.half.x + 6, 6), size: 2.3, angle: Double.pi / 4)))
+    }
+
+    /// A sheet whose dimensions and names are drawn on top of one another by hand.
+    static func crowded() throws -> SheetDrawing {
+        let layered = try PlanFixtures.layered("parametric_two_sections")
+        let g = PlanGeometry(layered)
+        var sheet = PlanSheet(story: 0, width: 297, height: 210, scale: 100, origin: SIMD2(100, 100), items: [], title: "")
+        sheet.items = []
+        return SheetDrawing(
+            sheet: sheet, geometry: g, options: PlanOptions(), format: MeasureFormatter(units: .metric),
+            vocabulary: PlanVocabulary(locale: .en), outlines: [])
+    }
+
+    @Test func aDimensionTextSlidesAlongItsOwnLine() throws {
+        var d = try Self.crowded()
+        // Two 3 m dimensions on the same line, one over the other: the later one gives way.
+        d.dimension(from: SIMD2(0, 0), to: SIMD2(3, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 3)
+        d.dimension(from: SIMD2(0, 0), to: SIMD2(3, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 3.01)
+        let before = Self.boxes(d.sheet)
+        #expect(before.count == 2 && before[0].box.overlaps(before[1].box))
+        d.separateLabels()
+        let after = Self.boxes(d.sheet)
+        try #require(after.count == 2)
+        #expect(after[0].box == before[0].box, "the first is settled where it was drawn")
+        #expect(!after[0].box.overlaps(after[1].box))
+        let shift = after[1].box.centre - before[1].box.centre
+        #expect(abs(shift.y) < 1e-9 && abs(shift.x) > 0, "moved along the line only: \(shift)")
+        // It stays within the line (30 mm long at 1:100) and clear of its slashed ends.
+        #expect(abs(shift.x) + after[1].box.half.x <= 15)
+        #expect(d.slides.isEmpty)
+    }
+
+    @Test func theTextWithLeastRoomSettlesFirst() throws {
+        var d = try Self.crowded()
+        // A 0.5 m wall at 1:100 has 5 mm of line, less than its own text: drawn second, it still
+        // keeps its place, and the 3 m dimension's text slides along its longer line instead.
+        d.dimension(from: SIMD2(0, 0), to: SIMD2(3, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 3)
+        d.dimension(from: SIMD2(1.25, 0), to: SIMD2(1.75, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 0.5)
+        let before = Self.boxes(d.sheet)
+        d.separateLabels()
+        let after = Self.boxes(d.sheet)
+        try #require(after.count == 2)
+        #expect(after[1].box == before[1].box)
+        #expect(after[0].box.centre.y == before[0].box.centre.y && after[0].box.centre.x != before[0].box.centre.x)
+        #expect(!after[0].box.overlaps(after[1].box))
+    }
+
+    @Test func aShortDimensionMovesOutFromItsLineAtMostTwiceItsHeight() throws {
+        var d = try Self.crowded()
+        // Three 0.5 m dimensions on one spot: none can slide; the second moves out (up the page,
+        // away from the wall) until clear, the third finds no free place within twice its height
+        // and stays where it was drawn.
+        for _ in 0..<3 {
+            d.dimension(from: SIMD2(1.25, 0), to: SIMD2(1.75, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 0.5)
+        }
+        let before = Self.boxes(d.sheet)
+        d.separateLabels()
+        let after = Self.boxes(d.sheet)
+        try #require(after.count == 3)
+        #expect(after[0].box == before[0].box && after[2].box == before[2].box)
+        let out = before[1].box.centre.y - after[1].box.centre.y
+        #expect(after[1].box.centre.x == before[1].box.centre.x && out > 0 && out <= 2 * 2.3, "moved out by \(out) mm")
+        #expect(!after[0].box.overlaps(after[1].box))
+    }
+
+    @Test func anObjectNameThatWouldCoverALabelIsLeftOut() throws {
+        var d = try Self.crowded()
+        d.dimension(from: SIMD2(0, 0), to: SIMD2(3, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 3)
+        guard case .text(_, let at, _, _, _, _, _, _) = try #require(d.sheet.items.last) else {
+            Issue.record("the dimension's text is its last item")
+            return
+        }
+        d.add(.text("Sofa", at: at, size: 2, angle: 0, colour: 0, bold: false, role: .objectName, layer: .text))
+        d.add(.text("Table", at: at + SIMD2(0, 40), size: 2, angle: 0, colour: 0, bold: false, role: .objectName, layer: .text))
+        d.separateLabels()
+        let texts = Self.boxes(d.sheet).map(\.text)
+        #expect(texts == ["3.00 m", "Table"], "\(texts)")
+    }
+}
