@@ -67,7 +67,7 @@ for view in hero plan; do
   [ -f "$src" ] || { echo "readme-images: convert wrote no $src" >&2; exit 1; }
   tmp=$WORK/$view.png
   if [ "$DECODER" = dwebp ]; then
-    dwebp -quiet "$src" -png -o "$tmp"
+    dwebp -quiet "$src" -o "$tmp"  # PNG is dwebp's default (1.2 has no -png option)
   else
     python3 - "$src" "$tmp" <<'PY'
 import sys
