@@ -50,6 +50,49 @@ struct LabelSlide {
     var size: Double
 }
 
+/// The labels settled so far, bucketed on a grid of `cell` paper millimetres so that a box is
+/// tested only against its neighbours, with a budget of `maxTests` box tests per sheet: a hostile
+/// sheet (thousands of labels on one spot) costs a bounded time, and once the budget is spent the
+/// remaining labels stay where they were drawn.
+struct SettledLabels {
+    static let cell = 8.0
+    static let maxTests = 1_000_000
+
+    private(set) var boxes: [LabelBox] = []
+    private var cells: [SIMD2<Int>: [Int]] = [:]
+    private(set) var tests = 0
+    var spent: Bool { tests >= Self.maxTests }
+
+    mutating func insert(_ b: LabelBox) {
+        for c in Self.cells(of: b) { cells[c, default: []].append(boxes.count) }
+        boxes.append(b)
+    }
+
+    /// Whether `b` covers no settled label; false once the budget is spent.
+    mutating func isFree(_ b: LabelBox) -> Bool {
+        for c in Self.cells(of: b) {
+            for i in cells[c] ?? [] {
+                guard tests < Self.maxTests else { return false }
+                tests += 1
+                if boxes[i].overlaps(b) { return false }
+            }
+        }
+        return !spent
+    }
+
+    /// The grid cells the box's axis-aligned bounds reach into.
+    static func cells(of b: LabelBox) -> [SIMD2<Int>] {
+        let e = SIMD2(abs(b.along.x), abs(b.along.y)) * b.half.x + SIMD2(abs(b.across.x), abs(b.across.y)) * b.half.y
+        func index(_ v: Double) -> Int { Int((min(max(v, -1e9), 1e9) / cell).rounded(.down)) }
+        let lo = SIMD2(index(b.centre.x - e.x), index(b.centre.y - e.y))
+        let hi = SIMD2(index(b.centre.x + e.x), index(b.centre.y + e.y))
+        guard lo.x <= hi.x, lo.y <= hi.y else { return [] }
+        var out: [SIMD2<Int>] = []
+        for y in lo.y...hi.y { for x in lo.x...hi.x { out.append(SIMD2(x, y)) } }
+        return out
+    }
+}
+
 extension SheetDrawing {
     /// Paper millimetres between the positions tried when a dimension's text slides along its line.
     static let slideStep = 0.5
@@ -61,8 +104,10 @@ extension SheetDrawing {
     /// its dimension line to the nearest free place, or where the line is too short, moves up to
     /// twice its own height further from the line (where there is still none it stays in the middle), and
     /// an object's name that would cover one is left out (the footprint
-    /// keeps its category colour). Room labels and the frame are not moved.
-    mutating func separateLabels() {
+    /// keeps its category colour). Room labels and the frame are not moved. The work is bounded by
+    /// `SettledLabels.maxTests`; returns the box tests it made.
+    @discardableResult
+    mutating func separateLabels() -> Int {
         struct Label {
             var index: Int
             var rank: Int
@@ -83,38 +128,43 @@ extension SheetDrawing {
         // Among dimensions, the texts with the least room to move settle first.
         func room(_ l: Label) -> Double { l.rank == 2 ? slides[l.index]?.reach ?? 0 : 0 }
         labels.sort { ($0.rank, room($0), $0.index) < ($1.rank, room($1), $1.index) }
-        var settled: [LabelBox] = []
+        var settled = SettledLabels()
         var dropped = Set<Int>()
-        func free(_ b: LabelBox) -> Bool { !settled.contains { $0.overlaps(b) } }
         for label in labels {
             var box = label.box
-            if label.rank >= 2 && !free(box) {
+            if label.rank >= 2 && !settled.spent && !settled.isFree(box) && !settled.spent {
                 if label.rank == 3 {
                     dropped.insert(label.index)
                     continue
                 }
-                if let slide = slides[label.index], let moved = Self.nearestFree(box, slide: slide, free: free) {
+                if let slide = slides[label.index],
+                    let moved = Self.nearestFree(box, slide: slide, free: { settled.isFree($0) }, spent: { settled.spent })
+                {
                     box = moved
                     sheet.items[label.index] = Self.moved(sheet.items[label.index], to: moved.centre)
                 }
             }
-            settled.append(box)
+            settled.insert(box)
         }
         if !dropped.isEmpty {
             sheet.items = sheet.items.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
         }
         slides = [:]
+        return settled.tests
     }
 
     /// The first free position, `slideStep` apart: along the line nearest the middle first (the
     /// positive side first at equal distance), then the same a step further from the line, and so
     /// on out to the slide's limit; nil when none is free.
-    static func nearestFree(_ box: LabelBox, slide: LabelSlide, free: (LabelBox) -> Bool) -> LabelBox? {
-        let steps = Int((slide.reach / slideStep).rounded(.down))
-        let awaySteps = Int((slide.size * LabelSlide.awayLimit / slideStep).rounded(.down))
+    static func nearestFree(
+        _ box: LabelBox, slide: LabelSlide, free: (LabelBox) -> Bool, spent: () -> Bool = { false }
+    ) -> LabelBox? {
+        let steps = Int((min(slide.reach, 1e4) / slideStep).rounded(.down))
+        let awaySteps = Int((min(slide.size * LabelSlide.awayLimit, 1e3) / slideStep).rounded(.down))
         for j in 0...awaySteps {
             for k in 0...steps where j > 0 || k > 0 {
                 for sign in k == 0 ? [1.0] : [1.0, -1.0] {
+                    guard !spent() else { return nil }
                     var b = box
                     b.centre += slide.direction * (sign * Double(k) * slideStep) + slide.away * (Double(j) * slideStep)
                     if free(b) { return b }

@@ -143,10 +143,13 @@ struct SheetDrawing {
         }
         .filter { b in b.0.x - reach < anchor.x && b.1.x + reach > anchor.x && b.0.y - reach < anchor.y && b.1.y + reach > anchor.y }
         .prefix(200)
-        let drawn: [LabelBox] = texts.isEmpty ? [] : sheet.items.compactMap { item in
+        // The texts already drawn that could meet it, as the object boxes (at most 200).
+        let drawn: [LabelBox] = texts.isEmpty ? [] : Array(sheet.items.lazy.compactMap { item -> LabelBox? in
             guard case .text(let s, let at, let size, let angle, _, _, _, _) = item else { return nil }
             return LabelBox(s, at: at, size: size, angle: angle)
         }
+        .filter { b in abs(b.centre.x - anchor.x) < reach + 2 * b.half.x && abs(b.centre.y - anchor.y) < reach + 2 * b.half.x }
+        .prefix(200))
         func fits(_ q: SIMD2<Double>) -> Bool {
             let lo = q - size / 2, hi = q + size / 2
             let corners = [lo, SIMD2(hi.x, lo.y), hi, SIMD2(lo.x, hi.y)]

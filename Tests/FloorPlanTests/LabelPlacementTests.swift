@@ -138,6 +138,24 @@ import USDParse
         #expect(!after[0].box.overlaps(after[1].box))
     }
 
+    @Test func thousandsOfLabelsOnOneSpotCostABoundedNumberOfTests() throws {
+        var d = try Self.crowded()
+        // 3,000 dimensions of one 4 m wall and 3,000 names on the same spot: the placement stops
+        // once its budget of box tests is spent, and every label after that stays as drawn.
+        for _ in 0..<3_000 {
+            d.dimension(from: SIMD2(0, 0), to: SIMD2(4, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 4)
+        }
+        for _ in 0..<3_000 {
+            d.add(.text("Chair", at: SIMD2(120, 93), size: 2, angle: 0, colour: 0, bold: false, role: .objectName, layer: .text))
+        }
+        let tests = d.separateLabels()
+        #expect(tests <= SettledLabels.maxTests, "\(tests) box tests")
+        #expect(tests == SettledLabels.maxTests, "the budget was needed: \(tests)")
+        let texts = Self.boxes(d.sheet).map(\.text)
+        #expect(texts.filter { $0 == "4.00 m" }.count == 3_000, "no dimension is ever left out")
+        #expect(texts.filter { $0 == "Chair" }.count == 3_000, "names come after the dimensions, when nothing is tested any more")
+    }
+
     @Test func anObjectNameThatWouldCoverALabelIsLeftOut() throws {
         var d = try Self.crowded()
         d.dimension(from: SIMD2(0, 0), to: SIMD2(3, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 3)
