@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The paper rectangle a label covers: its estimated text box (`SheetDrawing.textWidth` wide, one
 /// em tall), centred on the text's anchor and turned with it, grown by `LabelBox.clearance`.
 struct LabelBox: Equatable {
@@ -27,12 +21,12 @@ struct LabelBox: Equatable {
     /// directions; touching edges do not count).
     func overlaps(_ o: LabelBox) -> Bool {
         let d = o.centre - centre
-        for axis in [along, across, o.along, o.across] {
+        func separates(_ axis: SIMD2<Double>) -> Bool {
             let r1 = half.x * abs((along * axis).sum()) + half.y * abs((across * axis).sum())
             let r2 = o.half.x * abs((o.along * axis).sum()) + o.half.y * abs((o.across * axis).sum())
-            if abs((d * axis).sum()) >= r1 + r2 { return false }
+            return abs((d * axis).sum()) >= r1 + r2
         }
-        return true
+        return !(separates(along) || separates(across) || separates(o.along) || separates(o.across))
     }
 }
 
