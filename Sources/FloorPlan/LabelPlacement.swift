@@ -126,6 +126,7 @@ extension SheetDrawing {
         var dropped = Set<Int>()
         for label in labels {
             var box = label.box
+            // `isFree` is also false when the budget runs out during it: then the label stays as drawn.
             if label.rank >= 2 && !settled.spent && !settled.isFree(box) && !settled.spent {
                 if label.rank == 3 {
                     dropped.insert(label.index)
@@ -149,9 +150,9 @@ extension SheetDrawing {
 
     /// The first free position, `slideStep` apart: along the line nearest the middle first (the
     /// positive side first at equal distance), then the same a step further from the line, and so
-    /// on out to the slide's limit; nil when none is free.
+    /// on out to the slide's limit; nil when none is free or once `spent` says the budget is gone.
     static func nearestFree(
-        _ box: LabelBox, slide: LabelSlide, free: (LabelBox) -> Bool, spent: () -> Bool = { false }
+        _ box: LabelBox, slide: LabelSlide, free: (LabelBox) -> Bool, spent: () -> Bool
     ) -> LabelBox? {
         let steps = Int((min(slide.reach, 1e4) / slideStep).rounded(.down))
         let awaySteps = Int((min(slide.size * LabelSlide.awayLimit, 1e3) / slideStep).rounded(.down))
