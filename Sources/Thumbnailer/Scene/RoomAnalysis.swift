@@ -142,44 +142,10 @@ struct RoomAnalysis: Sendable {
         framePoints = points
     }
 
-    /// The wall direction (radians, modulo 90°) that most wall length agrees with: each wall's
-    /// own direction is scored by the length of walls within 5° of it (modulo 90°), the best one
-    /// is refined by the length-weighted mean of those walls. Ties keep the earliest wall.
+    /// The wall direction (radians, modulo 90°) that most wall length agrees with
+    /// (`WallOrientation.dominantAngle` of each wall's X axis and extent along it).
     static func dominantAngle(_ walls: [ElementShape]) -> Double {
-        func angle(_ w: ElementShape) -> Double {
-            let a = atan2(w.ex.z, w.ex.x)
-            let q = Double.pi / 2
-            return a - (a / q).rounded(.down) * q  // [0, 90°)
-        }
-        func delta(_ a: Double, _ b: Double) -> Double {
-            let q = Double.pi / 2
-            var d = (a - b).truncatingRemainder(dividingBy: q)
-            if d > q / 2 { d -= q }
-            if d < -q / 2 { d += q }
-            return d
-        }
-        let tol = 5 * Double.pi / 180
-        var best: (score: Double, angle: Double)?
-        for w in walls {
-            let c = angle(w)
-            var score = 0.0
-            for v in walls {
-                let d = abs(delta(angle(v), c))
-                if d < tol { score += max(v.hi.x - v.lo.x, 0.01) * (1 - d / tol) }
-            }
-            if best == nil || score > best!.score + 1e-9 { best = (score, c) }
-        }
-        guard let b = best else { return 0 }
-        var sum = 0.0, weight = 0.0
-        for v in walls {
-            let d = delta(angle(v), b.angle)
-            if abs(d) < tol {
-                let len = max(v.hi.x - v.lo.x, 0.01)
-                sum += d * len
-                weight += len
-            }
-        }
-        return weight > 0 ? b.angle + sum / weight : b.angle
+        WallOrientation.dominantAngle(walls.map { w in (atan2(w.ex.z, w.ex.x), w.hi.x - w.lo.x) })
     }
 
     /// The box of an element: its frame, and its geometry's extent (or its dimensions, centred,

@@ -276,19 +276,11 @@ struct ViewPlanner {
             halfExtent: half)
     }
 
-    /// Screen-up direction of the plan: the wall-aligned horizontal direction closest to −Z.
+    /// Screen-up direction of the plan: the wall-aligned horizontal direction closest to −Z
+    /// (`WallOrientation.up`, as the floor plan's sheet).
     var planUp: SIMD3<Double> {
-        var best = SIMD3<Double>(0, 0, -1), bestScore = -Double.infinity
-        for k in 0..<4 {
-            let a = analysis.wallAngle + Double(k) * Double.pi / 2
-            let d = SIMD3(cos(a), 0, sin(a))
-            let score = -d.z
-            if score > bestScore + 1e-9 {
-                best = d
-                bestScore = score
-            }
-        }
-        return best
+        let d = WallOrientation.up(angle: analysis.wallAngle)
+        return SIMD3(d.x, 0, d.y)
     }
 }
 
