@@ -144,7 +144,7 @@ let package = Package(
             name: "TranscodeWorkerTests",
             dependencies: ["TestSupport", "TranscodeWorker", "JobPipeline", "SourceFiles", "USDInspect", "WorkerCore", "WorkerRuntime", "PGQueue", "ObjectStorage",
                            "WorkerHTTP", "JSONCore",
-                           "USDParse", "SceneModel", "Thumbnailer"],
+                           "USDParse", "SceneModel", "Thumbnailer", "FloorPlan", "Layering"],
             exclude: ["Support/edge/serve.ts", "Support/edge/same_secret_test.ts"],
             swiftSettings: strict),
         .testTarget(name: "FloorPlanTests", dependencies: ["TestSupport", "FloorPlan", "SceneModel", "Layering", "USDParse"], swiftSettings: strict),

@@ -138,14 +138,15 @@ public enum DXFPlanWriter {
             let q = cad(sheet, c)
             w.pair(10, num(q.x)); w.pair(20, num(q.y)); w.pair(30, "0.0"); w.pair(40, num(r * metresPerMillimetre))
             w.pair(100, "AcDbArc")
-            // Y is flipped: increasing paper angles run clockwise in CAD space.
-            w.pair(50, num(degrees(-end))); w.pair(51, num(degrees(-start)))
+            // Y is flipped: increasing paper angles run clockwise in CAD space; the sheet's turn is
+            // taken back out (world angle = paper angle − rotation).
+            w.pair(50, num(degrees(sheet.rotation - end))); w.pair(51, num(degrees(sheet.rotation - start)))
         case .text(let text, let at, let size, let angle, _, _, _, _):
             head("TEXT", "AcDbText")
             let q = cad(sheet, at)
             w.pair(10, num(q.x)); w.pair(20, num(q.y)); w.pair(30, "0.0")
             w.pair(40, num(size * metresPerMillimetre * 0.72)); w.pair(1, escape(text))
-            w.pair(50, num(degrees(-angle))); w.pair(7, "STANDARD"); w.pair(72, "1")
+            w.pair(50, num(degrees(sheet.rotation - angle))); w.pair(7, "STANDARD"); w.pair(72, "1")
             w.pair(11, num(q.x)); w.pair(21, num(q.y)); w.pair(31, "0.0")
             w.pair(100, "AcDbText"); w.pair(73, "2")
         }

@@ -45,8 +45,9 @@ public enum PlanBuilder {
         let outlines = Dictionary(uniqueKeysWithValues: g.stories.map { ($0, RoomPartition.outlines(g, story: $0)) })
         let rooms = RoomPartition.rooms(g, outlines: outlines, sections: layered.sections, vocabulary: vocabulary)
         var sheets: [PlanSheet] = []
+        let rotation = sheetRotation(g)
         for story in g.stories where !g.walls(story: story).isEmpty {
-            var sheet = layout(g, story: story)
+            var sheet = layout(g, story: story, rotation: rotation)
             let here = rooms.filter { $0.story == story }
             let total = here.reduce(0) { $0 + $1.area }
             sheet.title = vocabulary.title(story: story, storyCount: g.stories.count, totalArea: format.area(total))
@@ -64,11 +65,26 @@ public enum PlanBuilder {
         return (FloorPlan(sheets: sheets, rooms: rooms, options: options), nil)
     }
 
+    /// The turn of every sheet (radians, in (−π/4, π/4]): the walls of all stories
+    /// (`WallOrientation`) run square to the paper, with up on the paper the wall direction nearest
+    /// the world's −Z, as in the rendered top-down view.
+    static func sheetRotation(_ g: PlanGeometry) -> Double {
+        let angle = WallOrientation.dominantAngle(g.walls.map { w in (atan2(w.direction.y, w.direction.x), w.length) })
+        let up = WallOrientation.up(angle: angle)
+        // The turn that takes `up` to the paper's up, (0, −1).
+        let r = -Double.pi / 2 - atan2(up.y, up.x)
+        return abs(r) < 1e-9 ? 0 : r
+    }
+
     /// Paper, scale and origin for one story: the walls, floors and objects with room for the
-    /// dimension lines, centred in the drawable area at the largest scale that fits.
-    static func layout(_ g: PlanGeometry, story: Int) -> PlanSheet {
+    /// dimension lines, centred in the drawable area at the largest scale that fits, the world
+    /// turned by `rotation`.
+    static func layout(_ g: PlanGeometry, story: Int, rotation: Double = 0) -> PlanSheet {
+        var turned = PlanSheet(story: story, width: 0, height: 0, scale: 1000, origin: .zero, items: [], title: "")
+        turned.rotation = rotation
         var pts = g.walls(story: story).flatMap { [$0.a, $0.b] } + g.floors(story: story).flatMap { $0 }
         pts += g.objects(story: story).flatMap(\.corners)
+        pts = pts.map(turned.paperVector)
         var lo = pts.first ?? .zero, hi = lo
         for p in pts { lo = pointwiseMin(lo, p); hi = pointwiseMax(hi, p) }
         lo -= SIMD2(repeating: dimensionBand)
@@ -92,6 +108,7 @@ public enum PlanBuilder {
         let topLeft = SIMD2(margin + (area.x - drawn.x) / 2, margin + header + (area.y - drawn.y) / 2)
         let origin = topLeft - lo * (1000 / scale)
         var sheet = PlanSheet(story: story, width: paper.x, height: paper.y, scale: scale, origin: origin, items: [], title: "")
+        sheet.rotation = rotation
         sheet.contentMin = pointwiseMax(topLeft - SIMD2(4, header), SIMD2(0, 0))
         sheet.contentMax = pointwiseMin(topLeft + drawn + SIMD2(4, footer), paper)
         return sheet

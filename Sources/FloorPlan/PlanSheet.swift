@@ -56,7 +56,7 @@ public struct PlanSheet: Sendable, Equatable {
     /// The drawing is at 1 : `scale` (paper millimetres × scale / 1000 = metres).
     public var scale: Double
     /// Where world point (x, z) = (0, 0) lands on the paper (mm), so that
-    /// paper = origin + (x, z) × 1000 / scale.
+    /// paper = origin + R(rotation) (x, z) × 1000 / scale.
     public var origin: SIMD2<Double>
     public var items: [PlanItem]
     public var title: String
@@ -64,6 +64,11 @@ public struct PlanSheet: Sendable, Equatable {
     /// bar below: what a raster of the sheet shows.
     public var contentMin: SIMD2<Double> = .zero
     public var contentMax: SIMD2<Double> = .zero
+    /// How far the world is turned on the paper (radians, clockwise on the page as y points down;
+    /// in (−π/4, π/4]): a world direction at angle φ (`atan2(z, x)`) is drawn at φ + `rotation`.
+    /// The sheet is turned so that most wall length runs square to the paper
+    /// (`WallOrientation`); 0 when the walls already do.
+    public var rotation: Double = 0
 
     /// The items in drawing order (by `PlanLayer.drawOrder`, then as added).
     public var orderedItems: [PlanItem] {
@@ -71,10 +76,24 @@ public struct PlanSheet: Sendable, Equatable {
     }
 
     /// The paper point of a world point (x, z), metres.
-    public func paper(_ world: SIMD2<Double>) -> SIMD2<Double> { origin + world * (1000 / scale) }
+    public func paper(_ world: SIMD2<Double>) -> SIMD2<Double> { origin + paperVector(world) * (1000 / scale) }
 
     /// The world point (x, z) of a paper point.
-    public func world(_ paper: SIMD2<Double>) -> SIMD2<Double> { (paper - origin) * (scale / 1000) }
+    public func world(_ paper: SIMD2<Double>) -> SIMD2<Double> { worldVector((paper - origin) * (scale / 1000)) }
+
+    /// A world vector (x, z) turned onto the paper (same length, not scaled).
+    public func paperVector(_ v: SIMD2<Double>) -> SIMD2<Double> {
+        guard rotation != 0 else { return v }
+        let c = cosine(rotation), s = sine(rotation)
+        return SIMD2(c * v.x - s * v.y, s * v.x + c * v.y)
+    }
+
+    /// A paper vector turned back into the world's (x, z) (same length, not scaled).
+    public func worldVector(_ v: SIMD2<Double>) -> SIMD2<Double> {
+        guard rotation != 0 else { return v }
+        let c = cosine(rotation), s = sine(rotation)
+        return SIMD2(c * v.x + s * v.y, -s * v.x + c * v.y)
+    }
 }
 
 /// The floor plan of a room: one sheet per story, the rooms measured on it, and the options it

@@ -10,7 +10,7 @@ extension SheetDrawing {
     /// Dimension lines: one per wall of at least `minimumDimensionedWall`, outside the room and
     /// parallel to the wall, labelled with RoomPlan's wall length (drawn inside instead when a wall
     /// faces it within 0.6 m outside, as in a narrow recess); then the overall width and depth along
-    /// the direction of the longest wall, unless a single wall spans them.
+    /// the paper's axes, unless a single wall spans them.
     mutating func drawDimensions(outline: [SIMD2<Double>]?) {
         let h = options.wallThickness / 2
         let walls = geometry.walls(story: sheet.story)
@@ -24,9 +24,10 @@ extension SheetDrawing {
             }
             dimension(from: w.a, to: w.b, outward: out, offset: h + 0.32, start: h + 0.04, metres: w.length)
         }
-        guard let longest = walls.max(by: { ($0.length, $1.identifier) < ($1.length, $0.identifier) }) else { return }
-        // Overall extents in the frame of the longest wall.
-        let ax = longest.direction, ay = SIMD2(-ax.y, ax.x)
+        guard !walls.isEmpty else { return }
+        // Overall extents along the paper's axes (the sheet is turned square to the walls): the
+        // world directions drawn rightwards and downwards.
+        let ax = sheet.worldVector(SIMD2(1, 0)), ay = sheet.worldVector(SIMD2(0, 1))
         let pts = walls.flatMap { [$0.a, $0.b] } + (outline ?? [])
         let xs = pts.map { ($0 * ax).sum() }, ys = pts.map { ($0 * ay).sum() }
         guard let x0 = xs.min(), let x1 = xs.max(), let y0 = ys.min(), let y1 = ys.max(), x1 - x0 > 0.01, y1 - y0 > 0.01 else { return }
@@ -60,11 +61,12 @@ extension SheetDrawing {
             add(.line(p(q - slash), p(q + slash), width: 0.3, colour: PlanColours.dimension, layer: .dimensions))
         }
         let size = 2.3
-        let mid = p((da + db) / 2) + outward * (size * 0.85)
+        let along = onPaper(u), away = onPaper(outward)
+        let mid = p((da + db) / 2) + away * (size * 0.85)
         // The text may slide along the line as far as keeps it clear of the slashed ends.
         let reach = Polygon2D.distance(da, db) * mm / 2 - Self.textWidth(text, size: size) / 2 - 1.5
-        slides[sheet.items.count] = LabelSlide(direction: u, reach: max(0, reach), away: outward, size: size)
-        add(.text(text, at: mid, size: size, angle: Self.upright(atan2(u.y, u.x)), colour: PlanColours.dimension, bold: false,
+        slides[sheet.items.count] = LabelSlide(direction: along, reach: max(0, reach), away: away, size: size)
+        add(.text(text, at: mid, size: size, angle: Self.upright(atan2(along.y, along.x)), colour: PlanColours.dimension, bold: false,
                   role: .dimension(metres: metres), layer: .dimensions))
     }
 }

@@ -103,8 +103,9 @@ extension SheetDrawing {
             let width = Polygon2D.distance(a, b)
             let leafEnd = hinge + n * width
             add(.line(p(hinge), p(leafEnd), width: 0.35, colour: PlanColours.door, layer: .doors))
-            // Paper angles equal world (x, z) angles: the paper's y is the world's z.
-            let toLeaf = atan2(n.y, n.x), toJamb = atan2((jamb - hinge).y, (jamb - hinge).x)
+            // Angles on the paper (y down), of the world directions turned onto it.
+            let leaf = onPaper(n), across = onPaper(jamb - hinge)
+            let toLeaf = atan2(leaf.y, leaf.x), toJamb = atan2(across.y, across.x)
             var delta = toJamb - toLeaf
             while delta > Double.pi { delta -= 2 * Double.pi }
             while delta < -Double.pi { delta += 2 * Double.pi }

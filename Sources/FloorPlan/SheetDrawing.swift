@@ -19,6 +19,8 @@ struct SheetDrawing {
     /// Paper millimetres per metre.
     var mm: Double { 1000 / sheet.scale }
     func p(_ world: SIMD2<Double>) -> SIMD2<Double> { sheet.paper(world) }
+    /// A world direction turned onto the paper (unit stays unit).
+    func onPaper(_ world: SIMD2<Double>) -> SIMD2<Double> { sheet.paperVector(world) }
 
     mutating func add(_ item: PlanItem) { sheet.items.append(item) }
 
@@ -74,7 +76,7 @@ struct SheetDrawing {
             let size = 2.0
             let long = 2 * max(o.halfWidth, o.halfDepth) * mm, short = 2 * min(o.halfWidth, o.halfDepth) * mm
             guard Self.textWidth(name, size: size) <= long * 0.9, size * 1.2 <= short else { continue }
-            let axis = o.halfWidth >= o.halfDepth ? o.axis : SIMD2(-o.axis.y, o.axis.x)
+            let axis = onPaper(o.halfWidth >= o.halfDepth ? o.axis : SIMD2(-o.axis.y, o.axis.x))
             add(.text(name, at: p(o.centre), size: size, angle: Self.upright(atan2(axis.y, axis.x)), colour: PlanColours.text,
                       bold: false, role: .objectName, layer: .text))
         }

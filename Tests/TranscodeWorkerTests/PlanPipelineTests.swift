@@ -8,6 +8,9 @@ import USDParse
 @testable import WorkerCore
 @testable import JobPipeline
 import SourceFiles
+import FloorPlan
+import Layering
+import SceneModel
 
 /// The floor plan in the pipeline: rooms get the three plan files, listed in the manifest with
 /// their hashes and in the report; inputs that are not rooms get none and a note.
@@ -64,5 +67,39 @@ import SourceFiles
             let report = String(decoding: try ReportBuilder.build(result: r), as: UTF8.self)
             #expect(report.contains("No plan: "))
         }
+    }
+
+    /// A room's plan thumbnail is the sheet's raster, and the sheet is turned square to the walls:
+    /// the camera recorded for it maps every wall end to the pixel the raster drew it at.
+    @Test func thePlanThumbnailsCameraSeesTheTurnedSheet() throws {
+        let json = try FileReader.read(
+            TestPaths.packageRoot.appendingPathComponent("samples/roomplan/parametric_two_sections.json").path, maxBytes: 1 << 26)
+        var layered = try RoomLayering.layer(scene: nil, capturedRoomJSON: json)
+        let turn = Matrix4.rotation(axis: 1, degrees: 27)
+        for i in layered.elements.indices { layered.elements[i].transform = turn * layered.elements[i].transform }
+        let plan = try #require(PlanBuilder.build(layered).plan)
+        let sheet = try #require(plan.sheets.first)
+        #expect(abs(sheet.rotation - 27 * Double.pi / 180) < 1e-9)
+        let (width, height) = (1024, 1024)
+        let raster = try CairoPlanRenderer.raster(sheet, locale: .en, width: width, height: height)
+        let camera = TranscodePipeline.camera(sheet, raster: raster, width: width, height: height, layered: layered)
+        let up = camera.up, right = SIMD3(-up.z, 0, up.x)  // screen right, looking down
+        #expect(abs(up.y) < 1e-12 && abs((up * up).sum() - 1) < 1e-12)
+        let metresPerPixel = try #require(camera.orthoHalfExtent) / (Double(height) / 2)
+        var worst = 0.0, ends = 0
+        for e in layered.elements where e.category == .wall {
+            guard let d = e.dimensions else { continue }
+            for x in [-d.x / 2, d.x / 2] {
+                let w = e.transform.transformPoint(SIMD3(x, 0, 0))
+                let v = w - camera.target
+                let seen = SIMD2(Double(width) / 2 + (v * right).sum() / metresPerPixel,
+                                 Double(height) / 2 - (v * up).sum() / metresPerPixel)
+                let drawn = raster.offset + sheet.paper(SIMD2(w.x, w.z)) * raster.pixelsPerMillimetre
+                worst = max(worst, ((seen - drawn) * (seen - drawn)).sum().squareRoot())
+                ends += 1
+            }
+        }
+        #expect(ends >= 8)
+        #expect(worst < 1e-6, "wall ends land \(worst) px from where the raster drew them")
     }
 }

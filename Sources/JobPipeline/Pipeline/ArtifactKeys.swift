@@ -17,8 +17,8 @@ public enum ArtifactStages {
     /// quality 75 by default, eight occlusion samples per pixel.
     public static let render = 3
     /// The floor plan: its geometry, the SVG, PDF and DXF writers and a room's plan thumbnail
-    /// (`plan`). 2: labels kept from covering one another.
-    public static let plan = 2
+    /// (`plan`). 2: labels kept from covering one another. 3: sheets turned square to the walls.
+    public static let plan = 3
 }
 
 /// The key of each output group: SHA-256 over a canonical text of everything the group's bytes

@@ -53,19 +53,21 @@ extension TranscodePipeline {
         return out
     }
 
-    /// The orthographic top-down camera equivalent to the raster: looking down −Y with −Z up on
-    /// screen (world +Z runs down the image, as on the sheet), centred on the image centre.
+    /// The orthographic top-down camera equivalent to the raster: looking down −Y, with up on
+    /// screen the world direction the sheet draws upwards (−Z when the sheet is not turned),
+    /// centred on the image centre.
     static func camera(
         _ sheet: PlanSheet, raster: (rgba: [UInt8], pixelsPerMillimetre: Double, offset: SIMD2<Double>), width: Int, height: Int,
         layered: LayeredScene
     ) -> ViewCamera {
         let centrePaper = (SIMD2(Double(width), Double(height)) / 2 - raster.offset) / raster.pixelsPerMillimetre
         let c = sheet.world(centrePaper)
+        let up = sheet.worldVector(SIMD2(0, -1))
         let metresPerPixel = sheet.scale / 1000 / raster.pixelsPerMillimetre
         let floorY = layered.elements.first { $0.category == .floor }?.transform.transformPoint(.zero).y ?? 0
         let y = floorY.isFinite ? floorY : 0
         return ViewCamera.orthographic(
-            position: SIMD3(c.x, y + 20, c.y), target: SIMD3(c.x, y, c.y), up: SIMD3(0, 0, -1),
+            position: SIMD3(c.x, y + 20, c.y), target: SIMD3(c.x, y, c.y), up: SIMD3(up.x, 0, up.y),
             halfExtent: Double(height) / 2 * metresPerPixel)
     }
 }
