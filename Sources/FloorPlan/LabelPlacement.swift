@@ -17,6 +17,33 @@ struct LabelBox: Equatable {
         across = SIMD2(-along.y, along.x)
     }
 
+    /// A drawn rectangle (no clearance): `half` its half sides along the unit vector `along` and
+    /// across it.
+    init(centre: SIMD2<Double>, half: SIMD2<Double>, along: SIMD2<Double>) {
+        self.centre = centre
+        self.half = half
+        self.along = along
+        across = SIMD2(-along.y, along.x)
+    }
+
+    /// The pieces, at most `SettledLabels.cell` long, of a drawn rectangle given by its four
+    /// corners in order (an object's footprint, a stretch of wall, a window); empty for any other
+    /// polygon or a degenerate one.
+    static func pieces(ofRectangle c: [SIMD2<Double>]) -> [LabelBox] {
+        guard c.count == 4, c.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { return [] }
+        var u = c[1] - c[0], v = c[3] - c[0]
+        var lu = (u * u).sum().squareRoot(), lv = (v * v).sum().squareRoot()
+        guard lu > 1e-9, lv > 1e-9, abs((u * v).sum()) < 1e-6 * lu * lv else { return [] }
+        if lv > lu { swap(&u, &v); swap(&lu, &lv) }
+        let along = u / lu
+        let count = min(Int((lu / SettledLabels.cell).rounded(.up)), 1_000)
+        let step = lu / Double(count)
+        let start = c[0] + v / 2
+        return (0..<count).map { k in
+            LabelBox(centre: start + along * (step * (Double(k) + 0.5)), half: SIMD2(step / 2, lv / 2), along: along)
+        }
+    }
+
     /// Whether the two rectangles share any area (separating-axis test on the four edge
     /// directions; touching edges do not count).
     func overlaps(_ o: LabelBox) -> Bool {
@@ -94,12 +121,14 @@ extension SheetDrawing {
     /// Keeps labels from covering one another. Labels are settled in order of importance (title and
     /// notes, room names and areas, dimensions, object names; dimensions with the least room to
     /// slide first, otherwise as drawn) and each is
-    /// checked against those settled before it: a dimension's text that would cover one slides along
-    /// its dimension line to the nearest free place, or where the line is too short, moves up to
-    /// twice its own height further from the line (where there is still none it stays in the middle), and
-    /// an object's name that would cover one is left out (the footprint
-    /// keeps its category colour). Room labels and the frame are not moved. The work is bounded by
-    /// `SettledLabels.maxTests`; returns the box tests it made.
+    /// checked against those settled before it: a dimension's text that would cover one, or an
+    /// object's footprint, a wall or a window, slides along its dimension line to the nearest place
+    /// clear of both, or where the line is too short, moves up to twice its own height further from
+    /// the line; where no place is clear of both it takes the nearest clear of labels alone, and
+    /// where there is none it stays in the middle. An object's name that would cover a label is
+    /// left out (the footprint keeps its category colour). Room labels and the frame are not moved.
+    /// The work is bounded by `SettledLabels.maxTests` box tests against labels and as many against
+    /// drawn shapes; returns the box tests it made.
     @discardableResult
     mutating func separateLabels() -> Int {
         struct Label {
@@ -123,18 +152,33 @@ extension SheetDrawing {
         func room(_ l: Label) -> Double { l.rank == 2 ? slides[l.index]?.reach ?? 0 : 0 }
         labels.sort { ($0.rank, room($0), $0.index) < ($1.rank, room($1), $1.index) }
         var settled = SettledLabels()
+        // What a dimension's text would rather not cover: object footprints, walls and windows.
+        var shapes = SettledLabels()
+        for item in sheet.items {
+            guard case .polygon(let corners, _, _, _, let layer) = item, [.furniture, .walls, .windows].contains(layer) else { continue }
+            for piece in LabelBox.pieces(ofRectangle: corners) { shapes.insert(piece) }
+        }
         var dropped = Set<Int>()
         for label in labels {
             var box = label.box
             // `isFree` is also false when the budget runs out during it: then the label stays as drawn.
-            if label.rank >= 2 && !settled.spent && !settled.isFree(box) && !settled.spent {
-                if label.rank == 3 {
-                    dropped.insert(label.index)
-                    continue
+            if label.rank == 3 && !settled.spent && !settled.isFree(box) && !settled.spent {
+                dropped.insert(label.index)
+                continue
+            }
+            if label.rank == 2 && !settled.spent, let slide = slides[label.index] {
+                let clear = settled.isFree(box)
+                // First the nearest place clear of labels and shapes; where there is none, the
+                // nearest clear of labels.
+                var moved: LabelBox?
+                if !settled.spent && (!clear || !shapes.isFree(box)) && !shapes.spent {
+                    moved = Self.nearestFree(box, slide: slide, free: { settled.isFree($0) && shapes.isFree($0) },
+                                             spent: { settled.spent || shapes.spent })
                 }
-                if let slide = slides[label.index],
-                    let moved = Self.nearestFree(box, slide: slide, free: { settled.isFree($0) }, spent: { settled.spent })
-                {
+                if moved == nil && !clear && !settled.spent {
+                    moved = Self.nearestFree(box, slide: slide, free: { settled.isFree($0) }, spent: { settled.spent })
+                }
+                if let moved {
                     box = moved
                     sheet.items[label.index] = Self.moved(sheet.items[label.index], to: moved.centre)
                 }
@@ -145,7 +189,7 @@ extension SheetDrawing {
             sheet.items = sheet.items.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
         }
         slides = [:]
-        return settled.tests
+        return settled.tests + shapes.tests
     }
 
     /// The first free position, `slideStep` apart: along the line nearest the middle first (the

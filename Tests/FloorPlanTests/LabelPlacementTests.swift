@@ -156,6 +156,60 @@ import USDParse
         #expect(texts.filter { $0 == "Chair" }.count == 3_000, "names come after the dimensions, when nothing is tested any more")
     }
 
+    /// A footprint drawn (on the furniture layer) as the rectangle `lo`…`hi`, paper millimetres.
+    static func footprint(_ lo: SIMD2<Double>, _ hi: SIMD2<Double>) -> PlanItem {
+        .polygon([lo, SIMD2(hi.x, lo.y), hi, SIMD2(lo.x, hi.y)], fill: 0xEEEEEE, stroke: 0, strokeWidth: 0.25, layer: .furniture)
+    }
+
+    @Test func aDimensionTextMovesOffAFootprintAlongItsLine() throws {
+        var d = try Self.crowded()
+        d.dimension(from: SIMD2(0, 0), to: SIMD2(3, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 3)
+        let before = try #require(Self.boxes(d.sheet).first)
+        // A 6 mm box over the middle of the text.
+        let shape = Self.footprint(before.box.centre - SIMD2(3, 3), before.box.centre + SIMD2(3, 3))
+        d.add(shape)
+        let pieces = LabelBox.pieces(ofRectangle: [before.box.centre - SIMD2(3, 3), before.box.centre + SIMD2(3, -3),
+                                                   before.box.centre + SIMD2(3, 3), before.box.centre + SIMD2(-3, 3)])
+        #expect(pieces.count == 1 && pieces.contains { $0.overlaps(before.box) })
+        d.separateLabels()
+        let after = try #require(Self.boxes(d.sheet).first)
+        let shift = after.box.centre - before.box.centre
+        #expect(abs(shift.y) < 1e-9 && abs(shift.x) > 0, "moved along the line only: \(shift)")
+        #expect(!pieces.contains { $0.overlaps(after.box) }, "clear of the footprint")
+        #expect(abs(shift.x) + after.box.half.x <= 15, "still on its 30 mm line")
+        #expect(d.sheet.items.contains(shape), "the footprint itself is not touched")
+    }
+
+    @Test func aDimensionTextWithNoPlaceClearOfShapesStaysWhereItWas() throws {
+        var d = try Self.crowded()
+        d.dimension(from: SIMD2(0, 0), to: SIMD2(3, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 3)
+        let before = try #require(Self.boxes(d.sheet).first)
+        // A wall-sized block under the whole line and everywhere the text could go.
+        d.add(Self.footprint(before.box.centre - SIMD2(40, 40), before.box.centre + SIMD2(40, 40)))
+        d.separateLabels()
+        #expect(Self.boxes(d.sheet).first?.box == before.box)
+    }
+
+    @Test func thousandsOfShapesCostABoundedNumberOfTests() throws {
+        var d = try Self.crowded()
+        // 60 dimensions of one 4 m wall on one spot: all but the first search for a free place.
+        for _ in 0..<60 {
+            d.dimension(from: SIMD2(0, 0), to: SIMD2(4, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 4)
+        }
+        // 5,000 specks just below the texts' row, in the cells every position tried reaches into
+        // but in the way of none, then one block over the whole spot: every test runs through the
+        // specks before it meets the block.
+        let first = try #require(Self.boxes(d.sheet).first).box
+        for k in 0..<5_000 {
+            let at = first.centre + SIMD2(Double(k % 100) * 0.4 - 20, first.half.y + 0.1)
+            d.add(Self.footprint(at, at + SIMD2(0.1, 0.1)))
+        }
+        d.add(Self.footprint(first.centre - SIMD2(30, 30), first.centre + SIMD2(30, first.half.y)))
+        let tests = d.separateLabels()
+        #expect(tests >= SettledLabels.maxTests && tests <= 2 * SettledLabels.maxTests, "\(tests) box tests")
+        #expect(Self.boxes(d.sheet).count == 60, "no dimension is left out")
+    }
+
     @Test func anObjectNameThatWouldCoverALabelIsLeftOut() throws {
         var d = try Self.crowded()
         d.dimension(from: SIMD2(0, 0), to: SIMD2(3, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 3)
