@@ -9,18 +9,28 @@ import Darwin
 /// the floor plan both turn the room so that most of its walls run square to the image, and pick
 /// the same one of the four such turns.
 public enum WallOrientation {
+    /// Most walls `dominantAngle` looks at: the longest ones.
+    public static let maxWalls = 256
+
     /// The wall direction (radians in the world's XZ plane, `atan2(z, x)`, modulo 90°) that most
     /// wall length agrees with: each wall's own direction is scored by the length of the walls
     /// within 5° of it (modulo 90°, weighted down linearly with the difference), and the best one
-    /// is refined by the length-weighted mean of those walls. Ties keep the earliest wall; 0 with
-    /// no wall.
+    /// is refined by the length-weighted mean of those walls. Only the `maxWalls` longest walls
+    /// take part (the work is quadratic in their count; real rooms have tens). Ties keep the
+    /// earliest wall; 0 with no wall.
     ///
-    /// - Parameter walls: each wall's direction (radians, any turn) and length (metres; lengths
-    ///   under 0.01 m count as 0.01 m). Quadratic in the count: callers cap it.
+    /// - Parameter walls: each wall's direction (radians, any turn; walls without a finite one are
+    ///   left out) and length (metres; lengths under 0.01 m, or not finite, count as 0.01 m).
     public static func dominantAngle(_ walls: [(angle: Double, length: Double)]) -> Double {
         let q = Double.pi / 2
-        let angles = walls.map { w -> Double in w.angle - (w.angle / q).rounded(.down) * q }  // [0, 90°)
-        let lengths = walls.map { max($0.length, 0.01) }
+        func length(_ i: Int) -> Double { walls[i].length.isFinite ? max(walls[i].length, 0.01) : 0.01 }
+        var kept = walls.indices.filter { walls[$0].angle.isFinite }
+        if kept.count > maxWalls {
+            kept.sort { (length($0), $1) > (length($1), $0) }
+            kept = kept.prefix(maxWalls).sorted()
+        }
+        let angles = kept.map { i -> Double in walls[i].angle - (walls[i].angle / q).rounded(.down) * q }  // [0, 90°)
+        let lengths = kept.map(length)
         func delta(_ a: Double, _ b: Double) -> Double {
             var d = (a - b).truncatingRemainder(dividingBy: q)
             if d > q / 2 { d -= q }

@@ -27,6 +27,17 @@ import Testing
         #expect(abs(WallOrientation.dominantAngle(walls) - Self.radians(10)) < 1e-12)
     }
 
+    /// Only the longest walls count: 256 walls of 2 m at 40° outweigh a thousand of 1 m at 10°,
+    /// which would win if every wall counted; walls without a direction are left out.
+    @Test func theLongestWallsDecide() {
+        var walls: [(angle: Double, length: Double)] = Array(repeating: (Self.radians(10), 1), count: 1_000)
+        walls += Array(repeating: (Self.radians(40), 2), count: WallOrientation.maxWalls)
+        walls.append((.nan, 100))
+        walls.append((Self.radians(10), .infinity))
+        #expect(abs(WallOrientation.dominantAngle(walls) - Self.radians(40)) < 1e-12)
+        #expect(WallOrientation.dominantAngle([(.nan, 1)]) == 0)
+    }
+
     /// Up is the one of the four square directions nearest the world's −Z.
     @Test func upIsTheSquareDirectionNearestMinusZ() {
         for (angle, expected) in [(0.0, -90.0), (30, -60), (60, -120), (89, -91), (44.9, -45.1)] {
