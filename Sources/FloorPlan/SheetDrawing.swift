@@ -46,11 +46,18 @@ struct SheetDrawing {
         }
     }
 
-    /// An angle kept readable: text never upside down.
+    /// How far from vertical a text may lean and still read from the bottom up (radians).
+    static let verticalTolerance = 5 * Double.pi / 180
+
+    /// An angle kept readable: text never upside down, and every text within
+    /// `verticalTolerance` of vertical reads from the bottom up (from the sheet's right-hand side,
+    /// as drafters letter vertical dimensions), so the vertical texts of a sheet turned square to
+    /// its walls all read the same way. Radians in [−π/2 − tolerance, π/2 − tolerance).
     static func upright(_ angle: Double) -> Double {
-        var a = angle
-        while a > Double.pi / 2 + 1e-9 { a -= Double.pi }
-        while a <= -Double.pi / 2 + 1e-9 { a += Double.pi }
+        guard angle.isFinite else { return 0 }
+        var a = angle.truncatingRemainder(dividingBy: 2 * Double.pi)
+        while a >= Double.pi / 2 - verticalTolerance { a -= Double.pi }
+        while a < -Double.pi / 2 - verticalTolerance { a += Double.pi }
         return a
     }
 

@@ -78,6 +78,31 @@ import TestSupport
         #expect(checked >= 5)
     }
 
+    /// Texts are never upside down, and every text within 5° of vertical reads from the bottom up:
+    /// on a sheet turned square to its walls the two sides' dimensions read the same way, however
+    /// the rounding of the turn fell.
+    @Test func verticalTextsAllReadFromTheBottomUp() throws {
+        let up = -Double.pi / 2
+        for (angle, expected) in [(Double.pi / 2 - 1e-12, up - 1e-12), (-Double.pi / 2 + 1e-12, up + 1e-12),
+                                  (Double.pi / 2 - 0.05, up - 0.05), (0, 0), (Double.pi, 0), (3 * Double.pi / 4, -Double.pi / 4),
+                                  (-3 * Double.pi / 4, Double.pi / 4), (7 * Double.pi, 0)] {
+            #expect(abs(SheetDrawing.upright(angle) - expected) < 1e-9, "\(angle) → \(SheetDrawing.upright(angle))")
+        }
+        var vertical = 0
+        for (name, layered) in try LabelPlacementTests.rooms() {
+            guard let plan = PlanBuilder.build(layered).plan else { continue }
+            for sheet in plan.sheets {
+                for item in sheet.items {
+                    guard case .text(let s, _, _, let a, _, _, _, _) = item else { continue }
+                    #expect(a >= up - SheetDrawing.verticalTolerance - 1e-12 && a < Double.pi / 2 - SheetDrawing.verticalTolerance,
+                            "\(name): '\(s)' at \(a)")
+                    if abs(a - up) < 1e-6 { vertical += 1 }
+                }
+            }
+        }
+        #expect(vertical >= 10, "\(vertical) vertical texts")
+    }
+
     /// The DXF of a turned room is the DXF of the room, turned: coordinates and angles in the
     /// scan's own frame (X = x, Y = −z), not the sheet's.
     @Test func theDXFKeepsTheScansCoordinates() throws {

@@ -18,8 +18,9 @@ public enum ArtifactStages {
     public static let render = 3
     /// The floor plan: its geometry, the SVG, PDF and DXF writers and a room's plan thumbnail
     /// (`plan`). 2: labels kept from covering one another. 3: sheets turned square to the walls.
-    /// 4: dimension texts kept off footprints, walls and windows where they can be.
-    public static let plan = 4
+    /// 4: dimension texts kept off footprints, walls and windows where they can be. 5: vertical
+    /// texts read from the bottom up.
+    public static let plan = 5
 }
 
 /// The key of each output group: SHA-256 over a canonical text of everything the group's bytes
