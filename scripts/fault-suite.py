@@ -121,17 +121,7 @@ def main() -> int:
                 ok, figures = False, f"error: {e}"
                 traceback.print_exc(file=sys.stderr)
             finally:
-                for w in list(suite.workers):
-                    w.stop(grace=5)
-                    suite.workers.remove(w)
-                for s in list(suite.connections):
-                    suite.close(s)
-                while suite.cleanups:
-                    cleanup = suite.cleanups.pop()
-                    try:
-                        cleanup()
-                    except Exception as e:  # noqa: BLE001
-                        log(f"cleanup step failed: {e}")
+                suite.release()
             print(f"{'PASS' if ok else 'FAIL'} {number} {title} ({time.time() - t0:.1f} s): {figures}", flush=True)
             if ok:
                 passed += 1

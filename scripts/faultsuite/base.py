@@ -227,12 +227,15 @@ class Suite:
     def stop_workers(self, workers: list[Worker], grace: float = 20) -> list[int | None]:
         return [w.stop(grace=grace) for w in workers]
 
-    def shutdown(self) -> None:
-        for w in self.workers:
+    def release(self) -> None:
+        """Stops every worker, closes every connection and runs the cleanups, last in first out;
+        the cluster keeps running (what each scenario leaves behind)."""
+        for w in list(self.workers):
             try:
                 w.stop(grace=5)
             except Exception:  # noqa: BLE001 - cleanup goes on
                 pass
+            self.workers.remove(w)
         for s in list(self.connections):
             self.close(s)
         while self.cleanups:
@@ -241,4 +244,7 @@ class Suite:
                 fn()
             except Exception as e:  # noqa: BLE001
                 log(f"cleanup step failed: {e}")
+
+    def shutdown(self) -> None:
+        self.release()
         self.pg.stop()

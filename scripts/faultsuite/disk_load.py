@@ -9,7 +9,7 @@ import subprocess
 import time
 
 from .base import Check, Suite, free_port, http_status, quote, stats_ms
-from .shared import FAST, epoch, file_prefixes, final_state, insert_versions, ready_events, stage_file_sources, wait_until
+from .shared import FAST, epoch, file_prefixes, final_state, insert_versions, open_scenario, ready_events, stage_file_sources, wait_until
 
 
 def scenario_disk_full(suite: Suite) -> tuple[bool, str]:
@@ -138,12 +138,7 @@ def scenario_disk_full(suite: Suite) -> tuple[bool, str]:
 
 def scenario_load(suite: Suite) -> tuple[bool, str]:
     n = suite.args.jobs_6
-    url = suite.new_database("s6_load")
-    storage = os.path.join(suite.work, "s6-storage")
-    stage_file_sources(storage)
-    db = suite.connect(url)
-    listener = suite.connect(url, name="fault-suite-listen")
-    listener.query("LISTEN transcode_events")
+    url, storage, db, listener = open_scenario(suite, "s6_load")
     args = ["--concurrency", "1", "--lease-seconds", "30", "--heartbeat-seconds", "5", "--rescue-seconds", "5",
             "--poll-seconds", "2", "--retry-base-seconds", "1", "--shutdown-grace-seconds", "20"]
     ws = [suite.worker(f"s6-w{i}", url, "file://" + storage, args) for i in (1, 2, 3, 4)]

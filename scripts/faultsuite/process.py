@@ -8,16 +8,11 @@ import subprocess
 import time
 
 from .base import Check, Suite, free_port, http_status, log, quote
-from .shared import FAST, epoch, file_prefixes, final_state, insert_versions, log_records, ready_events, stage_file_sources, wait_until
+from .shared import FAST, epoch, file_prefixes, final_state, insert_versions, log_records, open_scenario, ready_events, stage_file_sources, wait_until
 
 
 def scenario_kill(suite: Suite) -> tuple[bool, str]:
-    url = suite.new_database("s1_kill")
-    storage = os.path.join(suite.work, "s1-storage")
-    stage_file_sources(storage)
-    db = suite.connect(url)
-    listener = suite.connect(url, name="fault-suite-listen")
-    listener.query("LISTEN transcode_events")
+    url, storage, db, listener = open_scenario(suite, "s1_kill")
     n = 8
     _, ids = insert_versions(db, n, "s1 kill")
     args = ["--concurrency", "1", "--lease-seconds", "4"] + FAST

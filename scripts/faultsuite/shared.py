@@ -11,6 +11,19 @@ import time
 from .base import JSON_KEY, PG, SAMPLE, SuiteError, USDZ_KEY, Worker, quote
 
 
+def open_scenario(suite, name: str) -> tuple[str, str, PG, PG]:
+    """A scenario's database `name` (`s<n>_<what>`) with the sources staged in the file storage
+    `<work>/s<n>-storage`: its URL, the storage directory, a connection, and a second connection
+    listening to transcode_events."""
+    url = suite.new_database(name)
+    storage = os.path.join(suite.work, name.split("_")[0] + "-storage")
+    stage_file_sources(storage)
+    db = suite.connect(url)
+    listener = suite.connect(url, name="fault-suite-listen")
+    listener.query("LISTEN transcode_events")
+    return url, storage, db, listener
+
+
 def stage_file_sources(storage: str) -> None:
     for key, ext in ((USDZ_KEY, ".usdz"), (JSON_KEY, ".json")):
         dest = os.path.join(storage, key)

@@ -185,6 +185,22 @@ class S3Setup:
         return out
 
 
+def failed_outcome(db, proxy: S3Proxy, worker, version_id: str, what: str) -> tuple[float, list, int, int | None]:
+    """Waits (at most 60 s) for a version to fail and gives 2.5 s of room for retries that must not
+    happen; then the seconds it took to fail, the version's status, attempt, error code, message
+    and error count, the requests the proxy saw and the worker's exit status once stopped."""
+    t0 = time.time()
+    wait_until(lambda: db.scalar(f"SELECT status FROM room_versions WHERE id = {quote(version_id)}") == "failed",
+               60, what, [worker], step=0.1)
+    seconds = time.time() - t0
+    time.sleep(2.5)
+    row = db.query(f"SELECT status, attempt, last_error_code, last_error, jsonb_array_length(errors) FROM room_versions "
+                   f"WHERE id = {quote(version_id)}")[0]
+    with proxy.lock:
+        requests = len(proxy.log)
+    return seconds, row, requests, worker.stop(grace=20)
+
+
 def scenario_storage(suite: Suite) -> tuple[bool, str]:
     try:
         import boto3  # noqa: F401 - moto[server] brings it
@@ -249,16 +265,7 @@ def scenario_storage(suite: Suite) -> tuple[bool, str]:
     _, ids_b = insert_versions(db, 1, "s4 forbidden")
     bad = suite.worker("s4-forbidden", url, storage_url, args,
                        env={"AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": "wrong" + secret[5:]})
-    t_b = time.time()
-    wait_until(lambda: db.scalar(f"SELECT status FROM room_versions WHERE id = {quote(ids_b[0])}") == "failed",
-               60, "the forbidden version to fail", [bad], step=0.1)
-    fail_b = time.time() - t_b
-    time.sleep(2.5)  # room for retries that must not happen
-    rb = db.query(f"SELECT status, attempt, last_error_code, last_error, jsonb_array_length(errors) FROM room_versions "
-                  f"WHERE id = {quote(ids_b[0])}")[0]
-    with proxy.lock:
-        req_b = len(proxy.log)
-    exit_b = bad.stop(grace=20)
+    fail_b, rb, req_b, exit_b = failed_outcome(db, proxy, bad, ids_b[0], "the forbidden version to fail")
     ok_b = all([
         c("4b failed with SOURCE_DOWNLOAD_FAILED", rb[0] == "failed" and rb[2] == "SOURCE_DOWNLOAD_FAILED"),
         c("4b message names STORAGE_FORBIDDEN", "STORAGE_FORBIDDEN" in (rb[3] or "")),
@@ -272,16 +279,7 @@ def scenario_storage(suite: Suite) -> tuple[bool, str]:
     proxy.reset(lambda i: "pass")
     _, ids_c = insert_versions(db, 1, "s4 missing", usdz_key="faults/sources/does-not-exist.usdz")
     w_c = suite.worker("s4-missing", url, storage_url, args, env=good_env)
-    t_c = time.time()
-    wait_until(lambda: db.scalar(f"SELECT status FROM room_versions WHERE id = {quote(ids_c[0])}") == "failed",
-               60, "the missing-source version to fail", [w_c], step=0.1)
-    fail_c = time.time() - t_c
-    time.sleep(2.5)
-    rc = db.query(f"SELECT status, attempt, last_error_code, last_error, jsonb_array_length(errors) FROM room_versions "
-                  f"WHERE id = {quote(ids_c[0])}")[0]
-    with proxy.lock:
-        req_c = len(proxy.log)
-    exit_c = w_c.stop(grace=20)
+    fail_c, rc, req_c, exit_c = failed_outcome(db, proxy, w_c, ids_c[0], "the missing-source version to fail")
     ok_c = all([
         c("4c failed with SOURCE_NOT_FOUND", rc[0] == "failed" and rc[2] == "SOURCE_NOT_FOUND"),
         c(f"4c no retry (attempt {rc[1]}, {rc[4]} errors)", int(rc[1]) == 1 and int(rc[4]) == 1),
