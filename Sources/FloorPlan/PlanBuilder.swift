@@ -65,7 +65,7 @@ public enum PlanBuilder {
         return (FloorPlan(sheets: sheets, rooms: rooms, options: options), nil)
     }
 
-    /// The turn of every sheet (radians, in (−π/4, π/4]): the walls of all stories
+    /// The turn of every sheet (radians, at most π/4 either way): the walls of all stories
     /// (`WallOrientation`) run square to the paper, with up on the paper the wall direction nearest
     /// the world's −Z, as in the rendered top-down view.
     static func sheetRotation(_ g: PlanGeometry) -> Double {

@@ -65,7 +65,7 @@ public struct PlanSheet: Sendable, Equatable {
     public var contentMin: SIMD2<Double> = .zero
     public var contentMax: SIMD2<Double> = .zero
     /// How far the world is turned on the paper (radians, clockwise on the page as y points down;
-    /// in (−π/4, π/4]): a world direction at angle φ (`atan2(z, x)`) is drawn at φ + `rotation`.
+    /// at most π/4 either way): a world direction at angle φ (`atan2(z, x)`) is drawn at φ + `rotation`.
     /// The sheet is turned so that most wall length runs square to the paper
     /// (`WallOrientation`); 0 when the walls already do.
     public var rotation: Double = 0
