@@ -11,10 +11,8 @@ struct LabelBox: Equatable {
     var across: SIMD2<Double>
 
     init(_ text: String, at centre: SIMD2<Double>, size: Double, angle: Double) {
-        self.centre = centre
-        half = SIMD2(SheetDrawing.textWidth(text, size: size) / 2, size / 2) + Self.clearance
-        along = SIMD2(cosine(angle), sine(angle))
-        across = SIMD2(-along.y, along.x)
+        self.init(centre: centre, half: SIMD2(SheetDrawing.textWidth(text, size: size) / 2, size / 2) + Self.clearance,
+                  along: SIMD2(cosine(angle), sine(angle)))
     }
 
     /// A drawn rectangle (no clearance): `half` its half sides along the unit vector `along` and

@@ -80,11 +80,9 @@ public enum PlanBuilder {
     /// dimension lines, centred in the drawable area at the largest scale that fits, the world
     /// turned by `rotation`.
     static func layout(_ g: PlanGeometry, story: Int, rotation: Double = 0) -> PlanSheet {
-        var turned = PlanSheet(story: story, width: 0, height: 0, scale: 1000, origin: .zero, items: [], title: "")
-        turned.rotation = rotation
         var pts = g.walls(story: story).flatMap { [$0.a, $0.b] } + g.floors(story: story).flatMap { $0 }
         pts += g.objects(story: story).flatMap(\.corners)
-        pts = pts.map(turned.paperVector)
+        pts = pts.map { PlanSheet.turn($0, by: rotation) }
         var lo = pts.first ?? .zero, hi = lo
         for p in pts { lo = pointwiseMin(lo, p); hi = pointwiseMax(hi, p) }
         lo -= SIMD2(repeating: dimensionBand)

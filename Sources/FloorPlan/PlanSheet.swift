@@ -82,17 +82,16 @@ public struct PlanSheet: Sendable, Equatable {
     public func world(_ paper: SIMD2<Double>) -> SIMD2<Double> { worldVector((paper - origin) * (scale / 1000)) }
 
     /// A world vector (x, z) turned onto the paper (same length, not scaled).
-    public func paperVector(_ v: SIMD2<Double>) -> SIMD2<Double> {
-        guard rotation != 0 else { return v }
-        let c = cosine(rotation), s = sine(rotation)
-        return SIMD2(c * v.x - s * v.y, s * v.x + c * v.y)
-    }
+    public func paperVector(_ v: SIMD2<Double>) -> SIMD2<Double> { Self.turn(v, by: rotation) }
 
     /// A paper vector turned back into the world's (x, z) (same length, not scaled).
-    public func worldVector(_ v: SIMD2<Double>) -> SIMD2<Double> {
-        guard rotation != 0 else { return v }
-        let c = cosine(rotation), s = sine(rotation)
-        return SIMD2(c * v.x + s * v.y, -s * v.x + c * v.y)
+    public func worldVector(_ v: SIMD2<Double>) -> SIMD2<Double> { Self.turn(v, by: -rotation) }
+
+    /// `v` turned by `angle` radians (clockwise on the page as y points down).
+    static func turn(_ v: SIMD2<Double>, by angle: Double) -> SIMD2<Double> {
+        guard angle != 0 else { return v }
+        let c = cosine(angle), s = sine(angle)
+        return SIMD2(c * v.x - s * v.y, s * v.x + c * v.y)
     }
 }
 
