@@ -1,0 +1,1 @@
+"""The differential-test corpus generator's parts; `scripts/gen-differential.py` runs them (see its help)."""
