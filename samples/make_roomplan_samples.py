@@ -19,6 +19,7 @@ Samples (see samples/README.md):
                            no floor; the JSON has no version, floors, sections, story
 """
 
+import argparse
 import json
 import os
 import sys
@@ -32,7 +33,11 @@ from roomplan_gen.samples import ios16_mesh, mesh_opening_unmatched, model_catal
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "roomplan")
+    parser = argparse.ArgumentParser(
+        description="Writes the RoomPlan-style sample USDZ packages, their CapturedRoom JSON and index.json.")
+    parser.add_argument("out", nargs="?", default=os.path.join(here, "roomplan"), metavar="OUT_DIR",
+                        help="where to write them (default: samples/roomplan, next to this script)")
+    out = parser.parse_args().out
     os.makedirs(out, exist_ok=True)
     index = []
     for make in (parametric_two_sections, mesh_opening_unmatched, model_catalog, ios16_mesh):

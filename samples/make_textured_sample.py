@@ -6,6 +6,7 @@ exercise `convert --redacted-textures`. Deterministic: fixed pixels and a fixed 
 Usage: python3 samples/make_textured_sample.py [OUTDIR]   (default: samples/textured)
 Needs usd-core (pip install usd-core) for the crate layer.
 """
+import argparse
 import os
 import struct
 import sys
@@ -77,7 +78,10 @@ def write_usdz(path, entries):
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "textured")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", nargs="?", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "textured"),
+                        metavar="OUT_DIR", help="where to write (default: samples/textured)")
+    out = parser.parse_args().out
     os.makedirs(os.path.join(out, "redacted", "textures"), exist_ok=True)
     original = png(16, 16, lambda x, y: (200, 40 + 10 * x, 40 + 10 * y))   # a warm gradient ("a face")
     redacted = png(16, 16, lambda x, y: (128, 128, 128))                      # flat grey

@@ -10,6 +10,7 @@ Library targets and the executables are drawn; test targets (and their TestSuppo
 left out (each C wrapper is named on the target that uses it). Edges point from a target to what it
 depends on.
 """
+import argparse
 import json
 import os
 import subprocess
@@ -63,13 +64,17 @@ def diagram(found):
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true",
+                        help="write nothing; exit 1 unless README.md's graph matches Package.swift")
+    check = parser.parse_args().check
     text = open(README, encoding="utf-8").read()
     if BEGIN not in text or END not in text:
         sys.exit(f"architecture-graph: README.md has no {BEGIN} … {END} block")
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     new = head + BEGIN + "\n" + diagram(targets()) + "\n" + END + tail
-    if "--check" in sys.argv[1:]:
+    if check:
         if new != text:
             print("architecture-graph: README.md's module graph differs from Package.swift; "
                   "run python3 scripts/architecture-graph.py", file=sys.stderr)

@@ -11,6 +11,7 @@ manifest's `plan.note` says why and no plan file exists.
 Prints one line per folder ('ok' or 'FAIL' and why); exits 1 on any failure.
 Needs: pip install ezdxf; Debian poppler-utils.
 """
+import argparse
 import json
 import os
 import subprocess
@@ -64,11 +65,10 @@ def check(out):
 
 
 def main(argv):
-    if not argv:
-        print(__doc__)
-        return 2
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("outs", nargs="+", metavar="OUT_DIR", help="a folder written by `transcode-worker convert`")
     failed = 0
-    for out in argv:
+    for out in parser.parse_args(argv).outs:
         try:
             print(f"ok   {out}: {check(out)}")
         except Exception as e:  # noqa: BLE001 - every failure is reported, then counted

@@ -10,6 +10,7 @@ layer stacks joined as scripts/fuzz documents), roomplan (CapturedRoom .json), t
 .jpg, also out of packages) and convert (packages with their RoomPlan JSON, JSON alone, layers).
 Seed files are named after a hash of their bytes, so duplicates collapse. Prints one count per target.
 """
+import argparse
 import hashlib
 import os
 import sys
@@ -43,9 +44,13 @@ def kind(data, name):
 
 
 def main():
-    out = sys.argv[1]
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", metavar="OUTDIR", help="where the seed folders are written")
+    parser.add_argument("sources", nargs="*", metavar="SOURCE_DIR", help="folders to walk (default: see above)")
+    args = parser.parse_args()
+    out = args.out
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    sources = sys.argv[2:] or [os.path.join(root, "samples"), os.path.join(root, "Tests", "Fixtures"),
+    sources = args.sources or [os.path.join(root, "samples"), os.path.join(root, "Tests", "Fixtures"),
                                os.path.join(root, "..", "shared", "corpus")]
     seeds = {t: {} for t in TARGETS}
 

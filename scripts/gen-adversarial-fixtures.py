@@ -14,6 +14,7 @@ library only); the output is deterministic, so re-running rewrites the same byte
     python3 scripts/gen-adversarial-fixtures.py --list     # prints the cases
     python3 scripts/gen-adversarial-fixtures.py --check    # exit 1 unless the committed files match
 """
+import argparse
 import json
 import os
 import sys
@@ -27,8 +28,15 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "F
 
 
 def main():
-    listing = "--list" in sys.argv
-    checking = "--check" in sys.argv
+    parser = argparse.ArgumentParser(
+        description="Writes the hostile inputs and cases.json into Tests/Fixtures/adversarial/ "
+                    "(removing files no case names).")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--list", action="store_true", help="print the cases (name, code, bytes, attack) and write nothing")
+    mode.add_argument("--check", action="store_true",
+                      help="write nothing; exit 1 unless the committed files are exactly what would be written")
+    args = parser.parse_args()
+    listing, checking = args.list, args.check
     index = []
     files = {}
     for name, case_files, invocation, attack, code in cases():

@@ -7,6 +7,7 @@ USD_WRITE_NEW_USDC_FILES_AS_VERSION can select the crate version written for new
     python3 scripts/gen-crate-fixtures.py            # writes Tests/Fixtures/crate/*.usdc
     python3 scripts/gen-crate-fixtures.py --dump     # also prints each fixture as USDA (the test oracle)
 """
+import argparse
 import os
 import subprocess
 import sys
@@ -255,6 +256,9 @@ def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--child":
         child(sys.argv[2], sys.argv[3])
         return
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dump", action="store_true", help="also print each fixture as usd-core reads it, as USDA")
+    dump = parser.parse_args().dump
     os.makedirs(OUT, exist_ok=True)
     for name, kind, version in FIXTURES:
         path = os.path.join(OUT, name)
@@ -264,7 +268,7 @@ def main():
         with open(path, "rb") as f:
             head = f.read(11)
         print("%-26s %6d bytes, crate %d.%d.%d" % (name, os.path.getsize(path), head[8], head[9], head[10]))
-        if "--dump" in sys.argv:
+        if dump:
             from pxr import Sdf
             print(Sdf.Layer.OpenAsAnonymous(path).ExportToString())
 

@@ -18,6 +18,7 @@ Usage: gen-nested-packages.py [OUTDIR]   (default: Tests/Fixtures/zip/nested-pac
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shutil
@@ -197,7 +198,10 @@ def describe(path: str) -> dict:
 
 
 def main() -> int:
-    outdir = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else DEFAULT_OUT)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("outdir", nargs="?", default=DEFAULT_OUT, metavar="OUTDIR",
+                        help="where to write (default: Tests/Fixtures/zip/nested-packages)")
+    outdir = os.path.abspath(parser.parse_args().outdir)
     os.makedirs(outdir, exist_ok=True)
     expected = {}
     with tempfile.TemporaryDirectory() as scratch:

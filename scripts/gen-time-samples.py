@@ -17,13 +17,14 @@ time samples, with and without `startTimeCode`. time_samples.expected.json recor
 Usage: python3 scripts/gen-time-samples.py [output-dir]   (needs usd-core: pip install usd-core)
 """
 import json
+import argparse
 import math
 import os
 import sys
 
 from pxr import Gf, Sdf, Usd, UsdGeom, Vt
 
-OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "Tests", "Fixtures", "usda")
+DEFAULT_OUT = os.path.join(os.path.dirname(__file__), "..", "Tests", "Fixtures", "usda")
 
 CUBE = [(-1, -1, -1), (1, -1, -1), (1, 1, -1), (-1, 1, -1), (-1, -1, 1), (1, -1, 1), (1, 1, 1), (-1, 1, 1)]
 COUNTS = [4] * 6
@@ -171,6 +172,10 @@ CASES = [
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", nargs="?", default=DEFAULT_OUT, metavar="OUT_DIR",
+                        help="where to write (default: Tests/Fixtures/usda)")
+    OUT = parser.parse_args().out
     os.makedirs(OUT, exist_ok=True)
     expected = {}
     for name, t0, t1, start, matrix in CASES:

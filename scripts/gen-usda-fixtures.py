@@ -21,6 +21,7 @@ USDACorpusTests checks: spec counts per type, the total number of stored fields,
 pseudo-root and default-prim specs (field names only for the RoomPlan captures, which carry no
 licence). The corpus files themselves are never copied.
 """
+import argparse
 import json
 import os
 import sys
@@ -36,6 +37,11 @@ from usdafixtures.fixtures import FIXTURES, OUT
 
 
 def main():
+    parser = argparse.ArgumentParser(
+        description="Writes the USDA fixtures (NAME.usda, NAME.expected.json, NAME.usdc) into Tests/Fixtures/usda/.")
+    parser.add_argument("--corpus", metavar="DIR",
+                        help="also write corpus-facts.json from the USDA layers of this corpus (e.g. ../shared/corpus)")
+    args = parser.parse_args()
     os.makedirs(OUT, exist_ok=True)
     for name, text in FIXTURES.items():
         layer = Sdf.Layer.CreateAnonymous(name + ".usda")
@@ -48,8 +54,8 @@ def main():
             f.write("\n")
         layer.Export(os.path.join(OUT, name + ".usdc"))
         print("wrote", name, len(describe(layer)["specs"]), "specs")
-    if "--corpus" in sys.argv:
-        corpus_facts(sys.argv[sys.argv.index("--corpus") + 1])
+    if args.corpus:
+        corpus_facts(args.corpus)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ invalid ones no zip writer would produce. Run from anywhere:
 
 The output is deterministic (fixed timestamps, no randomness); re-running rewrites the same bytes.
 """
+import argparse
 import os
 import struct
 import zlib
@@ -349,6 +350,7 @@ def fixtures():
 
 
 def main():
+    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
     os.makedirs(OUT, exist_ok=True)
     for name, data in sorted(fixtures().items()):
         with open(os.path.join(OUT, name), "wb") as fh:
