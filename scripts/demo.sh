@@ -20,6 +20,7 @@
 # Environment: BUILD_DIR (build directory, default .build), DEMO_TIMEOUT (seconds the worker
 # may run, default 1800).
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=$ROOT/out/demo

@@ -2,6 +2,7 @@
 # Installs the Debian packages the build links against and the Python packages the tests use.
 # Idempotent: only missing packages are installed. Needs root (or sudo) for apt-get.
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 
 APT_PACKAGES=(
   pkg-config python3

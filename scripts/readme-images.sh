@@ -20,6 +20,7 @@
 # Environment: BUILD_DIR (build directory, default .build), SAMPLE (the sample's name under
 # samples/roomplan/, default parametric_two_sections).
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-.build}
 SAMPLE=${SAMPLE:-parametric_two_sections}

@@ -3,6 +3,7 @@
 # sample (USDZ + CapturedRoom JSON) into out/sample/model.glb and out/sample/layer_manifest.json.
 # Pass INPUT [ROOM.json] to convert something else.
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 SKIP_PIP=1 bash scripts/install-deps.sh
 swift build -c release --product transcode-worker > /tmp/transcode-build.log 2>&1 || { cat /tmp/transcode-build.log; exit 1; }

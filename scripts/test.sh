@@ -8,6 +8,7 @@
 #   SKIP_ASAN=1 scripts/test.sh   skip the sanitizer pass
 #   FUZZ_SMOKE_SECONDS=N scripts/test.sh   fuzz each target N s (default 60; 0 skips the stage)
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
