@@ -42,6 +42,15 @@ struct LabelBox: Equatable {
         }
     }
 
+    /// The pieces of a drawn line from `a` to `b`, `width` paper millimetres wide, as those of the
+    /// rectangle it covers; empty for a line of no length.
+    static func pieces(ofSegment a: SIMD2<Double>, _ b: SIMD2<Double>, width: Double) -> [LabelBox] {
+        let d = b - a, length = (d * d).sum().squareRoot()
+        guard length > 1e-9, width.isFinite, width > 0 else { return [] }
+        let n = SIMD2(-d.y, d.x) / length * (width / 2)
+        return pieces(ofRectangle: [a - n, b - n, b + n, a + n])
+    }
+
     /// Whether the two rectangles share any area (separating-axis test on the four edge
     /// directions; touching edges do not count).
     func overlaps(_ o: LabelBox) -> Bool {
@@ -67,6 +76,9 @@ struct LabelSlide {
     var away: SIMD2<Double>
     /// The text's height, millimetres.
     var size: Double
+    /// The dimension's own sheet items: its lines (extension lines, dimension line, end marks),
+    /// which its text is drawn against and need not keep clear of, and the text itself.
+    var ownItems: Range<Int> = 0..<0
 }
 
 /// The labels settled so far, bucketed on a grid of `cell` paper millimetres so that a box is
@@ -78,19 +90,26 @@ struct SettledLabels {
     static let maxTests = 1_000_000
 
     private(set) var boxes: [LabelBox] = []
+    /// The sheet item each box was drawn for (−1: none given).
+    private var owners: [Int] = []
+    /// Boxes that only matter to where a label moves, not to whether it must (`isFree`'s `soft`).
+    private var softness: [Bool] = []
     private var cells: [SIMD2<Int>: [Int]] = [:]
     private(set) var tests = 0
     var spent: Bool { tests >= Self.maxTests }
 
-    mutating func insert(_ b: LabelBox) {
+    mutating func insert(_ b: LabelBox, owner: Int = -1, soft: Bool = false) {
         for c in Self.cells(of: b) { cells[c, default: []].append(boxes.count) }
         boxes.append(b)
+        owners.append(owner)
+        softness.append(soft)
     }
 
-    /// Whether `b` covers no settled label; false once the budget is spent.
-    mutating func isFree(_ b: LabelBox) -> Bool {
+    /// Whether `b` covers no settled box other than those drawn for the items `except`, soft boxes
+    /// counting only when `soft`; false once the budget is spent.
+    mutating func isFree(_ b: LabelBox, except: Range<Int> = 0..<0, soft: Bool = false) -> Bool {
         for c in Self.cells(of: b) {
-            for i in cells[c] ?? [] {
+            for i in cells[c] ?? [] where !except.contains(owners[i]) && (soft || !softness[i]) {
                 guard tests < Self.maxTests else { return false }
                 tests += 1
                 if boxes[i].overlaps(b) { return false }
@@ -120,7 +139,8 @@ extension SheetDrawing {
     /// notes, room names and areas, dimensions, object names; dimensions with the least room to
     /// slide first, otherwise as drawn) and each is
     /// checked against those settled before it: a dimension's text that would cover one, or an
-    /// object's footprint, a wall or a window, slides along its dimension line to the nearest place
+    /// object's footprint, a wall, a window, a door or another dimension's lines, slides along its
+    /// dimension line to the nearest place
     /// clear of both, or where the line is too short, moves up to twice its own height further from
     /// the line; where no place is clear of both it takes the nearest clear of labels alone, and
     /// where there is none it stays in the middle. An object's name that would cover a label is
@@ -150,11 +170,21 @@ extension SheetDrawing {
         func room(_ l: Label) -> Double { l.rank == 2 ? slides[l.index]?.reach ?? 0 : 0 }
         labels.sort { ($0.rank, room($0), $0.index) < ($1.rank, room($1), $1.index) }
         var settled = SettledLabels()
-        // What a dimension's text would rather not cover: object footprints, walls and windows.
+        // What a dimension's text would rather not cover: object footprints, walls, windows, door
+        // leaves and jambs, and the lines of the other dimensions; and, only as a place to move
+        // to, where the other dimensions' texts are drawn (so that one moving out of the way does
+        // not take another's place).
         var shapes = SettledLabels()
-        for item in sheet.items {
-            guard case .polygon(let corners, _, _, _, let layer) = item, [.furniture, .walls, .windows].contains(layer) else { continue }
-            for piece in LabelBox.pieces(ofRectangle: corners) { shapes.insert(piece) }
+        for label in labels where label.rank == 2 { shapes.insert(label.box, owner: label.index, soft: true) }
+        for (i, item) in sheet.items.enumerated() {
+            switch item {
+            case .polygon(let corners, _, _, _, let layer) where [.furniture, .walls, .windows].contains(layer):
+                for piece in LabelBox.pieces(ofRectangle: corners) { shapes.insert(piece, owner: i) }
+            case .line(let a, let b, let width, _, let layer) where [.dimensions, .doors].contains(layer):
+                for piece in LabelBox.pieces(ofSegment: a, b, width: width) { shapes.insert(piece, owner: i) }
+            default:
+                continue
+            }
         }
         var dropped = Set<Int>()
         for label in labels {
@@ -169,8 +199,9 @@ extension SheetDrawing {
                 // First the nearest place clear of labels and shapes; where there is none, the
                 // nearest clear of labels.
                 var moved: LabelBox?
-                if !settled.spent && (!clear || !shapes.isFree(box)) && !shapes.spent {
-                    moved = Self.nearestFree(box, slide: slide, free: { settled.isFree($0) && shapes.isFree($0) },
+                let own = slide.ownItems
+                if !settled.spent && (!clear || !shapes.isFree(box, except: own)) && !shapes.spent {
+                    moved = Self.nearestFree(box, slide: slide, free: { settled.isFree($0) && shapes.isFree($0, except: own, soft: true) },
                                              spent: { settled.spent || shapes.spent })
                 }
                 if moved == nil && !clear && !settled.spent {

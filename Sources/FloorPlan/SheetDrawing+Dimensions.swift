@@ -50,6 +50,7 @@ extension SheetDrawing {
     /// centred above the line, upright.
     mutating func dimension(from a: SIMD2<Double>, to b: SIMD2<Double>, outward: SIMD2<Double>, offset: Double, start: Double, metres: Double) {
         let text = format.length(metres)
+        let first = sheet.items.count
         let da = a + outward * offset, db = b + outward * offset
         for (end, line) in [(a, da), (b, db)] {
             add(.line(p(end + outward * start), p(line + outward * 0.08), width: 0.13, colour: PlanColours.dimension, layer: .dimensions))
@@ -65,7 +66,8 @@ extension SheetDrawing {
         let mid = p((da + db) / 2) + away * (size * 0.85)
         // The text may slide along the line as far as keeps it clear of the slashed ends.
         let reach = Polygon2D.distance(da, db) * mm / 2 - Self.textWidth(text, size: size) / 2 - 1.5
-        slides[sheet.items.count] = LabelSlide(direction: along, reach: max(0, reach), away: away, size: size)
+        slides[sheet.items.count] = LabelSlide(
+            direction: along, reach: max(0, reach), away: away, size: size, ownItems: first..<(sheet.items.count + 1))
         add(.text(text, at: mid, size: size, angle: Self.upright(atan2(along.y, along.x)), colour: PlanColours.dimension, bold: false,
                   role: .dimension(metres: metres), layer: .dimensions))
     }

@@ -19,8 +19,9 @@ public enum ArtifactStages {
     /// The floor plan: its geometry, the SVG, PDF and DXF writers and a room's plan thumbnail
     /// (`plan`). 2: labels kept from covering one another. 3: sheets turned square to the walls.
     /// 4: dimension texts kept off footprints, walls and windows where they can be. 5: vertical
-    /// texts read from the bottom up.
-    public static let plan = 5
+    /// texts read from the bottom up. 6: dimension texts kept off door leaves and the other
+    /// dimensions' lines too, and from moving onto another dimension's text.
+    public static let plan = 6
 }
 
 /// The key of each output group: SHA-256 over a canonical text of everything the group's bytes
