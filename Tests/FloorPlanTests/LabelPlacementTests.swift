@@ -140,28 +140,6 @@ import USDParse
         #expect(!after[0].box.overlaps(after[1].box))
     }
 
-    /// A line drawn on the dimensions layer from `a` to `b`, paper millimetres.
-    static func dimensionLine(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> PlanItem {
-        .line(a, b, width: 0.18, colour: 0, layer: .dimensions)
-    }
-
-    @Test func aDimensionTextMovesOffAnotherDimensionsLine() throws {
-        var d = try Self.crowded()
-        d.dimension(from: SIMD2(0, 0), to: SIMD2(3, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 3)
-        let before = try #require(Self.boxes(d.sheet).first)
-        // Another dimension's extension line straight through the middle of the text.
-        let crossing = Self.dimensionLine(before.box.centre - SIMD2(0, 10), before.box.centre + SIMD2(0, 10))
-        d.add(crossing)
-        let pieces = LabelBox.pieces(ofSegment: before.box.centre - SIMD2(0, 10), before.box.centre + SIMD2(0, 10), width: 0.18)
-        #expect(pieces.count == 3 && pieces.contains { $0.overlaps(before.box) })
-        d.separateLabels()
-        let after = try #require(Self.boxes(d.sheet).first)
-        let shift = after.box.centre - before.box.centre
-        #expect(abs(shift.y) < 1e-9 && abs(shift.x) > 0, "moved along its own line only: \(shift)")
-        #expect(!pieces.contains { $0.overlaps(after.box) }, "clear of the crossing line")
-        #expect(abs(shift.x) + after.box.half.x <= 15, "still on its 30 mm line")
-    }
-
     @Test func aTextMovingOutOfTheWayDoesNotTakeAnotherDimensionsPlace() throws {
         // A 0.5 m dimension whose text sits on a footprint moves out from its line; where it goes
         // when alone is found first.
@@ -214,23 +192,42 @@ import USDParse
         .polygon([lo, SIMD2(hi.x, lo.y), hi, SIMD2(lo.x, hi.y)], fill: 0xEEEEEE, stroke: 0, strokeWidth: 0.25, layer: .furniture)
     }
 
-    @Test func aDimensionTextMovesOffAFootprintAlongItsLine() throws {
-        var d = try Self.crowded()
+    /// Draws a 3 m dimension (a 30 mm line at 1:100), then `obstacle(centre)` over its text, and
+    /// checks that the text slides along its own line, off every piece `pieces(centre)` of the
+    /// obstacle, without leaving the line; the obstacle itself stays as drawn.
+    static func expectSlideOff(
+        _ obstacle: (SIMD2<Double>) -> PlanItem, pieces: (SIMD2<Double>) -> [LabelBox], count: Int
+    ) throws {
+        var d = try crowded()
         d.dimension(from: SIMD2(0, 0), to: SIMD2(3, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 3)
-        let before = try #require(Self.boxes(d.sheet).first)
-        // A 6 mm box over the middle of the text.
-        let shape = Self.footprint(before.box.centre - SIMD2(3, 3), before.box.centre + SIMD2(3, 3))
+        let before = try #require(boxes(d.sheet).first)
+        let shape = obstacle(before.box.centre)
         d.add(shape)
-        let pieces = LabelBox.pieces(ofRectangle: [before.box.centre - SIMD2(3, 3), before.box.centre + SIMD2(3, -3),
-                                                   before.box.centre + SIMD2(3, 3), before.box.centre + SIMD2(-3, 3)])
-        #expect(pieces.count == 1 && pieces.contains { $0.overlaps(before.box) })
+        let pieces = pieces(before.box.centre)
+        #expect(pieces.count == count && pieces.contains { $0.overlaps(before.box) })
         d.separateLabels()
-        let after = try #require(Self.boxes(d.sheet).first)
+        let after = try #require(boxes(d.sheet).first)
         let shift = after.box.centre - before.box.centre
         #expect(abs(shift.y) < 1e-9 && abs(shift.x) > 0, "moved along the line only: \(shift)")
-        #expect(!pieces.contains { $0.overlaps(after.box) }, "clear of the footprint")
+        #expect(!pieces.contains { $0.overlaps(after.box) }, "clear of the obstacle")
         #expect(abs(shift.x) + after.box.half.x <= 15, "still on its 30 mm line")
-        #expect(d.sheet.items.contains(shape), "the footprint itself is not touched")
+        #expect(d.sheet.items.contains(shape), "the obstacle itself is not touched")
+    }
+
+    @Test func aDimensionTextMovesOffAFootprintAlongItsLine() throws {
+        // A 6 mm box over the middle of the text.
+        try Self.expectSlideOff(
+            { c in Self.footprint(c - SIMD2(3, 3), c + SIMD2(3, 3)) },
+            pieces: { c in LabelBox.pieces(ofRectangle: [c - SIMD2(3, 3), c + SIMD2(3, -3), c + SIMD2(3, 3), c + SIMD2(-3, 3)]) },
+            count: 1)
+    }
+
+    @Test func aDimensionTextMovesOffAnotherDimensionsLine() throws {
+        // Another dimension's extension line, 20 mm long, straight through the middle of the text.
+        try Self.expectSlideOff(
+            { c in .line(c - SIMD2(0, 10), c + SIMD2(0, 10), width: 0.18, colour: 0, layer: .dimensions) },
+            pieces: { c in LabelBox.pieces(ofSegment: c - SIMD2(0, 10), c + SIMD2(0, 10), width: 0.18) },
+            count: 3)
     }
 
     @Test func aDimensionTextWithNoPlaceClearOfShapesStaysWhereItWas() throws {
