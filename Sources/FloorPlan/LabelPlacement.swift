@@ -65,8 +65,8 @@ struct LabelBox: Equatable {
 }
 
 /// Where a dimension's text may go instead of the middle of its line: `reach` paper millimetres
-/// either way along `direction` (so it stays on the line), and out to `LabelSlide.awayLimit` text
-/// heights further from the line along `away`.
+/// either way along `direction` (so it stays on the line), on the other side of the line (moved by
+/// `flip`), and out to `LabelSlide.awayLimit` text heights further from the line along `away`.
 struct LabelSlide {
     /// How far from its line a text may be pushed, in text heights.
     static let awayLimit = 2.0
@@ -74,6 +74,9 @@ struct LabelSlide {
     var direction: SIMD2<Double>
     var reach: Double
     var away: SIMD2<Double>
+    /// The move that puts the text the same distance from its line on the other side (zero: it
+    /// stays on its side).
+    var flip = SIMD2<Double>.zero
     /// The text's height, millimetres.
     var size: Double
     /// The dimension's own sheet items: its lines (extension lines, dimension line, end marks),
@@ -137,16 +140,16 @@ extension SheetDrawing {
 
     /// Keeps labels from covering one another. Labels are settled in order of importance (title and
     /// notes, room names and areas, dimensions, object names; dimensions with the least room to
-    /// slide first, otherwise as drawn) and each is
-    /// checked against those settled before it: a dimension's text that would cover one, or an
-    /// object's footprint, a wall, a window, a door or another dimension's lines, slides along its
-    /// dimension line to the nearest place
-    /// clear of both, or where the line is too short, moves up to twice its own height further from
-    /// the line; where no place is clear of both it takes the nearest clear of labels alone, and
-    /// where there is none it stays in the middle. An object's name that would cover a label is
-    /// left out (the footprint keeps its category colour). Room labels and the frame are not moved.
-    /// The work is bounded by `SettledLabels.maxTests` box tests against labels and as many against
-    /// drawn shapes; returns the box tests it made.
+    /// slide first, otherwise as drawn) and each is checked against those settled before it: a
+    /// dimension's text that would cover one, or an object's footprint, a wall, a window, a door or
+    /// another dimension's lines, slides along its dimension line (on its own side, then on the
+    /// other) to the nearest place clear of both, or failing that moves up to twice its own height
+    /// further out from the line, never onto where another dimension's text is drawn; where no
+    /// place is clear of both it takes the nearest clear of labels alone, and where there is none
+    /// it stays in the middle. An object's name that would cover a label is left out (the footprint
+    /// keeps its category colour). Room labels and the frame are not moved. The work is bounded by
+    /// `SettledLabels.maxTests` box tests against labels and as many against drawn shapes and
+    /// other dimensions' texts; returns the box tests it made.
     @discardableResult
     mutating func separateLabels() -> Int {
         struct Label {
@@ -222,19 +225,24 @@ extension SheetDrawing {
     }
 
     /// The first free position, `slideStep` apart: along the line nearest the middle first (the
-    /// positive side first at equal distance), then the same a step further from the line, and so
-    /// on out to the slide's limit; nil when none is free or once `spent` says the budget is gone.
+    /// positive side first at equal distance), then the same on the other side of the line, then a
+    /// step further out from the line on its own side, and so on out to the slide's limit; nil when
+    /// none is free or once `spent` says the budget is gone.
     static func nearestFree(
         _ box: LabelBox, slide: LabelSlide, free: (LabelBox) -> Bool, spent: () -> Bool
     ) -> LabelBox? {
         let steps = Int((min(slide.reach, 1e4) / slideStep).rounded(.down))
         let awaySteps = Int((min(slide.size * LabelSlide.awayLimit, 1e3) / slideStep).rounded(.down))
-        for j in 0...awaySteps {
-            for k in 0...steps where j > 0 || k > 0 {
+        // Rows of positions along the line: its own side, the other side, then further out.
+        var rows = [SIMD2<Double>.zero]
+        if slide.flip != .zero { rows.append(slide.flip) }
+        rows += (0..<awaySteps).map { slide.away * (Double($0 + 1) * slideStep) }
+        for (row, shift) in rows.enumerated() {
+            for k in 0...steps where row > 0 || k > 0 {
                 for sign in k == 0 ? [1.0] : [1.0, -1.0] {
                     guard !spent() else { return nil }
                     var b = box
-                    b.centre += slide.direction * (sign * Double(k) * slideStep) + slide.away * (Double(j) * slideStep)
+                    b.centre += slide.direction * (sign * Double(k) * slideStep) + shift
                     if free(b) { return b }
                 }
             }

@@ -67,7 +67,8 @@ extension SheetDrawing {
         // The text may slide along the line as far as keeps it clear of the slashed ends.
         let reach = Polygon2D.distance(da, db) * mm / 2 - Self.textWidth(text, size: size) / 2 - 1.5
         slides[sheet.items.count] = LabelSlide(
-            direction: along, reach: max(0, reach), away: away, size: size, ownItems: first..<(sheet.items.count + 1))
+            direction: along, reach: max(0, reach), away: away, flip: away * (-2 * size * 0.85), size: size,
+            ownItems: first..<(sheet.items.count + 1))
         add(.text(text, at: mid, size: size, angle: Self.upright(atan2(along.y, along.x)), colour: PlanColours.dimension, bold: false,
                   role: .dimension(metres: metres), layer: .dimensions))
     }

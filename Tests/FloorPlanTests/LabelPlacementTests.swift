@@ -125,8 +125,8 @@ import USDParse
         // Three 0.5 m dimensions on one spot: none can slide, and each text, wider than its 5 mm
         // line, reaches the tips of the other two's extension lines. The first moves out (up the
         // page, away from the wall) until clear of them and of the others' texts; the second then
-        // keeps its place; the third finds no free place within twice its height and stays where it
-        // was drawn.
+        // keeps its place; the third, with no place clear of both labels and lines, takes the
+        // nearest clear of labels: the other side of its line.
         for _ in 0..<3 {
             d.dimension(from: SIMD2(1.25, 0), to: SIMD2(1.75, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 0.5)
         }
@@ -134,10 +134,25 @@ import USDParse
         d.separateLabels()
         let after = Self.boxes(d.sheet)
         try #require(after.count == 3)
-        #expect(after[1].box == before[1].box && after[2].box == before[2].box)
+        #expect(after[1].box == before[1].box)
         let out = before[0].box.centre.y - after[0].box.centre.y
         #expect(after[0].box.centre.x == before[0].box.centre.x && out > 0 && out <= 2 * 2.3, "moved out by \(out) mm")
-        #expect(!after[0].box.overlaps(after[1].box))
+        let across = after[2].box.centre - before[2].box.centre
+        #expect(abs(across.x) < 1e-9 && abs(across.y - 2 * 0.85 * 2.3) < 1e-9, "turned over its line: \(across)")
+        for (i, j) in [(0, 1), (0, 2), (1, 2)] { #expect(!after[i].box.overlaps(after[j].box), "\(i) and \(j)") }
+    }
+
+    @Test func aDimensionTextBlockedOnItsSideTurnsOverItsLine() throws {
+        var d = try Self.crowded()
+        d.dimension(from: SIMD2(0, 0), to: SIMD2(3, 0), outward: SIMD2(0, -1), offset: 0.5, start: 0.1, metres: 3)
+        let before = try #require(Self.boxes(d.sheet).first)
+        // The line is at y = 95 mm; a footprint fills its outer side along all of it and as far
+        // out as the text may move, stopping 0.4 mm short of the line.
+        d.add(Self.footprint(SIMD2(95, before.box.centre.y - 8), SIMD2(135, 94.6)))
+        d.separateLabels()
+        let after = try #require(Self.boxes(d.sheet).first)
+        let across = after.box.centre - before.box.centre
+        #expect(abs(across.x) < 1e-9 && abs(across.y - 2 * 0.85 * 2.3) < 1e-9, "turned over its line: \(across)")
     }
 
     @Test func aTextMovingOutOfTheWayDoesNotTakeAnotherDimensionsPlace() throws {

@@ -20,8 +20,9 @@ public enum ArtifactStages {
     /// (`plan`). 2: labels kept from covering one another. 3: sheets turned square to the walls.
     /// 4: dimension texts kept off footprints, walls and windows where they can be. 5: vertical
     /// texts read from the bottom up. 6: dimension texts kept off door leaves and the other
-    /// dimensions' lines too, and from moving onto another dimension's text.
-    public static let plan = 6
+    /// dimensions' lines too, and from moving onto another dimension's text. 7: a dimension text
+    /// may turn over to the other side of its line.
+    public static let plan = 7
 }
 
 /// The key of each output group: SHA-256 over a canonical text of everything the group's bytes
