@@ -29,23 +29,16 @@ enum PlanFixtures {
 
     /// Runs a tool; its standard output, or nil (with the failure recorded) when it cannot run.
     static func run(_ tool: String, _ arguments: [String]) -> String? {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = [tool] + arguments
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch {
+        let r: ProgramRun
+        do { r = try ProgramRun.run("/usr/bin/env", [tool] + arguments) } catch {
             Issue.record("\(tool) does not run (\(error)); scripts/install-deps.sh installs it")
             return nil
         }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            Issue.record("\(tool) \(arguments) exited with \(p.terminationStatus)")
+        guard r.exited && r.status == 0 else {
+            Issue.record("\(tool) \(arguments) exited with \(r.status): \(r.stderr)")
             return nil
         }
-        return String(decoding: data, as: UTF8.self)
+        return r.stdout
     }
 
     /// Writes bytes to a fresh temporary file and returns its path.

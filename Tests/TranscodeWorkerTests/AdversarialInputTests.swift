@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -75,12 +76,7 @@ import Testing
         }
         args += ["--out", out + "/out"]
         let errPath = out + "/stderr.txt", resultPath = out + "/result.json"
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", reaper, errPath, resultPath] + args
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
+        _ = try ProgramRun.run("/usr/bin/env", ["python3", "-c", reaper, errPath, resultPath] + args)
         let result = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: resultPath))) as? [String: Any])
         let status = Int32((result["status"] as? NSNumber)?.intValue ?? -1)
         // Exited normally: low 7 bits zero, status in bits 8…15; otherwise report −signal.

@@ -59,16 +59,8 @@ struct ChildExecutableTests {
 
     /// Runs `binary` with `arguments`: exit status and standard output.
     static func run(_ binary: String, _ arguments: [String]) throws -> (status: Int32, out: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = arguments
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        let r = try ProgramRun.run(binary, arguments)
+        return (r.status, r.stdout)
     }
 
     @Test("transcode-job runs job-exec and nothing else", .enabled(if: TestPaths.jobBinary != nil))
@@ -115,13 +107,12 @@ struct ChildExecutableTests {
     @Test("a worker with transcode-job beside it runs its jobs with it, and says so",
           .enabled(if: TestPaths.jobBinary != nil && TestPaths.workerBinary != nil))
     func workerUsesTheJobExecutable() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: TestPaths.workerBinary!)
-        p.arguments = ["process", "00000000-0000-0000-0000-000000000000", "--database-url", "postgresql://127.0.0.1:1/none"]
         var env = ProcessInfo.processInfo.environment
         env[JobRunner.binaryVariable] = nil
-        p.environment = env
-        let (_, stderr) = try p.runCapturingStandardError()
+        let stderr = try ProgramRun.run(
+            TestPaths.workerBinary!,
+            ["process", "00000000-0000-0000-0000-000000000000", "--database-url", "postgresql://127.0.0.1:1/none"],
+            environment: env).stderr
         let logs = stderr.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
         }

@@ -188,8 +188,29 @@ struct ChildSandboxTests {
         return out
     }
 
+    /// This process's children that have ended but are not reaped and never ran another program
+    /// (still named as this process): what a failed launch would leave. Read from /proc, so that
+    /// nothing is reaped here that another test is waiting for.
+    static func unreapedClones() -> Set<Int32> {
+        func stat(_ pid: String) -> (ppid: Int32, state: Substring, name: Substring)? {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")")
+            else { return nil }
+            let rest = text[text.index(after: close)...].split(separator: " ")
+            guard rest.count > 1, let ppid = Int32(rest[1]) else { return nil }
+            return (ppid, rest[0], text[text.index(after: open)..<close])
+        }
+        guard let me = stat("self") else { return [] }
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return Set(pids.compactMap { pid in
+            guard let s = stat(pid), s.ppid == getpid(), s.state == "Z", s.name == me.name else { return nil }
+            return Int32(pid)
+        })
+    }
+
     @Test("a launch failure names the step and errno, and leaves no child")
     func launchFailure() throws {
+        let before = Self.unreapedClones()
         #expect(throws: ChildProcess.SpawnError.self) {
             _ = try ChildProcess(executable: "/nonexistent/program", arguments: [], environment: [], sandbox: Self.jobSandbox)
         }
@@ -199,8 +220,7 @@ struct ChildSandboxTests {
             #expect(error.description.hasPrefix("CHILD_SPAWN_FAILED: "))
             #expect(error.description.contains("execve: No such file or directory"))
         }
-        var status: Int32 = 0
-        #expect(waitpid(-1, &status, WNOHANG) <= 0)
+        #expect(Self.unreapedClones().subtracting(before).isEmpty)
     }
 }
 
@@ -212,14 +232,11 @@ struct ChildSandboxStartupTests {
 
     /// Runs `command` (the binary and its arguments) and returns its status and the JSON log lines.
     static func run(_ command: [String]) throws -> (status: Int32, logs: [[String: Any]]) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: command[0])
-        p.arguments = Array(command.dropFirst())
-        let (status, stderr) = try p.runCapturingStandardError()
-        let logs = stderr.split(separator: "\n").compactMap {
+        let r = try ProgramRun.run(command[0], Array(command.dropFirst()))
+        let logs = r.stderr.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
         }
-        return (status, logs)
+        return (r.status, logs)
     }
 
     @Test("the worker logs what job children get", .enabled(if: CommandLineToolTests.binary != nil))

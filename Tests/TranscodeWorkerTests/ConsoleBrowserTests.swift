@@ -32,18 +32,13 @@ struct ConsoleBrowserTests {
                     '{"download": 14, "parsing": 3, "total": 40}')
             """, [failed])
         try? FileManager.default.removeItem(at: Self.screenshots)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", TestPaths.packageRoot.appendingPathComponent("scripts/console-browser.py").path,
-                             "--url", "http://\(h.host)", "--token", ConsoleHarness.token, "--failed-version", failed,
-                             "--out", Self.screenshots.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(output)")
+        let run = try ProgramRun.run(
+            "/usr/bin/env",
+            ["python3", TestPaths.packageRoot.appendingPathComponent("scripts/console-browser.py").path,
+             "--url", "http://\(h.host)", "--token", ConsoleHarness.token, "--failed-version", failed,
+             "--out", Self.screenshots.path],
+            mergeStandardError: true)
+        #expect(run.exited && run.status == 0, "\(run.stdout)")
         #expect(try h.status(failed) == "queued", "the browser's retry did not queue the version")
         let shots = (try? FileManager.default.contentsOfDirectory(atPath: Self.screenshots.path)) ?? []
         #expect(shots.filter { $0.hasSuffix(".png") }.count == 9, "\(shots)")

@@ -38,15 +38,13 @@ struct SecretConfigTests {
     /// Runs the built binary with `args` and `environment` (added to a minimal one); returns the
     /// exit status and standard error.
     static func runBinary(_ args: [String], environment: [String: String]) throws -> (status: Int32, stderr: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try #require(CommandLineToolTests.binary))
-        p.arguments = args
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("secret-config-tests")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        p.currentDirectoryURL = scratch
-        p.environment = ["PATH": "/usr/bin:/bin", "HOME": scratch.path, "TRANSCODE_STORAGE_URL": "file://" + scratch.path + "/storage"]
-            .merging(environment) { _, new in new }
-        return try p.runCapturingStandardError()
+        let r = try ProgramRun.run(
+            try #require(CommandLineToolTests.binary), args, in: scratch,
+            environment: ["PATH": "/usr/bin:/bin", "HOME": scratch.path, "TRANSCODE_STORAGE_URL": "file://" + scratch.path + "/storage"]
+                .merging(environment) { _, new in new })
+        return (r.status, r.stderr)
     }
 
     @Test func outputStorageAndItsCacheControlAreSettings() throws {

@@ -76,18 +76,13 @@ final class EdgeFunctionProcess: @unchecked Sendable {
 
     private static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                             directory: URL? = nil) -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        if let directory { process.currentDirectoryURL = directory }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        do { try process.run() } catch { return (-1, "\(error)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        do {
+            let r = try ProgramRun.run(executable, arguments, in: directory ?? here, environment: environment, mergeStandardError: true)
+            return (r.status, r.stdout)
+        } catch {
+            return (-1, "\(error)")
+        }
     }
 
     /// The port the function listens on.
