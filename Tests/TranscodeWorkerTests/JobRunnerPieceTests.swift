@@ -84,9 +84,7 @@ struct JobRunnerPieceTests {
     }
 
     @Test func workDirectoriesOfDeadProcessesAreRemoved() throws {
-        let finished = Process()
-        finished.executableURL = URL(fileURLWithPath: "/bin/true")
-        try finished.run()
+        let finished = try BackgroundProgram("/bin/true", [])
         finished.waitUntilExit()
         let base = JobWorkspace.baseDirectory
         let dead = base + "/" + JobWorkspace.namePrefix + "\(finished.processIdentifier)-test01"

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import TranscodeWorker
 @testable import JSONCore
@@ -196,11 +197,7 @@ struct SupabaseFlowTests {
 
         // The worker, configured through its environment as in production.
         let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("flow-\(version).log").path
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: logPath) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["run", "--exit-when-idle"]
         var env = ProcessInfo.processInfo.environment
         env.merge([
             "DATABASE_URL": db.url,
@@ -211,13 +208,10 @@ struct SupabaseFlowTests {
             "TRANSCODE_HEARTBEAT_SECONDS": "0.5", "TRANSCODE_LEASE_SECONDS": "20", "TRANSCODE_PROGRESS_INTERVAL_SECONDS": "0",
             "TRANSCODE_WORKER_ID": "tw-flow", "TRANSCODE_LOG_LEVEL": "info",
         ]) { _, new in new }
-        process.environment = env
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        try process.run()
+        let process = try BackgroundProgram(binary, ["run", "--exit-when-idle"], environment: env, standardError: logPath)
         let deadline = Date().addingTimeInterval(180)
         while process.isRunning && Date() < deadline { usleep(100_000) }
-        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        if process.isRunning { process.signal(SIGTERM); process.waitUntilExit() }
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         #expect(process.terminationStatus == 0, "worker log:\n\(log.suffix(4000))")
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +22,7 @@ struct WorkerDaemonTests {
         let storageDir: String
         let storage: FileObjectStore
         let store: QueueStore
-        var workers: [Process] = []
+        var workers: [BackgroundProgram] = []
 
         init() throws {
             db = try TestDatabase()
@@ -47,12 +48,10 @@ struct WorkerDaemonTests {
         }
 
         /// Starts `transcode-worker run` with short timings; its log goes to a file.
-        func startWorker(id: String, _ extra: [String] = [], environment extraEnvironment: [String: String] = [:]) throws -> Process {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: try #require(CommandLineToolTests.binary))
-            p.arguments = ["run", "--worker-id", id, "--lease-seconds", "3", "--heartbeat-seconds", "0.5",
-                           "--rescue-seconds", "0.5", "--poll-seconds", "0.5", "--retry-base-seconds", "0",
-                           "--concurrency", "1"] + extra
+        func startWorker(id: String, _ extra: [String] = [], environment extraEnvironment: [String: String] = [:]) throws -> BackgroundProgram {
+            let arguments = ["run", "--worker-id", id, "--lease-seconds", "3", "--heartbeat-seconds", "0.5",
+                             "--rescue-seconds", "0.5", "--poll-seconds", "0.5", "--retry-base-seconds", "0",
+                             "--concurrency", "1"] + extra
             var env = ProcessInfo.processInfo.environment
             env["DATABASE_URL"] = db.url
             env["TRANSCODE_STORAGE_URL"] = "file://" + storageDir
@@ -62,12 +61,8 @@ struct WorkerDaemonTests {
             // Several workers run at once: each serves HTTP on a free loopback port.
             env["TRANSCODE_HTTP_ADDR"] = "127.0.0.1:0"
             env.merge(extraEnvironment) { _, new in new }
-            p.environment = env
-            let log = logPath(id)
-            FileManager.default.createFile(atPath: log, contents: nil)
-            p.standardError = FileHandle(forWritingAtPath: log)
-            p.standardOutput = FileHandle.nullDevice
-            try p.run()
+            let p = try BackgroundProgram(
+                try #require(CommandLineToolTests.binary), arguments, environment: env, standardError: logPath(id))
             workers.append(p)
             return p
         }
@@ -103,14 +98,14 @@ struct WorkerDaemonTests {
             return try predicate()
         }
 
-        func waitExit(_ p: Process, seconds: Double) -> Bool {
+        func waitExit(_ p: BackgroundProgram, seconds: Double) -> Bool {
             let end = Date().addingTimeInterval(seconds)
             while p.isRunning && Date() < end { Thread.sleep(forTimeInterval: 0.02) }
             return !p.isRunning
         }
 
         deinit {
-            for w in workers where w.isRunning { kill(w.processIdentifier, SIGKILL); w.waitUntilExit() }
+            for w in workers where w.isRunning { w.signal(SIGKILL); w.waitUntilExit() }
             store.connection.close()
             db.drop()
             try? FileManager.default.removeItem(atPath: storageDir)
@@ -165,7 +160,7 @@ struct WorkerDaemonTests {
         let events = try EventCounter(url: h.db.url)
         let a = try h.startWorker(id: "doomed")
         #expect(try h.waitFor(120) { try h.row(id)["locked_by"] == "doomed" })
-        kill(a.processIdentifier, SIGKILL)
+        a.signal(SIGKILL)
         a.waitUntilExit()
         #expect(try h.row(id)["status"] == "transcoding")
         let b = try h.startWorker(id: "survivor", ["--exit-when-idle"])
@@ -189,7 +184,7 @@ struct WorkerDaemonTests {
         let id = try h.submit(1)[0]
         let w = try h.startWorker(id: "leaving", ["--shutdown-grace-seconds", "0"])
         #expect(try h.waitFor(120) { try h.row(id)["locked_by"] == "leaving" })
-        kill(w.processIdentifier, SIGTERM)
+        w.signal(SIGTERM)
         #expect(h.waitExit(w, seconds: 30))
         #expect(w.terminationStatus == 0)
         let r = try h.row(id)
@@ -205,7 +200,7 @@ struct WorkerDaemonTests {
         let ids = try h.submit(2)
         let w = try h.startWorker(id: "graceful", ["--shutdown-grace-seconds", "300"])
         #expect(try h.waitFor(120) { try h.row(ids[0])["locked_by"] == "graceful" })
-        kill(w.processIdentifier, SIGTERM)
+        w.signal(SIGTERM)
         #expect(h.waitExit(w, seconds: 300))
         #expect(w.terminationStatus == 0)
         #expect(try h.row(ids[0])["status"] == "ready")
@@ -238,7 +233,7 @@ struct WorkerDaemonTests {
         let show = try HTTPClient().send(HTTPRequest(method: "GET", url: base + "/v1/versions/\(id)",
                                                      headers: [("Authorization", "Bearer \(Self.apiToken)")], timeout: 10))
         #expect(show.status == 200)
-        kill(w.processIdentifier, SIGTERM)
+        w.signal(SIGTERM)
         #expect(h.waitExit(w, seconds: 30))
         #expect(w.terminationStatus == 0)
     }
@@ -248,9 +243,9 @@ struct WorkerDaemonTests {
         let id = try h.submit(1)[0]
         let w = try h.startWorker(id: "impatient", ["--shutdown-grace-seconds", "600"])
         #expect(try h.waitFor(120) { try h.row(id)["locked_by"] == "impatient" })
-        kill(w.processIdentifier, SIGTERM)
+        w.signal(SIGTERM)
         Thread.sleep(forTimeInterval: 0.05)
-        kill(w.processIdentifier, SIGINT)
+        w.signal(SIGINT)
         #expect(h.waitExit(w, seconds: 30))
         let r = try h.row(id)
         #expect(r["lease_id"] == nil)

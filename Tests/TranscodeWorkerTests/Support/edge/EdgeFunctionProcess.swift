@@ -90,7 +90,7 @@ final class EdgeFunctionProcess: @unchecked Sendable {
     /// `http://127.0.0.1:PORT/` (the harness answers on every path, as the deployed function does).
     var url: String { "http://127.0.0.1:\(port)/" }
 
-    private let process: Process
+    private let process: BackgroundProgram
     private let logDirectory: URL
 
     /// Starts `serve.ts` for the function `name` with exactly `variables` of the functions'
@@ -102,19 +102,13 @@ final class EdgeFunctionProcess: @unchecked Sendable {
         logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("edge-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: logDirectory, withIntermediateDirectories: true)
         let out = logDirectory.appendingPathComponent("stdout"), err = logDirectory.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: deno)
-        process.arguments = ["run"] + Self.offlineFlags + [
-            "--allow-net=127.0.0.1", "--allow-env=" + Self.functionVariables.joined(separator: ","),
-            Self.harnessDirectory.appendingPathComponent("serve.ts").path, name,
-        ] + (timeoutMs.map { [String($0)] } ?? [])
-        process.environment = Self.environment(variables)
-        process.currentDirectoryURL = logDirectory
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
+        process = try BackgroundProgram(
+            deno,
+            ["run"] + Self.offlineFlags + [
+                "--allow-net=127.0.0.1", "--allow-env=" + Self.functionVariables.joined(separator: ","),
+                Self.harnessDirectory.appendingPathComponent("serve.ts").path, name,
+            ] + (timeoutMs.map { [String($0)] } ?? []),
+            in: logDirectory, environment: Self.environment(variables), standardOutput: out.path, standardError: err.path)
         let deadline = Date().addingTimeInterval(60)
         var found: UInt16?
         while found == nil {
@@ -127,7 +121,7 @@ final class EdgeFunctionProcess: @unchecked Sendable {
             }
             if !process.isRunning || Date() > deadline {
                 let log = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                process.signal(SIGKILL)
                 process.waitUntilExit()
                 try? FileManager.default.removeItem(at: logDirectory)
                 throw StartError(description: "the Deno harness did not start: \(log.prefix(2000))")
@@ -145,10 +139,8 @@ final class EdgeFunctionProcess: @unchecked Sendable {
     /// Stops the Deno process (SIGKILL: a test runner may pass SIGTERM on as ignored) and removes
     /// its log files. Safe to call more than once.
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.signal(SIGKILL)
+        process.waitUntilExit()
         try? FileManager.default.removeItem(at: logDirectory)
     }
 
