@@ -42,6 +42,12 @@ public struct ProgramRun: Equatable, Sendable {
             fds[i] = -1
         }
         let captured = drain(mergeStandardError ? [out.read] : [out.read, err.read])
+        // Closed before waiting, so that a child still writing after a failed read ends (SIGPIPE)
+        // instead of blocking on a full pipe.
+        for (i, fd) in fds.enumerated() where fd >= 0 {
+            close(fd)
+            fds[i] = -1
+        }
         guard let ended = try Spawner.wait(pid, block: true) else { throw Spawner.Failure("waitpid \(pid)") }
         guard let captured else { throw Spawner.Failure("reading the output of \(executable)") }
         return ProgramRun(
