@@ -9,7 +9,6 @@ Needs usd-core (pip install usd-core) for the crate layer.
 import argparse
 import os
 import struct
-import sys
 import tempfile
 import zlib
 import zipfile

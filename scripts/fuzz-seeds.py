@@ -13,7 +13,6 @@ Seed files are named after a hash of their bytes, so duplicates collapse. Prints
 import argparse
 import hashlib
 import os
-import sys
 import zipfile
 
 TARGETS = ["zip", "crate", "usda", "compose", "roomplan", "texture", "convert"]

@@ -20,7 +20,6 @@ import json
 import argparse
 import math
 import os
-import sys
 
 from pxr import Gf, Sdf, Usd, UsdGeom, Vt
 
