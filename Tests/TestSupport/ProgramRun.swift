@@ -27,7 +27,11 @@ public struct ProgramRun: Equatable, Sendable {
         environment: [String: String]? = nil, mergeStandardError: Bool = false
     ) throws -> ProgramRun {
         var fds: [Int32] = []
-        defer { for fd in fds where fd >= 0 { close(fd) } }
+        defer { for fd in fds { close(fd) } }
+        func release(_ which: Set<Int32>) {
+            for fd in which { close(fd) }
+            fds.removeAll { which.contains($0) }
+        }
         let null = try Spawner.open("/dev/null", O_RDONLY)
         fds.append(null)
         let out = try Spawner.pipe()
@@ -37,17 +41,11 @@ public struct ProgramRun: Equatable, Sendable {
         let pid = try Spawner.spawn(
             executable, arguments, in: directory, environment: environment, stdin: null, stdout: out.write, stderr: err.write)
         // The write ends belong to the child now: reading sees the end once it has closed them.
-        for (i, fd) in fds.enumerated() where fd == out.write || fd == err.write {
-            close(fd)
-            fds[i] = -1
-        }
+        release([out.write, err.write])
         let captured = drain(mergeStandardError ? [out.read] : [out.read, err.read])
         // Closed before waiting, so that a child still writing after a failed read ends (SIGPIPE)
         // instead of blocking on a full pipe.
-        for (i, fd) in fds.enumerated() where fd >= 0 {
-            close(fd)
-            fds[i] = -1
-        }
+        release(Set(fds))
         guard let ended = try Spawner.wait(pid, block: true) else { throw Spawner.Failure("waitpid \(pid)") }
         guard let captured else { throw Spawner.Failure("reading the output of \(executable)") }
         return ProgramRun(
