@@ -5,6 +5,7 @@
     python3 scripts/bench-reprocess.py --binary "$(swift build -c release --static-swift-stdlib --show-bin-path)/transcode-worker" \
                                        [--count 24]
                                        [--concurrency 4] [--fresh 8] [--keep DIR]
+                                       [--by-scan SCAN.usdz ... [--scan-count 8]]
 
 On a throwaway PostgreSQL 15 (scripts/pg-temp.sh) and a file store in one work directory:
 
@@ -26,6 +27,9 @@ On a throwaway PostgreSQL 15 (scripts/pg-temp.sh) and a file store in one work d
  5. "fresh uploads during a batch": --fresh new scans are submitted one every 0.5 s while a
     manifest-only batch of --count versions runs, and again with no batch; for each, the median and
     maximum enqueue-to-ready time (`transcoded_at - enqueued_at`, both stamped by the database).
+ 6. With --by-scan: for each given USDZ (with the CapturedRoom JSON of the same name beside it, when
+    there is one), --scan-count versions are submitted and transcoded as in 1: the cost of a fresh
+    job by kind of scan (parametric or mesh, with or without its JSON, re-exported, textured).
 
 Each row gives the wall time of the worker's run, jobs/s, CPU-seconds per job (user + system of the
 worker and its job children, from the benchmark's RUSAGE_CHILDREN around the run), the database's
@@ -110,8 +114,8 @@ class Bench:
         return subprocess.run(["psql", "-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=1", self.url, "-c", query],
                               check=True, capture_output=True, text=True).stdout.strip()
 
-    def submit(self):
-        out = self.tw("submit", "--usdz", SAMPLE + ".usdz", "--roomplan", SAMPLE + ".json")
+    def submit(self, usdz=SAMPLE + ".usdz", roomplan=SAMPLE + ".json"):
+        out = self.tw("submit", "--usdz", usdz, *(["--roomplan", roomplan] if roomplan else []))
         return out.splitlines()[0].strip()
 
     def run_until_idle(self, label):
@@ -211,7 +215,17 @@ def main():
     ap.add_argument("--concurrency", type=int, default=4, help="the worker's job slots (default 4, the worker's own default on 2 cores)")
     ap.add_argument("--fresh", type=int, default=8, help="fresh uploads in the priority phase (default 8)")
     ap.add_argument("--keep", help="keep the work directory here")
+    ap.add_argument("--by-scan", nargs="+", metavar="SCAN.usdz", default=[],
+                    help="also measure fresh jobs of each of these scans (with SCAN.json when it exists)")
+    ap.add_argument("--scan-count", type=int, default=8, help="versions of each --by-scan scan (default 8)")
     args = ap.parse_args()
+    scans = []
+    for path in args.by_scan:
+        if not path.endswith(".usdz") or not os.path.isfile(path):
+            print(f"bench-reprocess: --by-scan {path}: not a .usdz file", file=sys.stderr)
+            return 2
+        json_path = path[:-len(".usdz")] + ".json"
+        scans.append((os.path.abspath(path), os.path.abspath(json_path) if os.path.isfile(json_path) else None))
     if not os.path.isfile(args.binary):
         print(f"bench-reprocess: {args.binary} not found (swift build -c release)", file=sys.stderr)
         return 2
@@ -256,6 +270,13 @@ def main():
 
         alone = bench.fresh_latencies(args.fresh, False, ids)
         during = bench.fresh_latencies(args.fresh, True, ids)
+
+        by_scan = []
+        for usdz, roomplan in scans:
+            scan_ids = [bench.submit(usdz, roomplan) for _ in range(args.scan_count)]
+            wall, cpu, db = bench.run_until_idle("scan-" + os.path.basename(usdz))
+            bench.check_ready(scan_ids)
+            by_scan.append((usdz, roomplan, wall, cpu, db))
     finally:
         bench.stop()
         if not args.keep:
@@ -275,6 +296,15 @@ def main():
     print("|---|---:|---:|")
     print(f"| {args.fresh} alone | {alone[0]:.2f} | {alone[1]:.2f} |")
     print(f"| {args.fresh} during a manifest-only batch of {n} | {during[0]:.2f} | {during[1]:.2f} |")
+    if by_scan:
+        m = args.scan_count
+        print()
+        print(f"| fresh transcode, {m} versions of | with its JSON | wall s | jobs/s | CPU s per job | "
+              "database CPU s per job | jobs/s per core |")
+        print("|---|---|---:|---:|---:|---:|---:|")
+        for usdz, roomplan, wall, cpu, db in by_scan:
+            print(f"| `{os.path.basename(usdz)}` | {'yes' if roomplan else 'no'} | {wall:.2f} | {m / wall:.2f} | "
+                  f"{cpu / m:.3f} | {db / m:.3f} | {m / cpu:.1f} |")
     return 0
 
 
