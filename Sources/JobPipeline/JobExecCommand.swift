@@ -66,6 +66,8 @@ public struct JobExecCommand {
           --glb-compression MODE    meshopt (default) or none, as for convert (the worker passes
                                     TRANSCODE_GLB_COMPRESSION).
           --texture-format FORMAT   webp (default) or original, as for convert (TRANSCODE_TEXTURE_FORMAT).
+          --orbit-size SIZE         The orbit frames' size, N or WxH, 16…4096 (default 768x576), as
+                                    for convert (TRANSCODE_ORBIT_SIZE).
           --units SYSTEM            metric (default) or imperial: the plan's labels (the version's
                                     plan_units, else TRANSCODE_PLAN_UNITS).
           --locale LANG             en (default) or zh-Hans: the plan's words (the version's
@@ -96,6 +98,7 @@ public struct JobExecCommand {
     var previous: String?
     var glbCompression = GLBCompression.meshopt
     var textureFormat = PipelineInput.TextureFormat.webp
+    var orbitSize: ThumbnailSize?
     var plan = PlanOptions()
 
     /// Parses `job-exec`'s options (without the command name); throws `UsageError` (an empty one
@@ -132,6 +135,9 @@ public struct JobExecCommand {
             case "--texture-format":
                 guard let f = PipelineInput.TextureFormat(rawValue: try value(a)) else { throw UsageError("--texture-format needs webp or original") }
                 textureFormat = f
+            case "--orbit-size":
+                guard let size = SizeText.parse(try value(a)) else { throw UsageError("--orbit-size needs N or WxH between 16 and 4096") }
+                orbitSize = ThumbnailSize(width: size.width, height: size.height)
             case "--units":
                 guard let u = PlanUnits(rawValue: try value(a)) else { throw UsageError("--units needs metric or imperial") }
                 plan.units = u
@@ -184,6 +190,7 @@ public struct JobExecCommand {
         let limits = ParseLimits.default
         var input = PipelineInput(versionId: versionId, roomId: roomId, limits: limits,
                                   thumbnails: thumbnails ? ThumbnailOptions() : nil)
+        if let orbitSize { input.thumbnails?.sizes.orbit = orbitSize }
         input.glbCompression = glbCompression
         input.textureFormat = textureFormat
         input.plan = plan

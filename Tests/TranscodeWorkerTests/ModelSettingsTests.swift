@@ -7,7 +7,8 @@ import TestSupport
 @testable import WorkerCore
 
 /// `TRANSCODE_GLB_COMPRESSION` and `TRANSCODE_TEXTURE_FORMAT`: a deployment whose clients cannot
-/// decode meshopt (or WebP) turns them off for every model its workers write.
+/// decode meshopt (or WebP) turns them off for every model its workers write; and
+/// `TRANSCODE_ORBIT_SIZE`, the orbit frames' size.
 @Suite("Model settings of a worker", .enabled(if: postgresConfigured))
 struct ModelSettingsTests {
     /// The published model and manifest of one job run with `configure` applied.
@@ -41,6 +42,17 @@ struct ModelSettingsTests {
         #expect(model?["compression"] as? String == "none")
         #expect((model?["extensions_required"] as? [String]) == [])
         #expect(glb["extensionsRequired"] == nil && (glb["extensionsUsed"] as? [String] ?? []).isEmpty)
+    }
+
+    /// `TRANSCODE_ORBIT_SIZE` reaches the job's child: every orbit frame it publishes has that size.
+    @Test func theOrbitSizeReachesEveryPublishedOrbitFrame() throws {
+        let (_, manifest) = try run { c in c.orbitSize = "96x72" }
+        let thumbnails = try #require(manifest["thumbnails"] as? [[String: Any]])
+        let orbit = thumbnails.filter { $0["kind"] as? String == "orbit" }
+        #expect(orbit.count == 8)
+        #expect(orbit.allSatisfy { $0["width"] as? Int == 96 && $0["height"] as? Int == 72 })
+        let hero = thumbnails.first { $0["kind"] as? String == "hero" }
+        #expect(hero?["width"] as? Int == 1024 && hero?["height"] as? Int == 768)
     }
 
     @Test func unknownValuesAreRefusedNotDefaulted() throws {

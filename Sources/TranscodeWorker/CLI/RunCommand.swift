@@ -53,6 +53,8 @@ struct RunCommand {
           --child-cpu-seconds N             TRANSCODE_CHILD_CPU_SECONDS (1800).
           --glb-compression meshopt|none    TRANSCODE_GLB_COMPRESSION (meshopt): the models' geometry compression.
           --texture-format webp|original    TRANSCODE_TEXTURE_FORMAT (webp): how model textures are embedded.
+          --orbit-size WxH                  TRANSCODE_ORBIT_SIZE (768x576): the orbit frames' size;
+                                            512x384 takes about a third less thumbnail CPU.
           --plan-units metric|imperial      TRANSCODE_PLAN_UNITS (metric): the plan's labels when the
                                             version's plan_units is NULL.
           --plan-locale en|zh-Hans          TRANSCODE_PLAN_LOCALE (en): the plan's words when the

@@ -15,6 +15,7 @@ extension JobAttempt {
                     "--memory-mb", String(config.childMemoryMB), "--cpu-seconds", String(config.childCPUSeconds),
                     "--parent-pid", String(getpid()),
                     "--glb-compression", config.glbCompression, "--texture-format", config.textureFormat,
+                    "--orbit-size", config.orbitSize,
                     "--units", Self.planOption(job.planUnits, WorkerConfig.planUnitValues, default: config.planUnits),
                     "--locale", Self.planOption(job.planLocale, WorkerConfig.planLocaleValues, default: config.planLocale)]
         if let usd = inputs.usd { args += ["--usd", usd] }
