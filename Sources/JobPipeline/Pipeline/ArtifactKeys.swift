@@ -14,8 +14,9 @@ public enum ArtifactStages {
     public static let model = 1
     /// The thumbnail renderer and its WebP encoding (`thumbnails`, and the plan thumbnail of a
     /// room, which is in the `plan` group). 2: adaptive supersampling. 3: one WebP segment at
-    /// quality 75 by default, eight occlusion samples per pixel.
-    public static let render = 3
+    /// quality 75 by default, eight occlusion samples per pixel. 4: a magnified texture's
+    /// variation no longer sends pixels to the full sample rate.
+    public static let render = 4
     /// The floor plan: its geometry, the SVG, PDF and DXF writers and a room's plan thumbnail
     /// (`plan`). 2: labels kept from covering one another. 3: sheets turned square to the walls.
     /// 4: dimension texts kept off footprints, walls and windows where they can be. 5: vertical

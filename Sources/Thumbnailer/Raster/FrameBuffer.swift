@@ -82,6 +82,8 @@ final class FrameBuffer: @unchecked Sendable {
     let coveredPerTile: UnsafeMutablePointer<Int>
     /// Per tile: pixels whose filtered colour was not finite (written as black; a renderer bug).
     let nonFinitePerTile: UnsafeMutablePointer<Int>
+    /// Per tile: pixels drawn at the full sample rate (what adaptive supersampling costs).
+    let fullRatePerTile: UnsafeMutablePointer<Int>
 
     /// - Parameter pixels: `width × height × 4` initialised bytes, owned by the caller and valid
     ///   for as long as the frame buffer is used (the tiles write the image there directly).
@@ -93,11 +95,14 @@ final class FrameBuffer: @unchecked Sendable {
         coveredPerTile.initialize(repeating: 0, count: max(tiles, 1))
         nonFinitePerTile = .allocate(capacity: max(tiles, 1))
         nonFinitePerTile.initialize(repeating: 0, count: max(tiles, 1))
+        fullRatePerTile = .allocate(capacity: max(tiles, 1))
+        fullRatePerTile.initialize(repeating: 0, count: max(tiles, 1))
     }
 
     deinit {
         coveredPerTile.deallocate()
         nonFinitePerTile.deallocate()
+        fullRatePerTile.deallocate()
     }
 
     /// Box-filters the samples of tile pixels (px0..<px1, py0..<py1) into the image; the

@@ -248,6 +248,16 @@ struct PixelPass {
         }
     }
 
+    /// Pixels of the tile (the grid without its border) drawn at the full sample rate.
+    func rasterizedInside() -> Int {
+        let w = buffers.cols, h = buffers.rows
+        var n = 0
+        for y in 1..<(h - 1) {
+            for x in 1..<(w - 1) { n += Int(rasterized[y * w + x]) }
+        }
+        return n
+    }
+
     /// Whether every pixel of the tile (the grid without its border) takes the box filter.
     func allResolved() -> Bool {
         let w = buffers.cols, h = buffers.rows

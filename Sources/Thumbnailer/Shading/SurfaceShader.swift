@@ -12,6 +12,11 @@ struct SurfaceShader: SampleShader {
     let blend: Bool
     /// Distance between samples in fixed-point units (for texture footprints).
     let step: Float
+    /// Where a texture without an alpha cutoff is magnified (at most one texel per sample step),
+    /// it takes its mean colour instead of a sample: in the pass that finds edges, a magnified
+    /// texture's variation is smooth at the pixel's scale and is not an edge. Minified textures
+    /// are sampled, so their detail still asks for the full sample rate.
+    var meanTextures = false
 
     // Per triangle.
     var flat = true
@@ -34,6 +39,8 @@ struct SurfaceShader: SampleShader {
     var wrapS: UInt8 = 0, wrapT: UInt8 = 0
     var texScale = SIMD4<Float>.one, texBias = SIMD4<Float>.zero
     var texSize = SIMD2<Float>(1, 1)
+    /// The texture's mean texel (its 1 × 1 level), when `meanTextures` applies to the triangle.
+    var meanTexel: SIMD4<Float>?
     var firstLevel = 0
     var levelCount = 1
     var qc: Float = 0, qr: Float = 0
@@ -99,6 +106,7 @@ struct SurfaceShader: SampleShader {
             }
         }
         w = t.w
+        meanTexel = nil
         textured = mat.texture >= 0 && inst.hasUV
         if textured {
             texture = mat.texture
@@ -116,6 +124,11 @@ struct SurfaceShader: SampleShader {
             wrapT = mat.wrapT
             texScale = mat.texScale
             texBias = mat.texBias
+            if meanTextures && mat.cutoff == nil {
+                meanTexel = sampler.sample(
+                    firstLevel: firstLevel, levelCount: levelCount, u: 0, v: 0, level: levelCount - 1,
+                    wrapS: wrapS, wrapT: wrapT)
+            }
             // Screen derivatives of the barycentrics per sample step.
             let inv = 1 / Float(t.area)
             let b1c = Float(-(t.y0 - t.y2)) * step * inv, b1r = Float(t.x0 - t.x2) * step * inv
@@ -171,12 +184,17 @@ struct SurfaceShader: SampleShader {
                 let xr = (uvRow0.x * dur + uvRow0.y * dvr) * texSize.x,
                     yr = (uvRow1.x * dur + uvRow1.y * dvr) * texSize.y
                 let rho2 = max(xc * xc + yc * yc, xr * xr + yr * yr)
-                var level = 0
-                if rho2 > 2, rho2.isFinite { level = (Int(((rho2 * 2).bitPattern >> 23) & 0xFF) - 127) >> 1 }
-                let texel = sampler.sample(
-                    firstLevel: firstLevel, levelCount: levelCount, u: tu, v: tv, level: level,
-                    wrapS: wrapS, wrapT: wrapT)
-                c *= texel * texScale + texBias
+                if let meanTexel, rho2 <= 1 {
+                    // Magnified (at most a texel per step): the texture is smooth at this scale.
+                    c *= meanTexel * texScale + texBias
+                } else {
+                    var level = 0
+                    if rho2 > 2, rho2.isFinite { level = (Int(((rho2 * 2).bitPattern >> 23) & 0xFF) - 127) >> 1 }
+                    let texel = sampler.sample(
+                        firstLevel: firstLevel, levelCount: levelCount, u: tu, v: tv, level: level,
+                        wrapS: wrapS, wrapT: wrapT)
+                    c *= texel * texScale + texBias
+                }
             }
             if hasColors { c *= c0 * l.x + c1 * l.y + c2 * l.z }
             if cutoff >= 0 && c.w < cutoff { return false }

@@ -58,14 +58,16 @@ extension ViewRenderer {
             b.ao.update(repeating: 1, count: w * h)
             pixels.slope.update(repeating: .zero, count: w * h)
             pixels.clearThin(cols: w, rows: h)
-            let flat = passes.draw(
+            // Textures count with their mean colour here, so their detail is not taken for edges.
+            let first = passes.draw(
                 b, grid: centres, runs: pixels.runs, step: Int64(ss) * ProjectedVertices.one, edges: nil,
-                slope: pixels.slope, thin: pixels)
+                slope: pixels.slope, thin: pixels, meanTextures: true)
+            let flat = first.allFlat
             work.pixels = pixels
             let any = pixels.classify(perspective: edges.perspective, orthoReference: edges.orthoReference)
             // Each pixel's occlusion, for its centre sample and for its samples below.
             ao?.fill(b.ao, x0: px0 - 1, y0: py0 - 1, width: w, height: h, scratch: b.scratch)
-            if ao != nil, !(any && pixels.allResolved()) {
+            if ao != nil || first.meanTextures, !(any && pixels.allResolved()) {
                 if flat {
                     // Colour = ambient × occlusion + the rest: apply the occlusion now.
                     for i in 0..<(w * h) { b.color[i] += pixels.slope[i] * (b.ao[i] - 1) }
@@ -79,9 +81,11 @@ extension ViewRenderer {
                 return
             }
             pixels.buildRuns(work.runs, ss: ss, apron: a, cols: cols, rows: rows)
+            frame.fullRatePerTile[tile] = pixels.rasterizedInside()
             pixelMask = pixels
         } else {
             work.runs.setFull(cols: cols, rows: rows)
+            frame.fullRatePerTile[tile] = (px1 - px0) * (py1 - py0)
         }
         let runs = work.runs
         if pixelMask == nil {
@@ -146,44 +150,56 @@ extension ViewRenderer {
         let elementIDs: UnsafeBufferPointer<UInt16>
         let apron: Int
 
+        /// What `draw` found: whether every surface drawn was flat and opaque (so `slope` is
+        /// complete), and whether any texture was drawn with its mean colour.
+        struct Drawn {
+            var allFlat = true
+            var meanTextures = false
+        }
+
         /// Opaque surfaces, the edge filter (when given), then transparent surfaces, over the
         /// samples of `runs`; `step` is the sample spacing in fixed point (texture footprints).
-        /// With `slope`, flat surfaces also record their ambient part there; returns whether every
-        /// surface drawn was flat and opaque (so `slope` is complete). With `thin`, triangles that
-        /// centre samples could miss are marked there.
+        /// With `slope`, flat surfaces also record their ambient part there. With `thin`,
+        /// triangles that centre samples could miss are marked there. With `meanTextures`,
+        /// textures without an alpha cutoff are drawn with their mean colour.
         @discardableResult
         func draw(
             _ buffers: TileBuffers, grid: SampleGrid, runs: SampleRuns, step: Int64, edges: EdgeFilter?,
-            slope: UnsafeMutablePointer<SIMD4<Float>>? = nil, thin: PixelPass? = nil
-        ) -> Bool {
-            var allFlat = true
+            slope: UnsafeMutablePointer<SIMD4<Float>>? = nil, thin: PixelPass? = nil, meanTextures: Bool = false
+        ) -> Drawn {
+            var drawn = Drawn()
             var shader = SurfaceShader(buffers: buffers, rig: rig, scene: scene, blend: false, step: step)
+            shader.meanTextures = meanTextures
             for e in opaque.start[tile]..<opaque.start[tile + 1] {
                 guard let t = RasterTriangle.make(opaque.ids[e], scene: scene, pv: pv, bins: opaque) else { continue }
                 thin?.markIfThin(t, grid: grid)
                 shader.begin(t, elementID: elementIDs[Int(scene.triInstance[t.source])])
+                if shader.meanTexel != nil { drawn.meanTextures = true }
                 if shader.flat {
                     Rasterizer.rasterizeFlat(
                         t, grid: grid, buffers: buffers, ambient: shader.flatAmbient, direct: shader.flatDirect,
                         id: shader.id, runs: runs, slope: slope)
                 } else {
-                    allFlat = false
+                    drawn.allFlat = false
                     Rasterizer.rasterize(
                         t, grid: grid, depth: buffers.depth, mode: .testAndWrite, shader: &shader, runs: runs)
                 }
             }
             edges?.apply(buffers, apron: apron, runs: runs)
-            guard transparent.start[tile] < transparent.start[tile + 1] else { return allFlat }
+            guard transparent.start[tile] < transparent.start[tile + 1] else { return drawn }
+            drawn.allFlat = false
             var blend = SurfaceShader(buffers: buffers, rig: rig, scene: scene, blend: true, step: step)
+            blend.meanTextures = meanTextures
             for e in transparent.start[tile]..<transparent.start[tile + 1] {
                 guard let t = RasterTriangle.make(transparent.ids[e], scene: scene, pv: pv, bins: transparent) else {
                     continue
                 }
                 thin?.markIfThin(t, grid: grid)
                 blend.begin(t, elementID: 0)
+                if blend.meanTexel != nil { drawn.meanTextures = true }
                 Rasterizer.rasterize(t, grid: grid, depth: buffers.depth, mode: .testOnly, shader: &blend, runs: runs)
             }
-            return false
+            return drawn
         }
     }
 }

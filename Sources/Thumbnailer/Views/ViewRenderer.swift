@@ -31,6 +31,8 @@ enum ViewRenderer {
         var rgba: [UInt8]
         var covered: Int
         var nonFinite: Int
+        /// Pixels drawn at the full sample rate (all of them without adaptive sampling).
+        var fullRate = 0
     }
 
     static func render(
@@ -83,7 +85,7 @@ enum ViewRenderer {
         let adaptive = settings.adaptive && ss > 1
         // The tiles write the image into the array that is returned (no copy).
         var rgba = [UInt8](repeating: 255, count: camera.width * camera.height * 4)
-        var covered = 0, nonFinite = 0
+        var covered = 0, nonFinite = 0, fullRate = 0
         rgba.withUnsafeMutableBufferPointer { image in
             let frame = FrameBuffer(
                 pixels: image.baseAddress!, width: camera.width, height: camera.height, tiles: grid.tileCount)
@@ -111,9 +113,10 @@ enum ViewRenderer {
             for t in 0..<grid.tileCount {
                 covered += frame.coveredPerTile[t]
                 nonFinite += frame.nonFinitePerTile[t]
+                fullRate += frame.fullRatePerTile[t]
             }
         }
-        return Output(rgba: rgba, covered: covered, nonFinite: nonFinite)
+        return Output(rgba: rgba, covered: covered, nonFinite: nonFinite, fullRate: fullRate)
     }
 
     /// Visible transparent triangles, farthest first (ties: lower id first).
