@@ -16,6 +16,8 @@ final class TextureSampler: @unchecked Sendable {
         var width: Int
         var height: Int
         var hasAlpha: Bool
+        /// The mean texel (the 1 × 1 level), linear RGB with straight alpha in [0, 1].
+        var mean = SIMD4<Float>.zero
     }
 
     /// Linear RGBA, 0…65535 per channel.
@@ -74,6 +76,8 @@ final class TextureSampler: @unchecked Sendable {
             for li in (e.firstLevel + 1)..<(e.firstLevel + e.levelCount) {
                 Self.downsample(from: levels[li - 1], to: levels[li], pool: pool)
             }
+            // As `sample` reads the last level: its one texel, scaled the same way.
+            entries[k].mean = SIMD4<Float>(pool[levels[e.firstLevel + e.levelCount - 1].offset]) * (1 / 65535)
         }
         self.levels = levels
         self.entries = entries

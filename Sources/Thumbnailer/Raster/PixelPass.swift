@@ -248,16 +248,6 @@ struct PixelPass {
         }
     }
 
-    /// Pixels of the tile (the grid without its border) drawn at the full sample rate.
-    func rasterizedInside() -> Int {
-        let w = buffers.cols, h = buffers.rows
-        var n = 0
-        for y in 1..<(h - 1) {
-            for x in 1..<(w - 1) { n += Int(rasterized[y * w + x]) }
-        }
-        return n
-    }
-
     /// Whether every pixel of the tile (the grid without its border) takes the box filter.
     func allResolved() -> Bool {
         let w = buffers.cols, h = buffers.rows
@@ -269,10 +259,12 @@ struct PixelPass {
 
     /// The sample runs of the `rasterized` pixels: pixel column i of the grid (tile column
     /// i − 1) covers buffer columns (i − 1)·ss + apron ..< i·ss + apron; buffer row r lies in
-    /// pixel row ⌊(r − apron) / ss⌋ + 1.
-    func buildRuns(_ runs: SampleRuns, ss: Int, apron: Int, cols: Int, rows: Int) {
+    /// pixel row ⌊(r − apron) / ss⌋ + 1. Returns how many pixels of the tile (the grid without
+    /// its border) are drawn at the full rate.
+    @discardableResult
+    func buildRuns(_ runs: SampleRuns, ss: Int, apron: Int, cols: Int, rows: Int) -> Int {
         let w = buffers.cols, h = buffers.rows
-        var count = 0
+        var count = 0, inside = 0
         for j in 0..<h {
             runs.first[j] = Int32(count)
             var i = 0
@@ -283,6 +275,7 @@ struct PixelPass {
                 }
                 let start = i
                 while i < w && rasterized[j * w + i] != 0 { i += 1 }
+                if j > 0 && j < h - 1 { inside += max(0, min(i, w - 1) - max(start, 1)) }
                 let lo = max(0, (start - 1) * ss + apron), hi = min(cols - 1, (i - 1) * ss + apron - 1)
                 if lo <= hi {
                     runs.spans[count] = SIMD2(Int32(lo), Int32(hi))
@@ -292,6 +285,7 @@ struct PixelPass {
         }
         runs.first[h] = Int32(count)
         for r in 0..<rows { runs.pixelRow[r] = Int32(min(max(floorDiv(r - apron, ss) + 1, 0), h - 1)) }
+        return inside
     }
 }
 

@@ -124,11 +124,7 @@ struct SurfaceShader: SampleShader {
             wrapT = mat.wrapT
             texScale = mat.texScale
             texBias = mat.texBias
-            if meanTextures && mat.cutoff == nil {
-                meanTexel = sampler.sample(
-                    firstLevel: firstLevel, levelCount: levelCount, u: 0, v: 0, level: levelCount - 1,
-                    wrapS: wrapS, wrapT: wrapT)
-            }
+            if meanTextures && mat.cutoff == nil { meanTexel = e.mean }
             // Screen derivatives of the barycentrics per sample step.
             let inv = 1 / Float(t.area)
             let b1c = Float(-(t.y0 - t.y2)) * step * inv, b1r = Float(t.x0 - t.x2) * step * inv

@@ -80,8 +80,7 @@ extension ViewRenderer {
                 frame.store(pixels, px0: px0, py0: py0, px1: px1, py1: py1, tile: tile, encode: encode)
                 return
             }
-            pixels.buildRuns(work.runs, ss: ss, apron: a, cols: cols, rows: rows)
-            frame.fullRatePerTile[tile] = pixels.rasterizedInside()
+            frame.fullRatePerTile[tile] = pixels.buildRuns(work.runs, ss: ss, apron: a, cols: cols, rows: rows)
             pixelMask = pixels
         } else {
             work.runs.setFull(cols: cols, rows: rows)
