@@ -41,8 +41,8 @@ ROOT = os.path.dirname(HERE)
 
 def parse_size(text: str) -> tuple[int, int]:
     w, _, h = text.partition("x")
-    if not (w.isdigit() and h.isdigit()):
-        raise argparse.ArgumentTypeError(f"not a WxH size: {text!r}")
+    if not (w.isdigit() and h.isdigit() and 16 <= int(w) <= 4096 and 16 <= int(h) <= 4096):
+        raise argparse.ArgumentTypeError(f"not a WxH size of 16 to 4096 pixels a side: {text!r}")
     return int(w), int(h)
 
 
@@ -111,7 +111,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=9, help="rounds of CPU timing (default 9)")
     ap.add_argument("--worker", default=os.path.join(ROOT, ".build/release/transcode-worker"))
     args = ap.parse_args()
-    sizes = [parse_size(s) for s in args.sizes.split(",")]
+    try:
+        sizes = [parse_size(s) for s in args.sizes.split(",")]
+    except argparse.ArgumentTypeError as e:
+        ap.error(str(e))
     if args.runs < 1 or args.display < 16:
         ap.error("--runs must be at least 1 and --display at least 16")
     if not os.access(args.worker, os.X_OK):
