@@ -82,6 +82,14 @@ struct LabelSlide {
     /// The dimension's own sheet items: its lines (extension lines, dimension line, end marks),
     /// which its text is drawn against and need not keep clear of, and the text itself.
     var ownItems: Range<Int> = 0..<0
+    /// The same dimension drawn on the other side of what it measures, item for item as
+    /// `ownItems` (the text last), or empty; its text slides as this one does, mirrored.
+    var otherSide: [PlanItem] = []
+
+    /// The slide of the text of `otherSide`: the same line direction and reach, the sides swapped.
+    var mirrored: LabelSlide {
+        LabelSlide(direction: direction, reach: reach, away: -away, flip: -flip, size: size, ownItems: ownItems)
+    }
 }
 
 /// The labels settled so far, bucketed on a grid of `cell` paper millimetres so that a box is
@@ -97,6 +105,8 @@ struct SettledLabels {
     private var owners: [Int] = []
     /// Boxes that only matter to where a label moves, not to whether it must (`isFree`'s `soft`).
     private var softness: [Bool] = []
+    /// Boxes taken back (`retire`), no longer tested.
+    private var retired: [Bool] = []
     private var cells: [SIMD2<Int>: [Int]] = [:]
     private(set) var tests = 0
     var spent: Bool { tests >= Self.maxTests }
@@ -106,13 +116,19 @@ struct SettledLabels {
         boxes.append(b)
         owners.append(owner)
         softness.append(soft)
+        retired.append(false)
+    }
+
+    /// Takes back every box drawn for the items `owners` (a dimension drawn again elsewhere).
+    mutating func retire(owners range: Range<Int>) {
+        for i in owners.indices where range.contains(owners[i]) { retired[i] = true }
     }
 
     /// Whether `b` covers no settled box other than those drawn for the items `except`, soft boxes
     /// counting only when `soft`; false once the budget is spent.
     mutating func isFree(_ b: LabelBox, except: Range<Int> = 0..<0, soft: Bool = false) -> Bool {
         for c in Self.cells(of: b) {
-            for i in cells[c] ?? [] where !except.contains(owners[i]) && (soft || !softness[i]) {
+            for i in cells[c] ?? [] where !except.contains(owners[i]) && (soft || !softness[i]) && !retired[i] {
                 guard tests < Self.maxTests else { return false }
                 tests += 1
                 if boxes[i].overlaps(b) { return false }
@@ -144,7 +160,9 @@ extension SheetDrawing {
     /// dimension's text that would cover one, or an object's footprint, a wall, a window, a door or
     /// another dimension's lines, slides along its dimension line (on its own side, then on the
     /// other) to the nearest place clear of both, or failing that moves up to twice its own height
-    /// further out from the line, never onto where another dimension's text is drawn; where no
+    /// further out from the line, never onto where another dimension's text is drawn. A wall's
+    /// dimension with no such place, or whose line crosses a shape or a label, is drawn on the
+    /// other side of the wall instead when that side is clear (`otherSidePlace`). Where no
     /// place is clear of both it takes the nearest clear of labels alone, and where there is none
     /// it stays in the middle. An object's name that would cover a label is left out (the footprint
     /// keeps its category colour). Room labels and the frame are not moved. The work is bounded by
@@ -203,9 +221,24 @@ extension SheetDrawing {
                 // nearest clear of labels.
                 var moved: LabelBox?
                 let own = slide.ownItems
-                if !settled.spent && (!clear || !shapes.isFree(box, except: own)) && !shapes.spent {
+                let blocked = !settled.spent && (!clear || !shapes.isFree(box, except: own)) && !shapes.spent
+                if blocked {
                     moved = Self.nearestFree(box, slide: slide, free: { settled.isFree($0) && shapes.isFree($0, except: own, soft: true) },
                                              spent: { settled.spent || shapes.spent })
+                }
+                // Nowhere clear on this side, or its line crosses a shape or a label: the dimension
+                // drawn on the other side of what it measures, if its line crosses nothing there
+                // and its text finds a clear place.
+                let crossing = slide.otherSide.count == 6
+                    && !Self.lineIsClear(sheet.items[own.lowerBound + 2], own: own, settled: &settled, shapes: &shapes)
+                if (blocked && moved == nil) || crossing, let place = otherSidePlace(slide, settled: &settled, shapes: &shapes) {
+                    for (k, item) in slide.otherSide.enumerated() { sheet.items[own.lowerBound + k] = item }
+                    shapes.retire(owners: own)
+                    for (k, item) in slide.otherSide.dropLast().enumerated() {
+                        guard case .line(let a, let b, let width, _, _) = item else { continue }
+                        for piece in LabelBox.pieces(ofSegment: a, b, width: width) { shapes.insert(piece, owner: own.lowerBound + k) }
+                    }
+                    moved = place
                 }
                 if moved == nil && !clear && !settled.spent {
                     moved = Self.nearestFree(box, slide: slide, free: { settled.isFree($0) }, spent: { settled.spent })
@@ -222,6 +255,40 @@ extension SheetDrawing {
         }
         slides = [:]
         return settled.tests + shapes.tests
+    }
+
+    /// Paper millimetres at each end of a dimension line on the other side that need not be
+    /// clear: there it meets the walls at the ends of what it measures.
+    static let otherSideEndClearance = 2.0
+
+    /// Where the text of `slide.otherSide` goes: its first place clear of labels and shapes, as
+    /// `nearestFree` finds it with the mirrored slide, provided the other side's dimension line is
+    /// clear (`lineIsClear`); nil otherwise, when there is no other side or once either budget is
+    /// spent.
+    func otherSidePlace(_ slide: LabelSlide, settled: inout SettledLabels, shapes: inout SettledLabels) -> LabelBox? {
+        let other = slide.otherSide
+        guard other.count == 6, case .text(let s, let at, let size, let angle, _, _, _, _) = other[5], !settled.spent, !shapes.spent
+        else { return nil }
+        let own = slide.ownItems
+        guard Self.lineIsClear(other[2], own: own, settled: &settled, shapes: &shapes) else { return nil }
+        let start = LabelBox(s, at: at, size: size, angle: angle)
+        if settled.isFree(start) && shapes.isFree(start, except: own, soft: true) { return start }
+        return Self.nearestFree(
+            start, slide: slide.mirrored, free: { settled.isFree($0) && shapes.isFree($0, except: own, soft: true) },
+            spent: { settled.spent || shapes.spent })
+    }
+
+    /// Whether a dimension line (all but `otherSideEndClearance` at each end) covers no settled
+    /// label, shape or other dimension's text; false once either budget is spent.
+    static func lineIsClear(_ line: PlanItem, own: Range<Int>, settled: inout SettledLabels, shapes: inout SettledLabels) -> Bool {
+        guard case .line(let a, let b, let width, _, _) = line else { return false }
+        let d = b - a, length = (d * d).sum().squareRoot(), trim = otherSideEndClearance
+        guard length > 2 * trim else { return !settled.spent && !shapes.spent }
+        let u = d / length
+        for piece in LabelBox.pieces(ofSegment: a + u * trim, b - u * trim, width: width) {
+            guard settled.isFree(piece), shapes.isFree(piece, except: own, soft: true) else { return false }
+        }
+        return true
     }
 
     /// The first free position, `slideStep` apart: along the line nearest the middle first (the

@@ -9,8 +9,9 @@ import Darwin
 extension SheetDrawing {
     /// Dimension lines: one per wall of at least `minimumDimensionedWall`, outside the room and
     /// parallel to the wall, labelled with RoomPlan's wall length (drawn inside instead when a wall
-    /// faces it within 0.6 m outside, as in a narrow recess); then the overall width and depth along
-    /// the paper's axes, unless a single wall spans them.
+    /// faces it within 0.6 m outside, as in a narrow recess), each with its drawing on the other
+    /// side of the wall kept for `separateLabels`; then the overall width and depth along the
+    /// paper's axes, unless a single wall spans them.
     mutating func drawDimensions(outline: [SIMD2<Double>]?) {
         let h = options.wallThickness / 2
         let walls = geometry.walls(story: sheet.story)
@@ -22,7 +23,7 @@ extension SheetDrawing {
             if walls.contains(where: { $0.identifier != w.identifier && RoomPartition.distance(line, $0.a, $0.b) < 0.6 }) {
                 out = -out
             }
-            dimension(from: w.a, to: w.b, outward: out, offset: h + 0.32, start: h + 0.04, metres: w.length)
+            dimension(from: w.a, to: w.b, outward: out, offset: h + 0.32, start: h + 0.04, metres: w.length, otherSide: true)
         }
         guard !walls.isEmpty else { return }
         // Overall extents along the paper's axes (the sheet is turned square to the walls): the
@@ -47,29 +48,48 @@ extension SheetDrawing {
 
     /// A dimension between world points `a` and `b`, drawn `offset` metres along `outward`:
     /// extension lines from `start` metres out, the dimension line with slashed ends, and the text
-    /// centred above the line, upright.
-    mutating func dimension(from a: SIMD2<Double>, to b: SIMD2<Double>, outward: SIMD2<Double>, offset: Double, start: Double, metres: Double) {
-        let text = format.length(metres)
+    /// centred above the line, upright. With `otherSide`, the same dimension drawn along `−outward`
+    /// is kept for `separateLabels`, which draws that instead when its text finds a clear place
+    /// there and none on this side.
+    mutating func dimension(
+        from a: SIMD2<Double>, to b: SIMD2<Double>, outward: SIMD2<Double>, offset: Double, start: Double, metres: Double,
+        otherSide: Bool = false
+    ) {
         let first = sheet.items.count
+        var drawn = dimensionItems(from: a, to: b, outward: outward, offset: offset, start: start, metres: metres)
+        for item in drawn.items { add(item) }
+        drawn.slide.ownItems = first..<sheet.items.count
+        if otherSide {
+            drawn.slide.otherSide = dimensionItems(from: a, to: b, outward: -outward, offset: offset, start: start, metres: metres).items
+        }
+        slides[sheet.items.count - 1] = drawn.slide
+    }
+
+    /// The items of a dimension (two extension lines, the dimension line, two end marks, then the
+    /// text, last) and its text's slide (`ownItems` left for the caller to set).
+    func dimensionItems(
+        from a: SIMD2<Double>, to b: SIMD2<Double>, outward: SIMD2<Double>, offset: Double, start: Double, metres: Double
+    ) -> (items: [PlanItem], slide: LabelSlide) {
+        let text = format.length(metres)
+        var items: [PlanItem] = []
         let da = a + outward * offset, db = b + outward * offset
         for (end, line) in [(a, da), (b, db)] {
-            add(.line(p(end + outward * start), p(line + outward * 0.08), width: 0.13, colour: PlanColours.dimension, layer: .dimensions))
+            items.append(.line(p(end + outward * start), p(line + outward * 0.08), width: 0.13, colour: PlanColours.dimension, layer: .dimensions))
         }
-        add(.line(p(da), p(db), width: 0.18, colour: PlanColours.dimension, layer: .dimensions))
+        items.append(.line(p(da), p(db), width: 0.18, colour: PlanColours.dimension, layer: .dimensions))
         let u = Polygon2D.distance(a, b) > 1e-9 ? (b - a) / Polygon2D.distance(a, b) : SIMD2(1, 0)
         let slash = (u + outward) / 2.squareRoot() * (1.1 / mm)
         for q in [da, db] {
-            add(.line(p(q - slash), p(q + slash), width: 0.3, colour: PlanColours.dimension, layer: .dimensions))
+            items.append(.line(p(q - slash), p(q + slash), width: 0.3, colour: PlanColours.dimension, layer: .dimensions))
         }
         let size = 2.3
         let along = onPaper(u), away = onPaper(outward)
         let mid = p((da + db) / 2) + away * (size * 0.85)
         // The text may slide along the line as far as keeps it clear of the slashed ends.
         let reach = Polygon2D.distance(da, db) * mm / 2 - Self.textWidth(text, size: size) / 2 - 1.5
-        slides[sheet.items.count] = LabelSlide(
-            direction: along, reach: max(0, reach), away: away, flip: away * (-2 * size * 0.85), size: size,
-            ownItems: first..<(sheet.items.count + 1))
-        add(.text(text, at: mid, size: size, angle: Self.upright(atan2(along.y, along.x)), colour: PlanColours.dimension, bold: false,
-                  role: .dimension(metres: metres), layer: .dimensions))
+        let slide = LabelSlide(direction: along, reach: max(0, reach), away: away, flip: away * (-2 * size * 0.85), size: size)
+        items.append(.text(text, at: mid, size: size, angle: Self.upright(atan2(along.y, along.x)), colour: PlanColours.dimension, bold: false,
+                           role: .dimension(metres: metres), layer: .dimensions))
+        return (items, slide)
     }
 }

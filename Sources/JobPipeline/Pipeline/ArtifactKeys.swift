@@ -22,8 +22,10 @@ public enum ArtifactStages {
     /// 4: dimension texts kept off footprints, walls and windows where they can be. 5: vertical
     /// texts read from the bottom up. 6: dimension texts kept off door leaves and the other
     /// dimensions' lines too, and from moving onto another dimension's text. 7: a dimension text
-    /// may turn over to the other side of its line.
-    public static let plan = 7
+    /// may turn over to the other side of its line. 8: a wall's dimension is drawn on the other
+    /// side of the wall when its text has no clear place or its line crosses a shape or a label,
+    /// and the other side is clear.
+    public static let plan = 8
 }
 
 /// The key of each output group: SHA-256 over a canonical text of everything the group's bytes
