@@ -107,6 +107,8 @@ struct SettledLabels {
     private var softness: [Bool] = []
     /// Boxes taken back (`retire`), no longer tested.
     private var retired: [Bool] = []
+    /// The boxes of each owner given.
+    private var boxesOfOwner: [Int: [Int]] = [:]
     private var cells: [SIMD2<Int>: [Int]] = [:]
     private(set) var tests = 0
     var spent: Bool { tests >= Self.maxTests }
@@ -117,11 +119,12 @@ struct SettledLabels {
         owners.append(owner)
         softness.append(soft)
         retired.append(false)
+        if owner >= 0 { boxesOfOwner[owner, default: []].append(boxes.count - 1) }
     }
 
     /// Takes back every box drawn for the items `owners` (a dimension drawn again elsewhere).
     mutating func retire(owners range: Range<Int>) {
-        for i in owners.indices where range.contains(owners[i]) { retired[i] = true }
+        for owner in range { for i in boxesOfOwner[owner] ?? [] { retired[i] = true } }
     }
 
     /// Whether `b` covers no settled box other than those drawn for the items `except`, soft boxes

@@ -49,8 +49,9 @@ extension SheetDrawing {
     /// A dimension between world points `a` and `b`, drawn `offset` metres along `outward`:
     /// extension lines from `start` metres out, the dimension line with slashed ends, and the text
     /// centred above the line, upright. With `otherSide`, the same dimension drawn along `−outward`
-    /// is kept for `separateLabels`, which draws that instead when its text finds a clear place
-    /// there and none on this side.
+    /// is kept for `separateLabels`, which draws that instead when this side has no clear place for
+    /// the text or its line crosses a shape or a label, and the other side's line crosses nothing
+    /// and its text finds a clear place there.
     mutating func dimension(
         from a: SIMD2<Double>, to b: SIMD2<Double>, outward: SIMD2<Double>, offset: Double, start: Double, metres: Double,
         otherSide: Bool = false

@@ -62,6 +62,19 @@ import Testing
         #expect(after != before && !moved.contains { $0.overlaps(after) }, "moved off the lines drawn on the other side")
     }
 
+    @Test func labelsSettledLaterMayUseWhereTheLinesWere() throws {
+        var (d, other) = try Self.wall()
+        d.add(Labels.footprint(SIMD2(103, 92), SIMD2(106, 98)))  // across the line, off the text
+        // An 8 m dimension settled after the wall's, its text drawn on the wall's first line
+        // (y = 95 mm, x = 115.7…124.3): once that line has gone to the other side, it stays.
+        d.dimension(from: SIMD2(-2, -0.3045), to: SIMD2(6, -0.3045), outward: SIMD2(0, -1), offset: 0, start: 0, metres: 8)
+        let before = try #require(Self.text(d.sheet.items[12]))
+        #expect(LabelBox.pieces(ofSegment: SIMD2(100, 95), SIMD2(130, 95), width: 0.18).contains { $0.overlaps(before) })
+        d.separateLabels()
+        #expect(Array(d.sheet.items[0..<6]) == other)
+        #expect(Self.text(d.sheet.items[12]) == before)
+    }
+
     @Test func aDimensionLineCrossingAFootprintGoesToTheOtherSide() throws {
         var (d, other) = try Self.wall()
         let drawn = try #require(Self.text(d.sheet.items[5]))
