@@ -232,9 +232,10 @@ extension SheetDrawing {
                 // Nowhere clear on this side, or its line crosses a shape or a label: the dimension
                 // drawn on the other side of what it measures, if its line crosses nothing there
                 // and its text finds a clear place.
-                let crossing = slide.otherSide.count == 6
-                    && !Self.lineIsClear(sheet.items[own.lowerBound + 2], own: own, settled: &settled, shapes: &shapes)
-                if (blocked && moved == nil) || crossing, let place = otherSidePlace(slide, settled: &settled, shapes: &shapes) {
+                // (The line is tested only when the text alone does not already decide it.)
+                let tryOther = slide.otherSide.count == 6 && ((blocked && moved == nil)
+                    || !Self.lineIsClear(sheet.items[own.lowerBound + 2], own: own, settled: &settled, shapes: &shapes))
+                if tryOther, let place = otherSidePlace(slide, settled: &settled, shapes: &shapes) {
                     for (k, item) in slide.otherSide.enumerated() { sheet.items[own.lowerBound + k] = item }
                     shapes.retire(owners: own)
                     for (k, item) in slide.otherSide.dropLast().enumerated() {
