@@ -10,14 +10,23 @@ its --roomplan) and each orbit size of --sizes:
   fidelity   the eight orbit frames enlarged (bicubic) to the display width, as a phone shows a
              frame across its screen, against the same frames rendered at that width (WebP
              quality 100): SSIM of the luma (Gaussian window, sigma 1.5; mean and worst frame)
-             and PSNR over RGB.
+             and PSNR over RGB;
+  bytes      the eight orbit frames' WebP bytes.
 
-The first size is the reference of the "CPU vs first" column. Only figures from one run compare:
+A size may carry a WebP quality, WxH@Q (every view encoded at Q instead of the default 75), to
+weigh fewer pixels at a higher quality against today's frames. The first size is the reference of the "CPU vs first" column. Only figures from one run compare:
 the machine's speed moves between runs.
+
+With --compare DIR it also writes DIR/index.html, a page to decide by eye: for each INPUT, the
+frame the last size of --sizes renders worst, enlarged to the display width for every size beside
+the frame rendered at that width, and the part of it where the last size differs most, enlarged
+twice more (each screen pixel a 2 x 2 block) so the differences are seen on any monitor. The
+images are PNG files next to the page; the captions carry this run's CPU, SSIM and bytes.
 
 Usage:
   scripts/bench-orbit-size.py [INPUT ...] [--sizes 768x576,640x480,512x384] [--display 1170]
                               [--runs 9] [--worker .build/release/transcode-worker]
+                              [--compare DIR]
 
 INPUT defaults to samples/roomplan/parametric_two_sections.usdz. Build the worker first
 (`swift build -c release --static-swift-stdlib`). Needs numpy and Pillow with WebP
@@ -27,10 +36,12 @@ INPUT defaults to samples/roomplan/parametric_two_sections.usdz. Build the worke
 from __future__ import annotations
 
 import argparse
+import html
 import os
 import statistics
 import sys
 import tempfile
+from typing import NamedTuple
 
 import numpy as np
 from PIL import Image
@@ -39,11 +50,29 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def parse_size(text: str) -> tuple[int, int]:
-    w, _, h = text.partition("x")
+class Setting(NamedTuple):
+    """One orbit size to measure, with the WebP quality of every view (None: the default)."""
+    width: int
+    height: int
+    quality: int | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.width}x{self.height}" + ("" if self.quality is None else f"@{self.quality}")
+
+    def options(self) -> list[str]:
+        extra = [] if self.quality is None else ["--webp-quality", str(self.quality)]
+        return ["--orbit-size", f"{self.width}x{self.height}"] + extra
+
+
+def parse_size(text: str) -> Setting:
+    size, at, quality = text.partition("@")
+    w, _, h = size.partition("x")
     if not (w.isdigit() and h.isdigit() and 16 <= int(w) <= 4096 and 16 <= int(h) <= 4096):
         raise argparse.ArgumentTypeError(f"not a WxH size of 16 to 4096 pixels a side: {text!r}")
-    return int(w), int(h)
+    if at and not (quality.isdigit() and int(quality) <= 100):
+        raise argparse.ArgumentTypeError(f"not a WebP quality of 0 to 100 after '@': {text!r}")
+    return Setting(int(w), int(h), int(quality) if at else None)
 
 
 def cpu_seconds(argv: list[str]) -> float:
@@ -100,16 +129,67 @@ def frames(out_dir: str) -> list[Image.Image]:
     return [Image.open(os.path.join(out_dir, "thumbs", f"orbit-0{k}.webp")).convert("RGB") for k in range(8)]
 
 
+def worst_window(ref: np.ndarray, img: np.ndarray, w: int, h: int) -> tuple[int, int]:
+    """Top-left corner of the w x h window (on an 8-pixel grid) where img's luma differs most from ref's."""
+    d = np.abs(luma(ref) - luma(img))
+    s = np.pad(d.cumsum(0).cumsum(1), ((1, 0), (1, 0)))
+    ys = np.arange(0, d.shape[0] - h + 1, 8)
+    xs = np.arange(0, d.shape[1] - w + 1, 8)
+    y0, x0 = ys[:, None], xs[None, :]
+    sums = s[y0 + h, x0 + w] - s[y0, x0 + w] - s[y0 + h, x0] + s[y0, x0]
+    iy, ix = np.unravel_index(int(np.argmax(sums)), sums.shape)
+    return int(xs[ix]), int(ys[iy])
+
+
+def write_comparison(out: str, stem: str, display: tuple[int, int], reference: Image.Image,
+                     shown: list[tuple[str, Image.Image, str]]) -> str:
+    """Writes one input's PNGs into out and returns its HTML section. shown: (label, enlarged
+    frame, caption) per size, the smallest last; the crop is where that one differs most."""
+    cw, ch = display[0] // 3, display[1] // 3
+    x, y = worst_window(np.asarray(reference, dtype=np.float64), np.asarray(shown[-1][1], dtype=np.float64), cw, ch)
+    rows = [("reference", reference, f"rendered at {display[0]} x {display[1]} (WebP quality 100)")] + shown
+    full, crops = [], []
+    for label, image, caption in rows:
+        name = f"{stem}-{label.replace('@', '-q')}"
+        image.save(os.path.join(out, f"{name}.png"))
+        image.crop((x, y, x + cw, y + ch)).resize((cw * 2, ch * 2), Image.NEAREST).save(
+            os.path.join(out, f"{name}-crop.png"))
+        text = html.escape(f"{label}: {caption}")
+        full.append(f'<figure><img src="{name}.png" width="{display[0]}" height="{display[1]}">'
+                    f"<figcaption>{text}</figcaption></figure>")
+        crops.append(f'<figure><img src="{name}-crop.png" width="{cw * 2}" height="{ch * 2}">'
+                     f"<figcaption>{text}</figcaption></figure>")
+    return (f"<h2>{html.escape(stem)}</h2><h3>Where {html.escape(shown[-1][0])} differs most "
+            f"({cw} x {ch} screen pixels at {x}, {y}, each shown as 2 x 2)</h3>"
+            f'<div class="row">{"".join(crops)}</div><h3>The whole frame at {display[0]} x {display[1]}</h3>'
+            f'<div class="row">{"".join(full)}</div>')
+
+
+PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Orbit frame sizes</title>
+<style>body{{font:14px/1.4 sans-serif;margin:16px}}.row{{display:flex;flex-wrap:wrap;gap:12px}}
+figure{{margin:0}}img{{display:block;image-rendering:pixelated}}figcaption{{max-width:800px}}</style>
+</head><body><h1>Orbit frames by size, as a phone {width} pixels wide shows them</h1>
+<p>Each size's frame is enlarged (bicubic) to the phone's width, as the carousel shows it across the
+screen; the reference is the same frame rendered at that width. At 100 % zoom one image pixel is
+one device pixel, on high-density screens too (crops: 2 x 2 device pixels).</p>{sections}
+<script>for (const img of document.images) {{ const r = window.devicePixelRatio || 1;
+img.style.width = img.width / r + "px"; img.style.height = img.height / r + "px"; }}</script>
+</body></html>
+"""
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="\n\n".join(__doc__.split("\n\n")[1:]))
     ap.add_argument("inputs", nargs="*", metavar="INPUT",
                     default=[os.path.join(ROOT, "samples/roomplan/parametric_two_sections.usdz")])
-    ap.add_argument("--sizes", default="768x576,640x480,512x384", help="orbit sizes, WxH, comma-separated")
+    ap.add_argument("--sizes", default="768x576,640x480,512x384",
+                    help="orbit sizes, WxH or WxH@Q (with every view at WebP quality Q), comma-separated")
     ap.add_argument("--display", type=int, default=1170, help="display width in pixels (default 1170)")
     ap.add_argument("--runs", type=int, default=9, help="rounds of CPU timing (default 9)")
     ap.add_argument("--worker", default=os.path.join(ROOT, ".build/release/transcode-worker"))
+    ap.add_argument("--compare", metavar="DIR", help="also write DIR/index.html and its images to compare by eye")
     args = ap.parse_args()
     try:
         sizes = [parse_size(s) for s in args.sizes.split(",")]
@@ -119,8 +199,11 @@ def main() -> None:
         ap.error("--runs must be at least 1 and --display at least 16")
     if not os.access(args.worker, os.X_OK):
         sys.exit(f"bench-orbit-size: no worker at {args.worker}; build it first")
-    w0, h0 = sizes[0]
+    if args.compare:
+        os.makedirs(args.compare, exist_ok=True)
+    w0, h0 = sizes[0].width, sizes[0].height
     display = (args.display, round(args.display * h0 / w0))
+    sections = []
     with tempfile.TemporaryDirectory() as work:
         for input_path in args.inputs:
             convert = [args.worker, "convert", input_path]
@@ -128,8 +211,7 @@ def main() -> None:
             if input_path.endswith(".usdz") and os.path.exists(side):
                 convert += ["--roomplan", side]
             base = convert + ["--out", os.path.join(work, "none"), "--no-thumbnails"]
-            runs = {s: convert + ["--out", os.path.join(work, f"{s[0]}x{s[1]}"), "--orbit-size", f"{s[0]}x{s[1]}"]
-                    for s in sizes}
+            runs = {s: convert + ["--out", os.path.join(work, s.label)] + s.options() for s in sizes}
             times: dict[object, list[float]] = {"none": []} | {s: [] for s in sizes}
             for _ in range(args.runs):
                 times["none"].append(cpu_seconds(base))
@@ -138,21 +220,38 @@ def main() -> None:
             ref_dir = os.path.join(work, "reference")
             cpu_seconds(convert + ["--out", ref_dir, "--views", "orbit", "--webp-quality", "100",
                                    "--orbit-size", f"{display[0]}x{display[1]}"])
-            reference = [np.asarray(f, dtype=np.float64) for f in frames(ref_dir)]
+            ref_frames = frames(ref_dir)
+            reference = [np.asarray(f, dtype=np.float64) for f in ref_frames]
             floor = statistics.median(times["none"])
             first = statistics.median(times[sizes[0]]) - floor
             print(f"{os.path.basename(input_path)}: eleven views' CPU (median of {args.runs}) and the "
                   f"orbit frames shown {display[0]} x {display[1]}")
-            print("  orbit size  | pixels  | CPU s | vs first | SSIM mean (worst) | PSNR dB")
+            print("  orbit size  | pixels  | CPU s | vs first | SSIM mean (worst) | PSNR dB | orbit kB")
+            shown = []
             for s in sizes:
                 cpu = statistics.median(times[s]) - floor
-                scores, peaks = [], []
-                for ref, frame in zip(reference, frames(os.path.join(work, f"{s[0]}x{s[1]}"))):
-                    big = np.asarray(frame.resize(display, Image.BICUBIC), dtype=np.float64)
+                scores, peaks, enlarged = [], [], []
+                orbit_bytes = sum(os.path.getsize(os.path.join(work, s.label, "thumbs", f"orbit-0{k}.webp"))
+                                  for k in range(8))
+                for ref, frame in zip(reference, frames(os.path.join(work, s.label))):
+                    enlarged.append(frame.resize(display, Image.BICUBIC))
+                    big = np.asarray(enlarged[-1], dtype=np.float64)
                     scores.append(ssim(ref, big))
                     peaks.append(psnr(ref, big))
-                print(f"  {s[0]:>4} x {s[1]:<4} | {s[0] * s[1]:>7,} | {cpu:.3f} | {cpu / first:8.2f} | "
-                      f"{statistics.mean(scores):.4f} ({min(scores):.4f})  | {statistics.mean(peaks):6.2f}")
+                print(f"  {s.label:<12}| {s.width * s.height:>7,} | {cpu:.3f} | {cpu / first:8.2f} | "
+                      f"{statistics.mean(scores):.4f} ({min(scores):.4f})  | {statistics.mean(peaks):6.2f}  | "
+                      f"{orbit_bytes / 1000:7.1f}")
+                shown.append((s.label, enlarged, scores, f"eleven views {cpu:.3f} CPU-s, {orbit_bytes / 8000:.1f} kB a frame"))
+            if args.compare:
+                k = int(np.argmin(shown[-1][2]))
+                stem = f"{os.path.splitext(os.path.basename(input_path))[0]}-orbit-0{k}"
+                sections.append(write_comparison(args.compare, stem, display, ref_frames[k], [
+                    (label, enlarged[k], f"{cost}, SSIM {scores[k]:.4f}") for label, enlarged, scores, cost in shown]))
+    if args.compare:
+        page = os.path.join(args.compare, "index.html")
+        with open(page, "w", encoding="utf-8") as f:
+            f.write(PAGE.format(width=display[0], sections="".join(sections)))
+        print(f"comparison: {page}")
 
 
 if __name__ == "__main__":
