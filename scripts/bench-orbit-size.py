@@ -14,8 +14,9 @@ its --roomplan) and each orbit size of --sizes:
   bytes      the eight orbit frames' WebP bytes.
 
 A size may carry a WebP quality, WxH@Q (every view encoded at Q instead of the default 75), to
-weigh fewer pixels at a higher quality against today's frames. The first size is the reference of the "CPU vs first" column. Only figures from one run compare:
-the machine's speed moves between runs.
+weigh fewer pixels at a higher quality against today's frames. The first size is the reference
+of the "CPU vs first" column. Only figures from one run compare: the machine's speed moves
+between runs.
 
 With --compare DIR it also writes DIR/index.html, a page to decide by eye: for each INPUT, the
 frame the last size of --sizes renders worst, enlarged to the display width for every size beside
@@ -143,8 +144,9 @@ def worst_window(ref: np.ndarray, img: np.ndarray, w: int, h: int) -> tuple[int,
 
 def write_comparison(out: str, stem: str, display: tuple[int, int], reference: Image.Image,
                      shown: list[tuple[str, Image.Image, str]]) -> str:
-    """Writes one input's PNGs into out and returns its HTML section. shown: (label, enlarged
-    frame, caption) per size, the smallest last; the crop is where that one differs most."""
+    """Writes one input's PNGs into out and returns its HTML section. shown: (label, frame
+    enlarged to the display, caption) per size in the order of --sizes; the crop is where the
+    last of them differs most from the reference."""
     cw, ch = display[0] // 3, display[1] // 3
     x, y = worst_window(np.asarray(reference, dtype=np.float64), np.asarray(shown[-1][1], dtype=np.float64), cw, ch)
     rows = [("reference", reference, f"rendered at {display[0]} x {display[1]} (WebP quality 100)")] + shown
