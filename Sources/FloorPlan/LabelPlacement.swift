@@ -86,6 +86,11 @@ struct LabelSlide {
     /// `ownItems` (the text last), or empty; its text slides as this one does, mirrored.
     var otherSide: [PlanItem] = []
 
+    /// The items of a wall's dimension, as `SheetDrawing.dimensionItems` draws them: two extension
+    /// lines, the dimension line (at `dimensionLine`), two end marks, then the text.
+    static let dimensionItemCount = 6
+    static let dimensionLine = 2
+
     /// The slide of the text of `otherSide`: the same line direction and reach, the sides swapped.
     var mirrored: LabelSlide {
         LabelSlide(direction: direction, reach: reach, away: -away, flip: -flip, size: size, ownItems: ownItems)
@@ -120,6 +125,12 @@ struct SettledLabels {
         softness.append(soft)
         retired.append(false)
         if owner >= 0 { boxesOfOwner[owner, default: []].append(boxes.count - 1) }
+    }
+
+    /// Inserts the boxes covering a line item (nothing for other items), drawn for item `owner`.
+    mutating func insert(line item: PlanItem, owner: Int) {
+        guard case .line(let a, let b, let width, _, _) = item else { return }
+        for piece in LabelBox.pieces(ofSegment: a, b, width: width) { insert(piece, owner: owner) }
     }
 
     /// Takes back every box drawn for the items `owners` (a dimension drawn again elsewhere).
@@ -204,8 +215,8 @@ extension SheetDrawing {
             switch item {
             case .polygon(let corners, _, _, _, let layer) where [.furniture, .walls, .windows].contains(layer):
                 for piece in LabelBox.pieces(ofRectangle: corners) { shapes.insert(piece, owner: i) }
-            case .line(let a, let b, let width, _, let layer) where [.dimensions, .doors].contains(layer):
-                for piece in LabelBox.pieces(ofSegment: a, b, width: width) { shapes.insert(piece, owner: i) }
+            case .line(_, _, _, _, let layer) where [.dimensions, .doors].contains(layer):
+                shapes.insert(line: item, owner: i)
             default:
                 continue
             }
@@ -233,15 +244,13 @@ extension SheetDrawing {
                 // drawn on the other side of what it measures, if its line crosses nothing there
                 // and its text finds a clear place.
                 // (The line is tested only when the text alone does not already decide it.)
-                let tryOther = slide.otherSide.count == 6 && ((blocked && moved == nil)
-                    || !Self.lineIsClear(sheet.items[own.lowerBound + 2], own: own, settled: &settled, shapes: &shapes))
+                let tryOther = slide.otherSide.count == LabelSlide.dimensionItemCount && ((blocked && moved == nil)
+                    || !Self.lineIsClear(
+                        sheet.items[own.lowerBound + LabelSlide.dimensionLine], own: own, settled: &settled, shapes: &shapes))
                 if tryOther, let place = otherSidePlace(slide, settled: &settled, shapes: &shapes) {
                     for (k, item) in slide.otherSide.enumerated() { sheet.items[own.lowerBound + k] = item }
                     shapes.retire(owners: own)
-                    for (k, item) in slide.otherSide.dropLast().enumerated() {
-                        guard case .line(let a, let b, let width, _, _) = item else { continue }
-                        for piece in LabelBox.pieces(ofSegment: a, b, width: width) { shapes.insert(piece, owner: own.lowerBound + k) }
-                    }
+                    for (k, item) in slide.otherSide.enumerated() { shapes.insert(line: item, owner: own.lowerBound + k) }
                     moved = place
                 }
                 if moved == nil && !clear && !settled.spent {
@@ -271,10 +280,11 @@ extension SheetDrawing {
     /// spent.
     func otherSidePlace(_ slide: LabelSlide, settled: inout SettledLabels, shapes: inout SettledLabels) -> LabelBox? {
         let other = slide.otherSide
-        guard other.count == 6, case .text(let s, let at, let size, let angle, _, _, _, _) = other[5], !settled.spent, !shapes.spent
+        guard other.count == LabelSlide.dimensionItemCount,
+            case .text(let s, let at, let size, let angle, _, _, _, _) = other[other.count - 1], !settled.spent, !shapes.spent
         else { return nil }
         let own = slide.ownItems
-        guard Self.lineIsClear(other[2], own: own, settled: &settled, shapes: &shapes) else { return nil }
+        guard Self.lineIsClear(other[LabelSlide.dimensionLine], own: own, settled: &settled, shapes: &shapes) else { return nil }
         let start = LabelBox(s, at: at, size: size, angle: angle)
         if settled.isFree(start) && shapes.isFree(start, except: own, soft: true) { return start }
         return Self.nearestFree(
