@@ -135,11 +135,11 @@ class Bench:
         return wall, cpu, self.postgres_cpu() - database_before
 
     def check_ready(self, ids):
-        rows = self.sql("SELECT count(*) FROM room_versions WHERE status = 'ready' AND reprocess_requested_at IS NULL "
+        rows = self.sql("SELECT count(*) FROM transcode_private.room_versions WHERE status = 'ready' AND reprocess_requested_at IS NULL "
                         f"AND id IN ({','.join(repr(i) for i in ids)})")
         if int(rows) != len(ids):
             raise SystemExit(f"bench-reprocess: only {rows} of {len(ids)} versions ready")
-        for line in self.sql("SELECT glb_path || ' ' || manifest_path FROM room_versions "
+        for line in self.sql("SELECT glb_path || ' ' || manifest_path FROM transcode_private.room_versions "
                              f"WHERE id IN ({','.join(repr(i) for i in ids)})").splitlines():
             for key in line.split():
                 if not os.path.isfile(os.path.join(self.storage, key)):
@@ -157,7 +157,7 @@ class Bench:
         return total
 
     def tamper_render_keys(self, ids):
-        for line in self.sql("SELECT manifest_path FROM room_versions "
+        for line in self.sql("SELECT manifest_path FROM transcode_private.room_versions "
                              f"WHERE id IN ({','.join(repr(i) for i in ids)})").splitlines():
             path = os.path.join(self.storage, line.strip())
             with open(path) as f:
@@ -170,7 +170,7 @@ class Bench:
     def fresh_latencies(self, count, with_batch, batch_ids):
         """Submits `count` scans 0.5 s apart while a worker runs (and, with_batch, a manifest-only batch)."""
         if with_batch:
-            self.sql("UPDATE room_versions SET manifest_schema_version = 4 "
+            self.sql("UPDATE transcode_private.room_versions SET manifest_schema_version = 4 "
                      f"WHERE id IN ({','.join(repr(i) for i in batch_ids)})")
             self.tw("reprocess", "--below-schema", "5", "--limit", str(len(batch_ids)))
         fresh = []
@@ -187,7 +187,7 @@ class Bench:
         feeder.join()
         deadline = time.monotonic() + 600
         while time.monotonic() < deadline:
-            left = self.sql("SELECT count(*) FROM room_versions WHERE status <> 'ready' OR reprocess_requested_at IS NOT NULL")
+            left = self.sql("SELECT count(*) FROM transcode_private.room_versions WHERE status <> 'ready' OR reprocess_requested_at IS NOT NULL")
             if left == "0":
                 break
             time.sleep(0.2)
@@ -195,7 +195,7 @@ class Bench:
         worker.wait(timeout=60)
         self.check_ready(fresh)
         values = [float(v) for v in self.sql(
-            "SELECT extract(epoch FROM transcoded_at - enqueued_at) FROM room_versions "
+            "SELECT extract(epoch FROM transcoded_at - enqueued_at) FROM transcode_private.room_versions "
             f"WHERE id IN ({','.join(repr(i) for i in fresh)})").splitlines()]
         return statistics.median(values), max(values)
 
@@ -248,20 +248,20 @@ def main():
         bench.check_ready(ids)
         rows.append(("full re-transcode (--force)", wall, cpu, db, bench.copied_outputs("full")))
 
-        bench.sql(f"UPDATE room_versions SET manifest_schema_version = 4 WHERE id IN ({','.join(repr(i) for i in ids)})")
+        bench.sql(f"UPDATE transcode_private.room_versions SET manifest_schema_version = 4 WHERE id IN ({','.join(repr(i) for i in ids)})")
         bench.tw("reprocess", "--below-schema", "5", "--limit", str(args.count))
         wall, cpu, db = bench.run_until_idle("manifest")
         bench.check_ready(ids)
         rows.append(("manifest-only change", wall, cpu, db, bench.copied_outputs("manifest")))
 
         bench.tamper_render_keys(ids)
-        bench.sql(f"UPDATE room_versions SET manifest_schema_version = 4 WHERE id IN ({','.join(repr(i) for i in ids)})")
+        bench.sql(f"UPDATE transcode_private.room_versions SET manifest_schema_version = 4 WHERE id IN ({','.join(repr(i) for i in ids)})")
         bench.tw("reprocess", "--below-schema", "5", "--limit", str(args.count))
         wall, cpu, db = bench.run_until_idle("renderer")
         bench.check_ready(ids)
         rows.append(("renderer change", wall, cpu, db, bench.copied_outputs("renderer")))
 
-        bench.sql(f"UPDATE room_versions SET plan_locale = 'zh-Hans', manifest_schema_version = 4 "
+        bench.sql(f"UPDATE transcode_private.room_versions SET plan_locale = 'zh-Hans', manifest_schema_version = 4 "
                   f"WHERE id IN ({','.join(repr(i) for i in ids)})")
         bench.tw("reprocess", "--below-schema", "5", "--limit", str(args.count))
         wall, cpu, db = bench.run_until_idle("plan-locale")

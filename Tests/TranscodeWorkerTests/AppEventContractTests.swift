@@ -4,9 +4,10 @@ import Testing
 @testable import PGQueue
 @testable import WorkerRuntime
 
-/// The app's handlers, as its plan writes them: a subscriber of the public channel
-/// `room:<room_id>` reads `payload["status"] as? String` on `transcode_progress`,
-/// `payload["version_id"] as? String` on `ready` and `payload["error"] as? String` on `failed`.
+/// The app's handlers, as supabase-swift calls them: a broadcast handler on `room:<room_id>`
+/// receives the envelope `{"type": "broadcast", "event": …, "payload": {…}}`, so our fields are at
+/// `msg.payload["payload"]` (the plan's `msg.payload["status"]` reads the envelope and gets nil;
+/// `planReads` shows it). The app keeps the newest `seq` per version and drops what is not newer.
 struct AppSubscriber {
     struct Heard: Equatable {
         var event: String
@@ -16,16 +17,34 @@ struct AppSubscriber {
         var seq: Int64?
     }
 
-    /// What the app's handlers make of the `realtime.messages` rows of one topic.
+    /// supabase-swift's broadcast envelope of one `realtime.messages` row.
+    static func envelope(event: String, payload: [String: Any]) -> [String: Any] {
+        ["type": "broadcast", "event": event, "payload": payload]
+    }
+
+    /// What the plan's handlers read from the envelope as written (`msg.payload["status"]`, …).
+    static func planReads(_ envelope: [String: Any]) -> [String?] {
+        [envelope["status"] as? String, envelope["version_id"] as? String, envelope["error"] as? String]
+    }
+
+    /// What the app's handlers make of the public `realtime.messages` rows of one topic, read
+    /// through the envelope (`msg.payload["payload"]`), repeats and stale events dropped by `seq`.
     static func hear(_ connection: PGConnection, topic: String) throws -> [Heard] {
-        try SupabaseStandIn.messages(connection, topic: topic).filter { !$0.isPrivate }.map { m in
-            let p = m.payload
+        var newest: [String: Int64] = [:]
+        return try SupabaseStandIn.messages(connection, topic: topic).filter { !$0.isPrivate }.compactMap { m in
+            let msg = envelope(event: m.event, payload: m.payload)
+            guard let event = msg["event"] as? String, let p = msg["payload"] as? [String: Any] else { return nil }
             let seq = (p["seq"] as? NSNumber)?.int64Value
-            switch m.event {
-            case "transcode_progress": return Heard(event: m.event, status: p["status"] as? String, seq: seq)
-            case "ready": return Heard(event: m.event, versionId: p["version_id"] as? String, seq: seq)
-            case "failed": return Heard(event: m.event, versionId: p["version_id"] as? String, error: p["error"] as? String, seq: seq)
-            default: return Heard(event: m.event, seq: seq)
+            let version = p["version_id"] as? String ?? ""
+            if let seq {
+                if let last = newest[version], seq <= last { return nil }
+                newest[version] = seq
+            }
+            switch event {
+            case "transcode_progress": return Heard(event: event, status: p["status"] as? String, seq: seq)
+            case "ready": return Heard(event: event, versionId: p["version_id"] as? String, seq: seq)
+            case "failed": return Heard(event: event, versionId: p["version_id"] as? String, error: p["error"] as? String, seq: seq)
+            default: return Heard(event: event, seq: seq)
             }
         }
     }

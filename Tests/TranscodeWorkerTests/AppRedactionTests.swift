@@ -113,7 +113,8 @@ import Testing
         // 23514: check_violation.
         #expect(refused { try insert(f, v.id, kind: "blur", redacted: nil) } == "23514")
         #expect(refused { try insert(f, v.id, kind: "Face", redacted: nil) } == "23514")
-        #expect(refused { try insert(f, v.id, region: #"{"x":0.5,"y":0,"w":0.6,"h":0.1}"#, redacted: nil) } == "23514")
+        #expect(refused { try insert(f, v.id, region: #"{"x":1.5,"y":0,"w":0.6,"h":0.1}"#, redacted: nil) } == "23514")
+        #expect(refused { try insert(f, v.id, region: #"[[0.2,0.2],[0,0.1]]"#, redacted: nil) } == "23514")
         #expect(refused { try insert(f, v.id, region: #"{"x":"0.5","y":0,"w":0.1,"h":0.1}"#, redacted: nil) } == "23514")
         #expect(refused { try insert(f, v.id, region: #"{"x":0.5,"y":0,"w":0.1}"#, redacted: nil) } == "23514")
         #expect(refused { try insert(f, v.id, region: #"[0,0,1,1]"#, redacted: nil) } == "23514")

@@ -72,7 +72,7 @@ final class AppRetryEdgeTests {
         for (token, what) in tokens {
             let r = try send(#"{"version_id":"\#(v)"}"#, token: token)
             #expect(r.status == 401, "\(what)")
-            #expect(r.body["error"] as? String == "UNAUTHORIZED", "\(what)")
+            #expect(r.body["error"] as? String == "UNAUTHENTICATED", "\(what)")
         }
         #expect(try AppRetryTests.row(world, v)["status"] == "failed", "a refused call changed the version")
         let owner = TestJWT.user(world.owner)
@@ -81,6 +81,17 @@ final class AppRetryEdgeTests {
         #expect(try send(#"[1]"#, token: owner).status == 422)
         #expect(try send(String(repeating: " ", count: 5000) + "{}", token: owner).status == 413)
         #expect(try send("", token: owner, method: "GET").status == 405)
+        try world.connection.query("UPDATE rooms SET visibility = 'public' WHERE id = $1::uuid", [world.room])
+        #expect(try retry(v, as: world.stranger).status == 403)
+        #expect(try retry(v, as: world.stranger).body["error"] as? String == "FORBIDDEN")
+        try world.connection.query("""
+            UPDATE transcode_private.room_versions SET error_code = 'REDACTION_INVALID', error_retryable = false WHERE id = $1::uuid
+            """, [v])
+        let permanent = try retry(v, as: world.owner)
+        #expect(permanent.status == 409)
+        #expect(permanent.body["error"] as? String == "PERMANENT_FAILURE")
+        #expect(permanent.body["code"] as? String == "REDACTION_INVALID")
+        #expect(try AppRetryTests.row(world, v)["status"] == "failed")
         postgrest.behaviour = .status(503)
         #expect(try retry(v, as: world.owner).status == 503)
         postgrest.behaviour = .database
@@ -88,9 +99,12 @@ final class AppRetryEdgeTests {
 
     @Test func afterThreeAppRetriesTheAnswerIsRetryLimitReached() throws {
         let v = try AppRetryTests.failedVersion(world)
-        for _ in 0..<SchemaCatalog.defaultAppRetryLimit {
+        for _ in 1..<SchemaCatalog.defaultAppRetryLimit {
             #expect(try retry(v, as: world.owner).status == 202)
-            try world.connection.query("UPDATE room_versions SET status = 'failed' WHERE id = $1::uuid", [v])
+            try world.connection.query("""
+                UPDATE transcode_private.room_versions SET status = 'failed', failure_count = failure_count + 1,
+                       error_code = 'ROOM_TRANSCODE_FAILED', error_retryable = true WHERE id = $1::uuid
+                """, [v])
         }
         let r = try retry(v, as: world.owner)
         #expect(r.status == 409)

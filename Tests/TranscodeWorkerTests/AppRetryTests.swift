@@ -39,15 +39,16 @@ struct AppRetryTests {
     static func failedVersion(_ world: RoleWorld) throws -> String {
         let v = UUID().uuidString.lowercased()
         try world.connection.query("""
-            INSERT INTO room_versions (id, room_id, status, source_usdz_path, attempt, last_error_code, failure_count)
-            VALUES ($1::uuid, $2::uuid, 'failed', 'x/source.usdz', 5, 'SOURCE_DOWNLOAD_FAILED', 1)
+            INSERT INTO transcode_private.room_versions (id, room_id, status, source_usdz_path, attempt, last_error_code, failure_count,
+                                                         error_code, error_retryable)
+            VALUES ($1::uuid, $2::uuid, 'failed', 'x/source.usdz', 5, 'SOURCE_DOWNLOAD_FAILED', 1, 'ROOM_TRANSCODE_FAILED', true)
             """, [v, world.room])
         return v
     }
 
     static func row(_ world: RoleWorld, _ version: String) throws -> PGRow {
         try #require(try world.connection.query("""
-            SELECT status::text AS status, attempt, priority, app_retry_count, last_error_code FROM room_versions WHERE id = $1::uuid
+            SELECT status::text AS status, attempt, priority, app_retry_count, last_error_code FROM transcode_private.room_versions WHERE id = $1::uuid
             """, [version]).first)
     }
 
@@ -109,23 +110,31 @@ struct AppRetryTests {
         #expect(peek.r == "0")
     }
 
+    /// The app hides Retry once a version has failed three times; the server agrees: the version
+    /// of `failedVersion` has failed once, so two retries are accepted and the third is refused.
     @Test func afterTheLimitTheAnswerIsACodeTheAppMaps() throws {
         let world = try RoleWorld()
         defer { withExtendedLifetime(world) {} }
         let v = try Self.failedVersion(world)
         func failAgain() throws {
-            try world.connection.query("UPDATE room_versions SET status = 'failed', last_error_code = 'TIMEOUT' WHERE id = $1::uuid", [v])
+            try world.connection.query("""
+                UPDATE transcode_private.room_versions SET status = 'failed', last_error_code = 'TIMEOUT',
+                       failure_count = failure_count + 1, error_code = 'ROOM_TRANSCODE_FAILED', error_retryable = true
+                 WHERE id = $1::uuid
+                """, [v])
         }
-        for n in 1...SchemaCatalog.defaultAppRetryLimit {
+        for n in 1..<SchemaCatalog.defaultAppRetryLimit {
+            #expect(try Self.appRow(world, v)["retries_left"] == String(SchemaCatalog.defaultAppRetryLimit - n))
             let r = try Self.retry(world.connection, as: world.owner, v)
             #expect(r["ok"] as? Bool == true)
             #expect(r["app_retries"] as? Int == n)
             try failAgain()
         }
+        #expect(try Self.appRow(world, v)["failure_count"] == "3")
+        #expect(try Self.appRow(world, v)["retries_left"] == "0")
         let refused = try Self.retry(world.connection, as: world.owner, v)
         #expect(refused["ok"] as? Bool == false)
         #expect(refused["error"] as? String == "RETRY_LIMIT_REACHED")
-        #expect(refused["app_retries"] as? Int == 3)
         #expect(try Self.row(world, v)["status"] == "failed")
         // The limit is a database setting; operators keep their own retry (not counted).
         let db = try #require(try world.connection.query("SELECT current_database() AS d").first?["d"])
@@ -135,7 +144,49 @@ struct AppRetryTests {
         #expect(try Self.retry(fresh, as: world.owner, v)["ok"] as? Bool == true)
         try failAgain()
         #expect(try QueueStore(connection: world.connection).retryFailed(versionId: v))
-        #expect(try Self.row(world, v).int("app_retry_count") == 4)
+        #expect(try Self.row(world, v).int("app_retry_count") == 3)
+    }
+
+    /// Only the room's owner may retry, even where everyone may see the room.
+    @Test func aStrangerWhoSeesAPublicRoomMayNotRetryIt() throws {
+        let world = try RoleWorld()
+        defer { withExtendedLifetime(world) {} }
+        try world.connection.query("UPDATE rooms SET visibility = 'public' WHERE id = $1::uuid", [world.room])
+        let v = try Self.failedVersion(world)
+        let r = try Self.retry(world.connection, as: world.stranger, v)
+        #expect(r["error"] as? String == "FORBIDDEN")
+        #expect(try Self.row(world, v)["status"] == "failed")
+        #expect(try Self.row(world, v).int("app_retry_count") == 0)
+        #expect(try Self.retry(world.connection, as: world.owner, v)["ok"] as? Bool == true)
+    }
+
+    /// A failure a retry cannot mend is refused with the app's code, and spends nothing.
+    @Test func aPermanentFailureIsRefusedWithoutSpendingARetry() throws {
+        let world = try RoleWorld()
+        defer { withExtendedLifetime(world) {} }
+        let v = try Self.failedVersion(world)
+        try world.connection.query("""
+            UPDATE transcode_private.room_versions SET last_error_code = 'FILE_TOO_LARGE', error_code = 'FILE_TOO_LARGE',
+                   error_retryable = false WHERE id = $1::uuid
+            """, [v])
+        #expect(try Self.appRow(world, v)["error"] == "FILE_TOO_LARGE")
+        #expect(try Self.appRow(world, v)["retryable"] == "f")
+        #expect(try Self.appRow(world, v)["retries_left"] == "0")
+        let r = try Self.retry(world.connection, as: world.owner, v)
+        #expect(r["error"] as? String == "PERMANENT_FAILURE")
+        #expect(r["code"] as? String == "FILE_TOO_LARGE")
+        #expect(try Self.row(world, v)["status"] == "failed")
+        #expect(try Self.row(world, v).int("app_retry_count") == 0)
+    }
+
+    /// The version as the owner's app reads it: `SELECT *` of the app's row, under the owner's JWT.
+    static func appRow(_ world: RoleWorld, _ version: String) throws -> PGRow {
+        let c = world.connection
+        try c.query("BEGIN")
+        defer { _ = try? c.query("ROLLBACK") }
+        try c.query("SET LOCAL ROLE authenticated")
+        try c.query("SELECT set_config('request.jwt.claims', $1, true)", ["{\"sub\":\"\(world.owner)\",\"role\":\"authenticated\"}"])
+        return try #require(try c.query("SELECT * FROM \"public\".\"room_versions\" WHERE id = $1::uuid", [version]).first)
     }
 
     @Test func concurrentTapsQueueOnce() throws {

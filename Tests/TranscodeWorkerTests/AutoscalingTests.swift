@@ -19,7 +19,7 @@ struct AutoscalingTests {
         try QueueKit.insert(c, room: room, runAfterSeconds: 600)  // waiting out a backoff: no replica can take it
         for status in ["ready", "ready", "failed", "uploading"] { try QueueKit.insert(c, room: room, status: status) }
         let reprocess = try QueueKit.insert(c, room: room, status: "ready")
-        try c.query("UPDATE room_versions SET reprocess_requested_at = now() WHERE id = $1::uuid", [reprocess])
+        try c.query("UPDATE transcode_private.room_versions SET reprocess_requested_at = now() WHERE id = $1::uuid", [reprocess])
         #expect(try store.demand() == 3)
         let job = try #require(try store.claim(workerId: "tw-a", leaseSeconds: 60))
         #expect(try store.demand() == 3, "a claimed version still needs its slot")

@@ -17,7 +17,7 @@ struct ConsoleOutputsTests {
         let (_, failed) = try h.insert(status: "failed", reason: "USDZ_PARSE_ERROR", message: "x")
         let (_, running) = try h.insert(status: "queued")
         try h.connection.query("""
-            UPDATE room_versions SET status = 'transcoding', lease_id = gen_random_uuid(), locked_by = 'tw-overview-7',
+            UPDATE transcode_private.room_versions SET status = 'transcoding', lease_id = gen_random_uuid(), locked_by = 'tw-overview-7',
               locked_at = now(), lease_expires_at = now() + interval '1 minute', attempt = 2 WHERE id = $1::uuid
             """, [running])
         for (outcome, age) in [("ready", "10 minutes"), ("ready", "3 hours"), ("failed", "20 minutes"), ("retried", "2 days")] {
@@ -43,7 +43,7 @@ struct ConsoleOutputsTests {
         try h.insert(status: "ready", schema: 4)
         let confirm = H.text(try h.send("GET", "/console/batch/confirm?below=4&limit=100", cookie: cookie))
         #expect(confirm.contains("Re-transcode 3 versions?"))
-        #expect(try h.connection.query("SELECT count(*) AS n FROM room_versions WHERE reprocess_requested_at IS NOT NULL").first?.int("n") == 0)
+        #expect(try h.connection.query("SELECT count(*) AS n FROM transcode_private.room_versions WHERE reprocess_requested_at IS NOT NULL").first?.int("n") == 0)
         #expect(try h.send("POST", "/console/batch", form: [("below", "4"), ("limit", "2")], cookie: cookie).status == 403)
         let marked = try h.send("POST", "/console/batch", form: [("csrf", csrf), ("below", "4"), ("limit", "2")], cookie: cookie)
         #expect(marked.headers["location"] == "/console/batch?below=4&marked=2")
@@ -93,13 +93,13 @@ struct ConsoleOutputsTests {
         let (otherRoom, otherVersion) = try h.insert(status: "ready")
         let otherDir = "rooms/\(otherRoom)/versions/\(otherVersion)/r1-0a0b0c0d/"
         try h.store.put(otherDir + "model.glb", bytes: Array("other".utf8), contentType: "model/gltf-binary")
-        try h.connection.query("UPDATE room_versions SET manifest_path = $2 WHERE id = $1::uuid", [version, otherDir + "layer_manifest.json"])
+        try h.connection.query("UPDATE transcode_private.room_versions SET manifest_path = $2 WHERE id = $1::uuid", [version, otherDir + "layer_manifest.json"])
         let refused = try h.send("GET", "/console/versions/\(version)/files/model.glb", cookie: cookie)
         #expect(refused.status == 404)
         #expect(!H.text(refused).contains("other"))
         #expect(H.text(try h.send("GET", "/console/versions/\(version)", cookie: cookie)).contains("not below this version"))
         // A row naming another bucket is not served either.
-        try h.connection.query("UPDATE room_versions SET manifest_path = $2, output_bucket = 'elsewhere' WHERE id = $1::uuid",
+        try h.connection.query("UPDATE transcode_private.room_versions SET manifest_path = $2, output_bucket = 'elsewhere' WHERE id = $1::uuid",
                                [version, dir + "layer_manifest.json"])
         #expect(try h.send("GET", "/console/versions/\(version)/files/model.glb", cookie: cookie).status == 404)
     }

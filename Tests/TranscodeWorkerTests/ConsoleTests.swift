@@ -189,11 +189,11 @@ struct ConsoleTests {
         #expect(try h.status(ready) == "ready", "a confirmation page changed something")
 
         #expect(try h.send("POST", "/console/versions/\(ready)/reprocess", form: [("csrf", csrf)], cookie: cookie).status == 303)
-        #expect(try h.connection.query("SELECT reprocess_requested_at IS NOT NULL AS r FROM room_versions WHERE id = $1::uuid",
+        #expect(try h.connection.query("SELECT reprocess_requested_at IS NOT NULL AS r FROM transcode_private.room_versions WHERE id = $1::uuid",
                                        [ready]).first?.bool("r") == true)
         #expect(try h.send("POST", "/console/versions/\(queued)/cancel", form: [("csrf", csrf)], cookie: cookie).status == 303)
         #expect(try h.status(queued) == "failed")
-        #expect(try h.connection.query("SELECT last_error_code FROM room_versions WHERE id = $1::uuid", [queued]).first?["last_error_code"]
+        #expect(try h.connection.query("SELECT last_error_code FROM transcode_private.room_versions WHERE id = $1::uuid", [queued]).first?["last_error_code"]
                 == "CANCELLED")
         // An action that does not fit is refused and changes nothing.
         let refused = try h.send("POST", "/console/versions/\(ready)/retry", form: [("csrf", csrf)], cookie: cookie)
@@ -214,7 +214,7 @@ struct ConsoleTests {
             if status == "failed" { failed.insert(v) }
         }
         // Equal creation times are common (one transaction); the id breaks the tie.
-        try h.connection.query("UPDATE room_versions SET created_at = date_trunc('minute', now())")
+        try h.connection.query("UPDATE transcode_private.room_versions SET created_at = date_trunc('minute', now())")
         let cookie = try h.signIn()
         var seen: [String] = []
         var path = "/console/versions"

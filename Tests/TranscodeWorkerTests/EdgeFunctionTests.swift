@@ -139,7 +139,7 @@ struct EdgeFunctionTests {
         #expect(row.status == "ready")
         #expect(row.revision == 1)
         #expect(row.lease == nil)
-        let bucket = try world.connection.query("SELECT output_bucket FROM room_versions WHERE id = $1::uuid", [world.job.versionId])
+        let bucket = try world.connection.query("SELECT output_bucket FROM transcode_private.room_versions WHERE id = $1::uuid", [world.job.versionId])
         #expect(bucket.first?["output_bucket"] == "rooms", "the body's outputs.bucket is recorded beside the paths")
         let topic = "room:\(world.job.roomId)"
         #expect(try SupabaseStandIn.messages(world.connection, topic: topic).map(\.event) == ["ready"])
@@ -177,7 +177,7 @@ struct EdgeFunctionTests {
         #expect(answer.body["ok"] as? Bool == true)
         #expect(answer.body["status"] as? String == "failed")
         #expect(try world.row().status == "failed")
-        let code = try world.connection.query("SELECT last_error_code FROM room_versions WHERE id = $1::uuid", [world.job.versionId]).first?["last_error_code"]
+        let code = try world.connection.query("SELECT last_error_code FROM transcode_private.room_versions WHERE id = $1::uuid", [world.job.versionId]).first?["last_error_code"]
         #expect(code == "USDZ_PARSE_ERROR")
         let request = try #require(world.postgrest.requests.first)
         let sent = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])

@@ -16,7 +16,7 @@ struct HeartbeatPhaseTests {
             CREATE TABLE hb_log (phase text);
             CREATE FUNCTION hb_log_renewal() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN INSERT INTO hb_log VALUES (NEW.transcode_phase); RETURN NEW; END $$;
-            CREATE TRIGGER hb_log_renewal AFTER UPDATE ON room_versions FOR EACH ROW
+            CREATE TRIGGER hb_log_renewal AFTER UPDATE ON transcode_private.room_versions FOR EACH ROW
               WHEN (NEW.heartbeat_at IS DISTINCT FROM OLD.heartbeat_at AND OLD.lease_id IS NOT NULL)
               EXECUTE FUNCTION hb_log_renewal();
             """)

@@ -68,7 +68,7 @@ struct IncrementalReprocessTests {
         let (f, version, _, original) = try Self.published()
         // Another plan language for this version: the plan group (its files and the plan
         // thumbnail drawn with it) is made again; the model and the ten 3D views are reused.
-        try f.store.connection.query("UPDATE room_versions SET plan_locale = 'zh-Hans' WHERE id = $1::uuid", [version])
+        try f.store.connection.query("UPDATE transcode_private.room_versions SET plan_locale = 'zh-Hans' WHERE id = $1::uuid", [version])
         let job = try Self.reprocess(f, version)
         let copied = Set(f.recorder.copies.map { String($0.destination.dropFirst(job.outputPrefix.count)) })
         let views3D = Set(original.keys.filter { $0.hasPrefix("thumbs/") && $0 != "thumbs/plan.webp" })
@@ -167,7 +167,7 @@ struct IncrementalReprocessTests {
     @Test func aPreviousManifestOutsideTheVersionIsIgnored() throws {
         let (f, version, _, _) = try Self.published()
         // A hostile row: the manifest path names another version's outputs.
-        try f.store.connection.query("UPDATE room_versions SET manifest_path = $2 WHERE id = $1::uuid",
+        try f.store.connection.query("UPDATE transcode_private.room_versions SET manifest_path = $2 WHERE id = $1::uuid",
                                      [version, "rooms/\(f.roomId)/versions/\(UUID().uuidString.lowercased())/r1-00000000/layer_manifest.json"])
         _ = try Self.reprocess(f, version)
         #expect(f.recorder.copies.isEmpty)

@@ -102,7 +102,7 @@ struct JobRunnerRobustnessTests {
         let storage = FailingGetStore(f.recorder) {
             guard let connection = try? PGConnection(url: url) else { return }
             defer { connection.close() }
-            _ = try? connection.query("UPDATE room_versions SET lease_id = gen_random_uuid() WHERE id = $1::uuid", [version])
+            _ = try? connection.query("UPDATE transcode_private.room_versions SET lease_id = gen_random_uuid() WHERE id = $1::uuid", [version])
         }
         let outcome = runner(f, storage: storage, reportDeadline: 30).run(job, control: JobControl())
         #expect(outcome == .leaseLost)

@@ -68,7 +68,7 @@ struct ModelSettingsTests {
 /// version; `TRANSCODE_PLAN_UNITS` / `TRANSCODE_PLAN_LOCALE` when they are NULL.
 @Suite("Plan options per version", .enabled(if: postgresConfigured))
 struct PlanOptionsPerVersionTests {
-    static let setOptionsSQL = "UPDATE room_versions SET plan_units = $2, plan_locale = $3 WHERE id = $1::uuid"
+    static let setOptionsSQL = "UPDATE transcode_private.room_versions SET plan_units = $2, plan_locale = $3 WHERE id = $1::uuid"
 
     func manifest(units: String?, locale: String?, configure: (inout WorkerConfig) -> Void = { _ in }) throws -> [String: Any] {
         let f = try JobFixture()

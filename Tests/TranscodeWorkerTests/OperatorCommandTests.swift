@@ -168,7 +168,7 @@ struct OperatorCommandTests {
         let room = UUID().uuidString.lowercased(), version = UUID().uuidString.lowercased()
         try c.query("INSERT INTO rooms (id) VALUES ($1::uuid)", [room])
         try c.query("""
-            INSERT INTO room_versions (id, room_id, status, source_usdz_path, source_json_path)
+            INSERT INTO transcode_private.room_versions (id, room_id, status, source_usdz_path, source_json_path)
             VALUES ($1::uuid, $2::uuid, 'uploading', 'a/source.usdz', 'a/roomplan.json')
             """, [version, room])
         let first = CapturedLines()

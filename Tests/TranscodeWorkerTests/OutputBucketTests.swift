@@ -98,7 +98,7 @@ struct OutputBucketTests {
     @Test func aRowNamingAnotherSourceBucketFailsWithoutReadingAnything() throws {
         let f = try JobFixture()
         let version = try f.submitSample()
-        _ = try f.store.connection.query("UPDATE room_versions SET source_bucket = 'someone-elses-bucket' WHERE id = $1::uuid", [version])
+        _ = try f.store.connection.query("UPDATE transcode_private.room_versions SET source_bucket = 'someone-elses-bucket' WHERE id = $1::uuid", [version])
         let job = try f.claim()
         #expect(job.sourceBucket == "someone-elses-bucket")
         #expect(f.runner().run(job, control: JobControl()) == .failed(reason: FailureReason.sourceKeyRefused))
@@ -113,7 +113,7 @@ struct OutputBucketTests {
     @Test func aRowNamingTheWorkersSourceBucketIsProcessed() throws {
         let f = try JobFixture()
         let version = try f.submitSample()
-        _ = try f.store.connection.query("UPDATE room_versions SET source_bucket = $2 WHERE id = $1::uuid", [version, f.files.bucket])
+        _ = try f.store.connection.query("UPDATE transcode_private.room_versions SET source_bucket = $2 WHERE id = $1::uuid", [version, f.files.bucket])
         let job = try f.claim()
         #expect(f.runner().run(job, control: JobControl()) == .ready(outputPrefix: job.outputPrefix))
         #expect(try f.row(version)["output_bucket"] == f.files.bucket, "one store: outputs beside the sources")

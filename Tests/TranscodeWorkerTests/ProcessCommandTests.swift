@@ -65,7 +65,7 @@ struct ProcessCommandTests {
         let f = try JobFixture()
         let version = try f.submitSample()
         let dead = try #require(try f.store.claim(workerId: "tw-dead", leaseSeconds: 600))
-        try f.store.connection.query("UPDATE room_versions SET lease_expires_at = now() - interval '1 second' WHERE id = $1::uuid",
+        try f.store.connection.query("UPDATE transcode_private.room_versions SET lease_expires_at = now() - interval '1 second' WHERE id = $1::uuid",
                                      [version])
         #expect(CommandLineTool.main(arguments(f, version)) == 0)
         let row = try f.row(version)

@@ -16,17 +16,17 @@ struct QueueConcurrencyTests {
         let room = QueueKit.newID()
         try c.query("INSERT INTO rooms (id, name) VALUES ($1::uuid, 'load')", [room])
         try c.query("""
-            INSERT INTO room_versions (room_id, status, source_usdz_path, run_after)
+            INSERT INTO transcode_private.room_versions (room_id, status, source_usdz_path, run_after)
             SELECT $1::uuid, 'queued', 'sources/' || g || '.usdz', now() - make_interval(secs => g)
               FROM generate_series(1, 200) g
             """, [room])
         // Scheduled for later (backoff): never claimed now.
         try c.query("""
-            INSERT INTO room_versions (room_id, status, source_usdz_path, run_after)
+            INSERT INTO transcode_private.room_versions (room_id, status, source_usdz_path, run_after)
             SELECT $1::uuid, 'queued', 'later/' || g || '.usdz', now() + interval '1 hour'
               FROM generate_series(1, 20) g
             """, [room])
-        let future = Set(try c.query("SELECT id FROM room_versions WHERE run_after > now()").compactMap { $0["id"] })
+        let future = Set(try c.query("SELECT id FROM transcode_private.room_versions WHERE run_after > now()").compactMap { $0["id"] })
         #expect(future.count == 20)
 
         let workers = 16
@@ -58,7 +58,7 @@ struct QueueConcurrencyTests {
 
         // The rows agree with what each worker was told.
         var rows: [String: (lease: String?, worker: String?)] = [:]
-        for r in try c.query("SELECT id, lease_id, locked_by FROM room_versions WHERE lease_id IS NOT NULL") {
+        for r in try c.query("SELECT id, lease_id, locked_by FROM transcode_private.room_versions WHERE lease_id IS NOT NULL") {
             rows[r["id"] ?? ""] = (r["lease_id"], r["locked_by"])
         }
         #expect(rows.count == 200)
@@ -71,7 +71,7 @@ struct QueueConcurrencyTests {
                    count(DISTINCT lease_id) AS leases,
                    count(*) FILTER (WHERE status = 'queued' AND lease_id IS NULL AND attempt = 0 AND run_after > now()) AS later,
                    count(*) FILTER (WHERE lease_id IS NOT NULL AND lease_expires_at > now() + interval '200 seconds') AS fresh_leases
-              FROM room_versions
+              FROM transcode_private.room_versions
             """).first)
         #expect(summary.int("running") == 200)
         #expect(summary.int("leases") == 200)
@@ -153,13 +153,13 @@ struct QueueConcurrencyTests {
         try c.query("INSERT INTO rooms (id, name) VALUES ($1::uuid, 'sweep')", [room])
         // 60 versions with attempts left, 20 on their last attempt.
         try c.query("""
-            INSERT INTO room_versions (room_id, status, max_attempts)
+            INSERT INTO transcode_private.room_versions (room_id, status, max_attempts)
             SELECT $1::uuid, 'queued', CASE WHEN g <= 60 THEN 5 ELSE 1 END FROM generate_series(1, 80) g
             """, [room])
         var claimed = 0
         while try store.claim(workerId: "w-dead", leaseSeconds: 30) != nil { claimed += 1 }
         #expect(claimed == 80)
-        try c.query("UPDATE room_versions SET lease_expires_at = now() - interval '1 second'")
+        try c.query("UPDATE transcode_private.room_versions SET lease_expires_at = now() - interval '1 second'")
 
         let sweepers = 6
         let stores = try (0..<sweepers).map { _ in QueueStore(connection: try db.connect()) }
@@ -189,7 +189,7 @@ struct QueueConcurrencyTests {
                                       AND jsonb_array_length(errors) = 1 AND errors -> 0 ->> 'code' = 'LEASE_EXPIRED') AS requeued,
                    count(*) FILTER (WHERE status = 'transcoding' AND locked_by LIKE 'rescuer-%'
                                       AND jsonb_array_length(errors) = 0 AND attempt = 1) AS taken_over
-              FROM room_versions
+              FROM transcode_private.room_versions
             """).first)
         #expect(summary.int("requeued") == 60)
         #expect(summary.int("taken_over") == 20)
@@ -198,7 +198,7 @@ struct QueueConcurrencyTests {
                                          error: QueueKit.failure("LEASE_EXPIRED", "the worker stopped heartbeating", retryable: true))
             #expect(out.ok && out.status == "failed")
         }
-        #expect(try QueueKit.value(c, "SELECT count(*) FROM room_versions WHERE status = 'failed' AND last_error_code = 'LEASE_EXPIRED'") == "20")
+        #expect(try QueueKit.value(c, "SELECT count(*) FROM transcode_private.room_versions WHERE status = 'failed' AND last_error_code = 'LEASE_EXPIRED'") == "20")
         for s in stores { s.connection.close() }
     }
 
@@ -237,7 +237,7 @@ struct QueueConcurrencyTests {
         let rows = Dictionary(try c.query("""
             SELECT id, status::text AS status, lease_id, cancel_requested_at IS NOT NULL AS flagged, last_error_code,
                    jsonb_array_length(errors) AS n_errors
-              FROM room_versions
+              FROM transcode_private.room_versions
             """).map { ($0["id"] ?? "", $0) }, uniquingKeysWith: { a, _ in a })
         for id in ids {
             let r = try #require(rows[id])

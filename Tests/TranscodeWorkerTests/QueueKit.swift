@@ -31,7 +31,7 @@ enum QueueKit {
         let id = newID()
         try c.query("INSERT INTO rooms (id, name) VALUES ($1::uuid, 'queue test') ON CONFLICT (id) DO NOTHING", [room])
         try c.query("""
-            INSERT INTO room_versions (id, room_id, status, source_usdz_path, source_json_path, priority, max_attempts, run_after)
+            INSERT INTO transcode_private.room_versions (id, room_id, status, source_usdz_path, source_json_path, priority, max_attempts, run_after)
             VALUES ($1::uuid, $2::uuid, $3::room_version_status, $4, $5, $6::smallint, $7::smallint,
                     now() + make_interval(secs => $8::double precision))
             """, [id, room, status, "sources/\(id).usdz", "sources/\(id).json", String(priority), String(maxAttempts),
@@ -61,7 +61,7 @@ enum QueueKit {
     /// Pretends the lease holder stopped heartbeating a while ago.
     static func expireLease(_ c: PGConnection, _ id: String) throws {
         try c.query("""
-            UPDATE room_versions SET lease_expires_at = now() - interval '1 second',
+            UPDATE transcode_private.room_versions SET lease_expires_at = now() - interval '1 second',
                    heartbeat_at = now() - interval '2 minutes' WHERE id = $1::uuid AND lease_id IS NOT NULL
             """, [id])
     }
@@ -176,7 +176,7 @@ final class ReadyWatcher: @unchecked Sendable {
                 if stop { break }
                 do {
                     let rows = try self.poller.query(
-                        "SELECT id, status::text AS status, glb_path, manifest_path FROM room_versions WHERE id = ANY($1::uuid[])", [list])
+                        "SELECT id, status::text AS status, glb_path, manifest_path FROM transcode_private.room_versions WHERE id = ANY($1::uuid[])", [list])
                     self.lock.lock()
                     self.samples += 1
                     for r in rows where r["status"] != "ready" || r["glb_path"] == nil || r["manifest_path"] == nil {

@@ -32,12 +32,12 @@ extension QueueLifecycleTests {
             #expect(r["attempt"] == String(attempt))
             #expect(r["last_error_code"] == "STORAGE_UNAVAILABLE")
             // run_after and updated_at come from the same now(): the difference is the delay.
-            let delay = try #require(Double(try QueueKit.value(c, "SELECT extract(epoch FROM run_after - updated_at) FROM room_versions WHERE id = $1::uuid", [v]) ?? ""))
+            let delay = try #require(Double(try QueueKit.value(c, "SELECT extract(epoch FROM run_after - updated_at) FROM transcode_private.room_versions WHERE id = $1::uuid", [v]) ?? ""))
             let nominal = base * pow(3, Double(attempt - 1))
             #expect(delay >= nominal * 0.9 - 0.001 && delay <= nominal * 1.1 + 0.001, "attempt \(attempt): delay \(delay) s, nominal \(nominal) s")
             // Backing off: not claimable yet.
             #expect(try store.claim(workerId: "w-retry", leaseSeconds: 30) == nil)
-            try c.query("UPDATE room_versions SET run_after = now() WHERE id = $1::uuid", [v])
+            try c.query("UPDATE transcode_private.room_versions SET run_after = now() WHERE id = $1::uuid", [v])
         }
 
         let last = try #require(try store.claim(workerId: "w-retry", leaseSeconds: 30))
@@ -99,9 +99,9 @@ extension QueueLifecycleTests {
         #expect(second.attempt == 2)
         // base·3 = 30 s, capped at 4 s (±10 %).
         #expect(try store.retryLater(second, code: "TIMEOUT", message: "t", baseDelaySeconds: 10, maxDelaySeconds: 4) != nil)
-        let delay = try #require(Double(try QueueKit.value(c, "SELECT extract(epoch FROM run_after - updated_at) FROM room_versions WHERE id = $1::uuid", [v]) ?? ""))
+        let delay = try #require(Double(try QueueKit.value(c, "SELECT extract(epoch FROM run_after - updated_at) FROM transcode_private.room_versions WHERE id = $1::uuid", [v]) ?? ""))
         #expect(delay >= 3.6 - 0.001 && delay <= 4.4 + 0.001)
-        try c.query("UPDATE room_versions SET run_after = now() WHERE id = $1::uuid", [v])
+        try c.query("UPDATE transcode_private.room_versions SET run_after = now() WHERE id = $1::uuid", [v])
 
         // The worker allows 3 attempts although the row allows 5.
         let third = try #require(try store.claim(workerId: "w", leaseSeconds: 30))

@@ -18,13 +18,13 @@ extension QueueLifecycleTests {
 
         // Nearly expired: the heartbeat must push the expiry out by the new lease length.
         try c.query("""
-            UPDATE room_versions SET lease_expires_at = now() + interval '1 second',
+            UPDATE transcode_private.room_versions SET lease_expires_at = now() + interval '1 second',
                    heartbeat_at = now() - interval '10 seconds' WHERE id = $1::uuid
             """, [v])
         #expect(try store.heartbeat(job, leaseSeconds: 120, phase: "layering") == .alive(cancelRequested: false))
-        let remaining = try #require(Double(try QueueKit.value(c, "SELECT extract(epoch FROM lease_expires_at - now()) FROM room_versions WHERE id = $1::uuid", [v]) ?? ""))
+        let remaining = try #require(Double(try QueueKit.value(c, "SELECT extract(epoch FROM lease_expires_at - now()) FROM transcode_private.room_versions WHERE id = $1::uuid", [v]) ?? ""))
         #expect(remaining > 110 && remaining <= 121)
-        #expect(try QueueKit.value(c, "SELECT heartbeat_at > now() - interval '5 seconds' FROM room_versions WHERE id = $1::uuid", [v]) == "t")
+        #expect(try QueueKit.value(c, "SELECT heartbeat_at > now() - interval '5 seconds' FROM transcode_private.room_versions WHERE id = $1::uuid", [v]) == "t")
         #expect(try QueueKit.row(c, v)["transcode_phase"] == "layering")
         // Without a phase the last one stays.
         #expect(try store.heartbeat(job, leaseSeconds: 120) == .alive(cancelRequested: false))
@@ -80,7 +80,7 @@ extension QueueLifecycleTests {
         #expect(second.attempt == 2)
         #expect(try store.heartbeat(second, leaseSeconds: 30, phase: "preview") == .alive(cancelRequested: false))
         // Make run_after clearly old so "now" is visible.
-        try c.query("UPDATE room_versions SET run_after = now() - interval '1 hour' WHERE id = $1::uuid", [v])
+        try c.query("UPDATE transcode_private.room_versions SET run_after = now() - interval '1 hour' WHERE id = $1::uuid", [v])
 
         #expect(try store.release(second))
         let r = try QueueKit.row(c, v)
@@ -88,7 +88,7 @@ extension QueueLifecycleTests {
         #expect(r["attempt"] == "1", "the interrupted attempt does not count")
         #expect(r["lease_id"] == nil && r["locked_by"] == nil && r["locked_at"] == nil)
         #expect(r["lease_expires_at"] == nil && r["heartbeat_at"] == nil && r["transcode_phase"] == nil)
-        #expect(try QueueKit.value(c, "SELECT run_after BETWEEN now() - interval '1 minute' AND now() FROM room_versions WHERE id = $1::uuid", [v]) == "t")
+        #expect(try QueueKit.value(c, "SELECT run_after BETWEEN now() - interval '1 minute' AND now() FROM transcode_private.room_versions WHERE id = $1::uuid", [v]) == "t")
         let errors = QueueKit.array(r["errors"])
         #expect(errors.map { $0["code"] as? String } == ["LEASE_EXPIRED", "WORKER_SHUTDOWN"])
         #expect(errors.last?["worker"] as? String == "w-b")

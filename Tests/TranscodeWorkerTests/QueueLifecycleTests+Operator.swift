@@ -27,8 +27,8 @@ extension QueueLifecycleTests {
 
         // Dry run: the list, and nothing changes.
         #expect(try store.markReprocess(belowSchema: 2, limit: 10, dryRun: true) == atSchema1.sorted())
-        #expect(try QueueKit.value(c, "SELECT count(*) FROM room_versions WHERE reprocess_requested_at IS NOT NULL") == "0")
-        #expect(try QueueKit.value(c, "SELECT count(*) FROM room_versions WHERE priority <> 0") == "0")
+        #expect(try QueueKit.value(c, "SELECT count(*) FROM transcode_private.room_versions WHERE reprocess_requested_at IS NOT NULL") == "0")
+        #expect(try QueueKit.value(c, "SELECT count(*) FROM transcode_private.room_versions WHERE priority <> 0") == "0")
         #expect(try store.markReprocess(belowSchema: 2, limit: 2, dryRun: true).count == 2)
 
         // The limit is respected; later calls pick up the rest and skip what is already marked.
@@ -118,14 +118,15 @@ extension QueueLifecycleTests {
                 && QueueKit.events(all, for: j3.versionId).count >= 1
         }
         let e1 = QueueKit.events(got, for: j1.versionId)
-        #expect(e1.map(\.event) == ["ready"])
+        // A reprocess is not the app's story: the room hears `version_updated`, never `ready`.
+        #expect(e1.map(\.event) == [SchemaCatalog.versionUpdatedEvent])
         #expect(e1.first?.payload["reprocess"] as? Bool == true)
         #expect((e1.first?.payload["output_revision"] as? NSNumber)?.intValue == 2)
         #expect(e1.first?.payload["glb_path"] == nil, "events carry no paths: clients read them from the row")
         let e2 = QueueKit.events(got, for: j2.versionId)
         #expect(e2.map(\.event) == ["reprocess_failed"], "a failed reprocess must not tell clients the room failed")
         #expect(e2.first?.payload["schema"] as? String == "transcode-failed/v1")
-        #expect(QueueKit.events(got, for: j3.versionId).map(\.event) == ["ready"])
+        #expect(QueueKit.events(got, for: j3.versionId).map(\.event) == [SchemaCatalog.versionUpdatedEvent])
         events.close()
     }
 
@@ -252,7 +253,7 @@ extension QueueLifecycleTests {
         let aOld = try QueueKit.insert(c, room: roomA)
         let b1 = try QueueKit.insert(c, room: roomB)
         for id in [a2, aOld, b1] { #expect(try store.cancel(versionId: id).status == "failed") }
-        try c.query("UPDATE room_versions SET updated_at = now() - interval '2 days' WHERE id = $1::uuid", [aOld])
+        try c.query("UPDATE transcode_private.room_versions SET updated_at = now() - interval '2 days' WHERE id = $1::uuid", [aOld])
         let waitingA = try QueueKit.insert(c, room: roomA, runAfterSeconds: 3600)
         let since = try #require(try QueueKit.value(c, "SELECT (now() - interval '1 day')::text"))
 
@@ -266,13 +267,13 @@ extension QueueLifecycleTests {
         #expect(try store.retryAllFailed(since: since, roomId: nil, dryRun: true) == [a1, a2, b1].sorted())
         #expect(try store.retryAllFailed(since: nil, roomId: nil, dryRun: true) == [a1, a2, aOld, b1].sorted())
         #expect(try store.retryAllFailed(since: nil, roomId: roomB, dryRun: true) == [b1])
-        #expect(try QueueKit.value(c, "SELECT count(*) FROM room_versions WHERE status = 'failed'") == "4")
+        #expect(try QueueKit.value(c, "SELECT count(*) FROM transcode_private.room_versions WHERE status = 'failed'") == "4")
 
         // By room.
         #expect(try store.retryAllFailed(since: nil, roomId: roomB) == [b1])
         var r = try QueueKit.row(c, b1)
         #expect(r["status"] == "queued" && r["priority"] == "10" && r["attempt"] == "0" && r["last_error_code"] == nil)
-        #expect(try QueueKit.value(c, "SELECT enqueued_at > now() - interval '1 minute' AND run_after <= now() FROM room_versions WHERE id = $1::uuid", [b1]) == "t")
+        #expect(try QueueKit.value(c, "SELECT enqueued_at > now() - interval '1 minute' AND run_after <= now() FROM transcode_private.room_versions WHERE id = $1::uuid", [b1]) == "t")
 
         // One.
         #expect(try store.retryFailed(versionId: a1))
@@ -316,7 +317,7 @@ extension QueueLifecycleTests {
         #expect(try store.markReprocess(versionId: r2))
         for _ in 0..<2 { _ = try QueueKit.makeFailed(c, store, room: room, reason: "PARSE_FAILED") }
         let old = try QueueKit.makeFailed(c, store, room: room, reason: "PARSE_FAILED")
-        try c.query("UPDATE room_versions SET updated_at = now() - interval '48 hours' WHERE id = $1::uuid", [old])
+        try c.query("UPDATE transcode_private.room_versions SET updated_at = now() - interval '48 hours' WHERE id = $1::uuid", [old])
         let cancelled = try QueueKit.insert(c, room: room)
         #expect(try store.cancel(versionId: cancelled).ok)
         let t1 = try QueueKit.insert(c, room: room)
@@ -326,10 +327,10 @@ extension QueueLifecycleTests {
         try QueueKit.expireLease(c, t2)
         _ = try QueueKit.insert(c, room: room, status: "uploading")
         let q1 = try QueueKit.insert(c, room: room)
-        try c.query("UPDATE room_versions SET enqueued_at = now() - interval '120 seconds' WHERE id = $1::uuid", [q1])
+        try c.query("UPDATE transcode_private.room_versions SET enqueued_at = now() - interval '120 seconds' WHERE id = $1::uuid", [q1])
         _ = try QueueKit.insert(c, room: room)
         let q3 = try QueueKit.insert(c, room: room, runAfterSeconds: 600)
-        try c.query("UPDATE room_versions SET last_error_code = 'STORAGE_UNAVAILABLE', attempt = 1 WHERE id = $1::uuid", [q3])
+        try c.query("UPDATE transcode_private.room_versions SET last_error_code = 'STORAGE_UNAVAILABLE', attempt = 1 WHERE id = $1::uuid", [q3])
 
         let s = try store.status()
         #expect(s.counts == ["uploading": 1, "queued": 3, "transcoding": 2, "ready": 2, "failed": 4])

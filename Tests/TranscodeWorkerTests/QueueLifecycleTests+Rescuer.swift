@@ -38,12 +38,12 @@ extension QueueLifecycleTests {
             #expect((errors.last?["attempt"] as? NSNumber)?.intValue == attempt)
             #expect(errors.last?["worker"] as? String == "w-dead-\(attempt)")
             // The one retry policy (QueueStore.backoffSQL): 5·3^(attempt−1) s × U(0.9, 1.1).
-            let delay = try #require(Double(try QueueKit.value(c, "SELECT extract(epoch FROM run_after - updated_at) FROM room_versions WHERE id = $1::uuid", [v]) ?? ""))
+            let delay = try #require(Double(try QueueKit.value(c, "SELECT extract(epoch FROM run_after - updated_at) FROM transcode_private.room_versions WHERE id = $1::uuid", [v]) ?? ""))
             let base = 5 * pow(3, Double(attempt - 1))
             #expect(delay >= base * 0.9 - 0.01 && delay <= base * 1.1 + 0.01, "delay \(delay) s for base \(base) s")
             #expect(try store.heartbeat(job, leaseSeconds: 30) == .leaseLost)
             #expect(try store.claim(workerId: "w-dead-\(attempt + 1)", leaseSeconds: 30) == nil, "backing off")
-            try c.query("UPDATE room_versions SET run_after = now() WHERE id = $1::uuid", [v])
+            try c.query("UPDATE transcode_private.room_versions SET run_after = now() WHERE id = $1::uuid", [v])
             job = try #require(try store.claim(workerId: "w-dead-\(attempt + 1)", leaseSeconds: 30))
             #expect(job.attempt == attempt + 1)
         }
@@ -60,7 +60,7 @@ extension QueueLifecycleTests {
         var r = try QueueKit.row(c, v)
         #expect(r["lease_id"] == t.leaseId)
         #expect(r["locked_by"] == "rescuer")
-        let remaining = try #require(Double(try QueueKit.value(c, "SELECT extract(epoch FROM lease_expires_at - now()) FROM room_versions WHERE id = $1::uuid", [v]) ?? ""))
+        let remaining = try #require(Double(try QueueKit.value(c, "SELECT extract(epoch FROM lease_expires_at - now()) FROM transcode_private.room_versions WHERE id = $1::uuid", [v]) ?? ""))
         #expect(remaining > 100 && remaining <= 121)
         // A second sweep finds nothing (the takeover lease is fresh).
         #expect(try store.takeOverExhausted(workerId: "rescuer-2").isEmpty)

@@ -20,15 +20,15 @@ struct QueueLifecycleTests {
         // An upload in progress wakes nobody.
         let v = try QueueKit.insert(c, room: room, status: "uploading")
         // The column default stamped the upload's start; the queue wait must start at enqueue.
-        try c.query("UPDATE room_versions SET enqueued_at = now() - interval '1 hour' WHERE id = $1::uuid", [v])
+        try c.query("UPDATE transcode_private.room_versions SET enqueued_at = now() - interval '1 hour' WHERE id = $1::uuid", [v])
         #expect(try wake.collect(for: 0.3).isEmpty)
 
         #expect(try store.enqueue(versionId: v) == .queued(attempt: 0))
         var r = try QueueKit.row(c, v)
         #expect(r["status"] == "queued")
         #expect(r["lease_id"] == nil)
-        #expect(try QueueKit.value(c, "SELECT enqueued_at > now() - interval '1 minute' FROM room_versions WHERE id = $1::uuid", [v]) == "t")
-        #expect(try QueueKit.value(c, "SELECT run_after <= now() FROM room_versions WHERE id = $1::uuid", [v]) == "t")
+        #expect(try QueueKit.value(c, "SELECT enqueued_at > now() - interval '1 minute' FROM transcode_private.room_versions WHERE id = $1::uuid", [v]) == "t")
+        #expect(try QueueKit.value(c, "SELECT run_after <= now() FROM transcode_private.room_versions WHERE id = $1::uuid", [v]) == "t")
         let afterEnqueue = try wake.wait { $0.contains { $0.payload == v } }
         #expect(afterEnqueue.map(\.payload) == [v])
         #expect(afterEnqueue.allSatisfy { $0.channel == SchemaCatalog.queuedChannel })
@@ -89,7 +89,7 @@ struct QueueLifecycleTests {
         let v = try QueueKit.insert(c, room: room, status: "uploading")
         #expect(try store.enqueue(versionId: v) == .queued(attempt: 0))
         // Its place in line: queued a minute ago.
-        try c.query("UPDATE room_versions SET run_after = now() - interval '1 minute' WHERE id = $1::uuid", [v])
+        try c.query("UPDATE transcode_private.room_versions SET run_after = now() - interval '1 minute' WHERE id = $1::uuid", [v])
         let before = try QueueKit.row(c, v)
         let wake = try QueueListener(db, channel: SchemaCatalog.queuedChannel)
 

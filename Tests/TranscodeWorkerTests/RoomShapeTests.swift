@@ -64,7 +64,7 @@ struct RoomShapeTests {
         }
 
         func versionGrade(_ v: String) throws -> String? {
-            try connection.query("SELECT quality_grade FROM room_versions WHERE id = $1::uuid", [v]).first?["quality_grade"]
+            try connection.query("SELECT quality_grade FROM transcode_private.room_versions WHERE id = $1::uuid", [v]).first?["quality_grade"]
         }
     }
 
@@ -114,7 +114,7 @@ struct RoomShapeTests {
         let cases: [(String?, String?, String?)] = [("C", "A", "C"), ("A", "B", "B"), (nil, "B", "B"), ("B", nil, "B"), (nil, nil, nil)]
         for (app, ours, expected) in cases {
             let v = try w.submit()
-            try w.connection.query("UPDATE room_versions SET app_quality_grade = $2 WHERE id = $1::uuid", [v, app])
+            try w.connection.query("UPDATE transcode_private.room_versions SET app_quality_grade = $2 WHERE id = $1::uuid", [v, app])
             try w.transcode(v, grade: ours)
             #expect(try w.roomRow()["quality_grade"] == expected, "app \(app ?? "none"), ours \(ours ?? "none")")
             #expect(try w.versionGrade(v) == ours)
@@ -124,7 +124,7 @@ struct RoomShapeTests {
     @Test func theReadyEventCarriesTheWorkersGrade() throws {
         let w = try World()
         let graded = try w.submit()
-        try w.connection.query("UPDATE room_versions SET app_quality_grade = 'C' WHERE id = $1::uuid", [graded])
+        try w.connection.query("UPDATE transcode_private.room_versions SET app_quality_grade = 'C' WHERE id = $1::uuid", [graded])
         try w.transcode(graded, grade: "A")
         let ungraded = try w.submit()
         try w.transcode(ungraded, grade: nil)

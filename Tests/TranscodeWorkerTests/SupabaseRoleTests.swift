@@ -12,14 +12,21 @@ final class RoleWorld {
     let readyVersion = UUID().uuidString.lowercased(), runningVersion = UUID().uuidString.lowercased()
     private(set) var readyGLB = ""
     private(set) var runningLease = ""
+    /// The worker's table, qualified as the migrations left it.
+    private(set) var versionsTable = "room_versions"
 
     var connection: PGConnection { project.connection }
     var actions: ClientActions { ClientActions(connection: project.connection) }
 
-    /// The backend's own room rule, as a CrowdRoom backend would write it.
+    /// The backend's own room rules, as a CrowdRoom backend writes them: owners read and update
+    /// their rooms, everyone (signed in or not) reads public rooms.
     static let backendRoomPolicySQL = """
         ALTER TABLE rooms ADD COLUMN IF NOT EXISTS owner_id uuid;
+        ALTER TABLE rooms ADD COLUMN IF NOT EXISTS visibility text NOT NULL DEFAULT 'private';
         CREATE POLICY rooms_owner_read ON rooms FOR SELECT TO authenticated USING (owner_id = auth.uid());
+        CREATE POLICY rooms_public_read ON rooms FOR SELECT TO anon, authenticated USING (visibility = 'public');
+        CREATE POLICY rooms_owner_update ON rooms FOR UPDATE TO authenticated
+          USING (owner_id = auth.uid()) WITH CHECK (owner_id = auth.uid());
         """
 
     init(through: Int? = nil) throws {
@@ -31,8 +38,12 @@ final class RoleWorld {
         readyGLB = prefix + "model.glb"
         runningLease = UUID().uuidString.lowercased()
         try c.query("INSERT INTO rooms (id, name) VALUES ($1::uuid, 'living room')", [room])
+        // The worker's table: in `transcode_private` from migration 15 on, in `public` before.
+        let table = try c.query("SELECT coalesce(to_regclass('transcode_private.room_versions')::text, 'room_versions') AS t")
+            .first?["t"] ?? "room_versions"
+        versionsTable = table
         try c.query("""
-            INSERT INTO room_versions (id, room_id, status, source_usdz_path, glb_path, manifest_path, thumbnail_path,
+            INSERT INTO \(table) (id, room_id, status, source_usdz_path, glb_path, manifest_path, thumbnail_path,
                                        thumbnail_paths, output_revision, manifest_schema_version, transcoded_at)
             VALUES ($1::uuid, $2::uuid, 'ready', $3, $4, $5, $6, $7::jsonb, 1, 1, now())
             """, [readyVersion, room, "rooms/\(room)/versions/\(readyVersion)/source.usdz", readyGLB, prefix + "layer_manifest.json",
@@ -40,7 +51,7 @@ final class RoleWorld {
         try c.query("INSERT INTO redactions (room_version_id, texture_path, redacted_path) VALUES ($1::uuid, 'textures/face.png', $2)",
                     [readyVersion, "rooms/\(room)/versions/\(readyVersion)/redacted/textures/face.png"])
         try c.query("""
-            INSERT INTO room_versions (id, room_id, status, source_usdz_path, attempt, lease_id, locked_by, locked_at,
+            INSERT INTO \(table) (id, room_id, status, source_usdz_path, attempt, lease_id, locked_by, locked_at,
                                        lease_expires_at, heartbeat_at, transcode_phase, last_error_code, last_error, errors)
             VALUES ($1::uuid, $2::uuid, 'transcoding', $3, 2, $4::uuid, 'tw-roles', now(), now() + interval '10 minutes', now(),
                     'layering', 'SOURCE_DOWNLOAD_FAILED', 'S3 bucket rooms-private at 10.1.2.3 said 503',
@@ -81,7 +92,8 @@ struct SupabaseRoleTests {
     @Test func theOwnerReadsStatusAndOutputsAndNothingElse() throws {
         let world = try RoleWorld()
         defer { withExtendedLifetime(world) {} }
-        #expect(world.through(.user(world.owner)) == ["read the room", "read version status and outputs"])
+        #expect(world.through(.user(world.owner)) == ["read the room", "read version status and outputs",
+                                                      "read whole version rows", "change the room"])
         let read = world.actions.attempt(ClientActions.all[1], as: .user(world.owner), room: world.room,
                                          version: world.readyVersion, lease: world.runningLease)
         let rows = Dictionary(uniqueKeysWithValues: read.rows.map { ($0["id"] ?? "", $0) })
@@ -90,13 +102,15 @@ struct SupabaseRoleTests {
         #expect(rows[world.readyVersion]?["glb_path"] == world.readyGLB)
         #expect(rows[world.readyVersion]?["thumbnail_paths"]?.contains("hero.webp") == true)
         #expect(rows[world.runningVersion]?["status"] == "transcoding")
-        // Every internal column is refused by name, not merely empty.
+        // Every internal column is absent from the app's row and refused by name on the worker's table.
         for column in ["lease_id", "locked_by", "locked_at", "lease_expires_at", "heartbeat_at", "errors", "last_error",
                        "last_error_code", "run_after", "attempt", "max_attempts", "priority", "cancel_requested_at",
                        "reprocess_requested_at", "transcode_phase", "source_usdz_path", "source_json_path", "enqueued_at"] {
-            let r = world.actions.attempt(.init(name: column, sql: "SELECT \(column) FROM room_versions"), as: .user(world.owner),
-                                          room: world.room, version: world.readyVersion, lease: world.runningLease)
+            let r = world.actions.attempt(.init(name: column, sql: "SELECT \(column) FROM transcode_private.room_versions"),
+                                          as: .user(world.owner), room: world.room, version: world.readyVersion,
+                                          lease: world.runningLease)
             #expect(r.error?.contains("permission denied") == true, "\(column): \(r.error ?? "readable")")
+            #expect(!SchemaCatalog.appVersionColumns.contains(column))
         }
     }
 
@@ -107,7 +121,8 @@ struct SupabaseRoleTests {
         // service_role (the transcode-done Edge Function, operators) reads everything and finalizes.
         try c.query("BEGIN")
         try c.query("SET LOCAL ROLE service_role")
-        let rows = try c.query("SELECT lease_id, errors::text AS errors FROM room_versions WHERE id = $1::uuid", [world.runningVersion])
+        let rows = try c.query("SELECT lease_id, errors::text AS errors FROM transcode_private.room_versions WHERE id = $1::uuid",
+                               [world.runningVersion])
         #expect(rows.first?["lease_id"] == world.runningLease)
         let answer = try c.query("SELECT transcode_finalize($1::uuid, $2::uuid, 'failed', NULL, $3::jsonb)::text AS r",
                                  [world.runningVersion, world.runningLease, #"{"reason":"SOURCE_NOT_FOUND","message":"gone from bucket x"}"#])
@@ -154,6 +169,7 @@ struct SupabaseRoleTests {
                                                              "transcode_console_signouts"])
         for t in tables {
             let name = try #require(t["relname"])
+            if name == "room_versions" { continue }   // the app's view: below
             #expect(t.bool("relrowsecurity") == true, "\(name) has no row level security")
             for role in ["anon", "authenticated"] {
                 let privileges = name == "rooms" ? "TRUNCATE, REFERENCES, TRIGGER" : "SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER"
@@ -161,30 +177,53 @@ struct SupabaseRoleTests {
                 #expect(held.first?.bool("held") == false, "\(role) holds a table privilege on \(name)")
             }
         }
-        let columns = try c.query("""
-            SELECT attname FROM pg_attribute WHERE attrelid = 'public.room_versions'::regclass AND attnum > 0 AND NOT attisdropped
-               AND has_column_privilege('authenticated', 'public.room_versions', attname, 'SELECT') ORDER BY attname
+        // public.room_versions is a view read with the reader's own rights; clients may only read it.
+        let view = try c.query("""
+            SELECT c.relkind::text AS kind, coalesce(array_to_string(c.reloptions, ','), '') AS options
+              FROM pg_class c WHERE c.oid = 'public.room_versions'::regclass
+            """).first
+        #expect(view?["kind"] == "v")
+        #expect(view?["options"]?.contains("security_invoker=true") == true)
+        for role in ["anon", "authenticated"] {
+            let held = try c.query("""
+                SELECT has_table_privilege($1, 'public.room_versions', 'SELECT') AS reads,
+                       has_table_privilege($1, 'public.room_versions', 'INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER') AS writes,
+                       has_table_privilege($1, 'transcode_private.room_versions', 'SELECT, INSERT, UPDATE, DELETE, TRUNCATE') AS table_wide
+                """, [role]).first
+            #expect(held?.bool("reads") == true && held?.bool("writes") == false && held?.bool("table_wide") == false, "\(role)")
+            let columns = try c.query("""
+                SELECT attname FROM pg_attribute WHERE attrelid = 'transcode_private.room_versions'::regclass AND attnum > 0
+                   AND NOT attisdropped AND has_column_privilege($1, 'transcode_private.room_versions', attname, 'SELECT')
+                 ORDER BY attname
+                """, [role]).compactMap { $0["attname"] }
+            #expect(columns == SchemaCatalog.appVersionTableColumns.sorted(), "\(role)")
+            let writable = try c.query("""
+                SELECT count(*) AS n FROM pg_attribute WHERE attrelid = 'transcode_private.room_versions'::regclass AND attnum > 0
+                   AND NOT attisdropped AND has_column_privilege($1, 'transcode_private.room_versions', attname, 'INSERT, UPDATE, REFERENCES')
+                """, [role])
+            #expect(writable.first?.int("n") == 0, "\(role)")
+        }
+        let viewColumns = try c.query("""
+            SELECT attname FROM pg_attribute WHERE attrelid = 'public.room_versions'::regclass AND attnum > 0 ORDER BY attnum
             """).compactMap { $0["attname"] }
-        #expect(columns == SchemaCatalog.clientReadableVersionColumns.sorted())
-        let anonColumns = try c.query("""
-            SELECT count(*) AS n FROM pg_attribute WHERE attrelid = 'public.room_versions'::regclass AND attnum > 0 AND NOT attisdropped
-               AND has_column_privilege('anon', 'public.room_versions', attname, 'SELECT, INSERT, UPDATE, REFERENCES')
-            """)
-        #expect(anonColumns.first?.int("n") == 0)
+        #expect(viewColumns == SchemaCatalog.appVersionColumns)
         let callable = try c.query("""
             SELECT p.proname, r.rolname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
               CROSS JOIN (VALUES ('anon'), ('authenticated')) AS r(rolname)
-             WHERE n.nspname = 'public' AND has_function_privilege(r.rolname, p.oid, 'EXECUTE')
+             WHERE n.nspname IN ('public', 'transcode_private') AND has_function_privilege(r.rolname, p.oid, 'EXECUTE')
+             ORDER BY 1, 2
             """).map { "\($0["rolname"] ?? "")→\($0["proname"] ?? "")" }
-        // The app's retry button is the one function a signed-in client may call (migration 12).
-        #expect(callable == ["authenticated→transcode_app_retry"])
+        // The app's retry button is the one function a signed-in client may call (migration 12);
+        // the retry limit is read by the app's view for its `retries_left`.
+        #expect(callable == ["authenticated→transcode_app_retry", "anon→transcode_app_retry_limit",
+                             "authenticated→transcode_app_retry_limit"])
         func retryColumns(_ role: String, _ privilege: String) throws -> [String] {
             try c.query("""
                 SELECT attname FROM pg_attribute WHERE attrelid = 'public.transcode_retry_requests'::regclass AND attnum > 0
                    AND NOT attisdropped AND has_column_privilege($1, 'public.transcode_retry_requests', attname, $2) ORDER BY attname
                 """, [role, privilege]).compactMap { $0["attname"] }
         }
-        #expect(try retryColumns("authenticated", "SELECT") == SchemaCatalog.clientReadableRetryColumns.sorted())
+        #expect(try retryColumns("authenticated", "SELECT") == (SchemaCatalog.clientReadableRetryColumns + ["error_code"]).sorted())
         #expect(try retryColumns("authenticated", "INSERT") == ["version_id"])
         #expect(try retryColumns("authenticated", "UPDATE") == [])
         #expect(try retryColumns("anon", "SELECT, INSERT, UPDATE, REFERENCES") == [])

@@ -61,7 +61,7 @@ struct UploadSweepTests {
             let jsonKey = json.map { $0.isEmpty ? prefix + "roomplan.json" : $0 }
             try connection.query("INSERT INTO rooms (id, name) VALUES ($1::uuid, 'sweep test')", [room])
             try connection.query("""
-                INSERT INTO room_versions (id, room_id, status, source_usdz_path, source_json_path, created_at, updated_at)
+                INSERT INTO transcode_private.room_versions (id, room_id, status, source_usdz_path, source_json_path, created_at, updated_at)
                 VALUES ($1::uuid, $2::uuid, 'uploading', $3, $4, now() - $5::double precision * interval '1 second',
                         now() - $5::double precision * interval '1 second')
                 """, [version, room, usdzKey, jsonKey, String(quietSeconds)])
@@ -75,7 +75,7 @@ struct UploadSweepTests {
             try #require(try connection.query("""
                 SELECT status::text AS status, last_error_code, failure_count, event_seq, errors::text AS errors,
                        updated_at::text AS updated_at, enqueued_at IS NOT NULL AS enqueued
-                  FROM room_versions WHERE id = $1::uuid
+                  FROM transcode_private.room_versions WHERE id = $1::uuid
                 """, [version]).first)
         }
 

@@ -43,7 +43,7 @@ struct WorkerAPITests {
             let room = UUID().uuidString.lowercased(), version = UUID().uuidString.lowercased()
             try connection.query("INSERT INTO rooms (id) VALUES ($1::uuid)", [room])
             try connection.query("""
-                INSERT INTO room_versions (id, room_id, status, source_usdz_path, source_json_path, glb_path, manifest_path,
+                INSERT INTO transcode_private.room_versions (id, room_id, status, source_usdz_path, source_json_path, glb_path, manifest_path,
                                            manifest_schema_version)
                 VALUES ($1::uuid, $2::uuid, $3::room_version_status, 'a/source.usdz', 'a/roomplan.json',
                         CASE WHEN $3 = 'ready' THEN 'o/room.glb' END, CASE WHEN $3 = 'ready' THEN 'o/manifest.json' END,
@@ -225,7 +225,7 @@ struct WorkerAPITests {
         let failed = try h.insert(status: "failed")
         let retry = try h.send("POST", "/v1/versions/\(failed)/retry")
         #expect(retry.status == 202)
-        #expect(try h.connection.query("SELECT status::text AS s, priority FROM room_versions WHERE id = $1::uuid", [failed])
+        #expect(try h.connection.query("SELECT status::text AS s, priority FROM transcode_private.room_versions WHERE id = $1::uuid", [failed])
             .first?["s"] == "queued")
         let again = try h.send("POST", "/v1/versions/\(failed)/retry")
         #expect(again.status == 409)

@@ -80,11 +80,11 @@ def run(args, binary: str, work: str, pg: TempPostgres, workers: list[Worker], s
     n = args.count
     db.query(f"""
         WITH r AS (INSERT INTO rooms (name) VALUES ('bench-queue phase 1') RETURNING id)
-        INSERT INTO room_versions (room_id, status, source_usdz_path, source_json_path, run_after, enqueued_at)
+        INSERT INTO transcode_private.room_versions (room_id, status, source_usdz_path, source_json_path, run_after, enqueued_at)
         SELECT r.id, 'queued', {quote(SOURCE_USDZ_KEY)}, {quote(SOURCE_JSON_KEY)}, now(), now()
           FROM r, generate_series(1, {n})
     """)
-    phase1_ids = [r[0] for r in db.query("SELECT id FROM room_versions")]
+    phase1_ids = [r[0] for r in db.query("SELECT id FROM transcode_private.room_versions")]
     log(f"phase 1: {n} versions queued; starting 2 workers")
 
     t0 = time.time()
@@ -102,7 +102,7 @@ def run(args, binary: str, work: str, pg: TempPostgres, workers: list[Worker], s
         listener.wait(0.02)
         ready, held = (int(x) for x in db.query(
             "SELECT count(*) FILTER (WHERE status = 'ready'), count(*) FILTER (WHERE locked_by = 'bench-p1-w1') "
-            "FROM room_versions")[0])
+            "FROM transcode_private.room_versions")[0])
         if killed_at is None and ready >= n * args.kill_at:
             half_at = half_at or time.time()
             # Kill it mid-job: while it holds a lease (up to 15 s later, then regardless).
@@ -135,7 +135,7 @@ def run(args, binary: str, work: str, pg: TempPostgres, workers: list[Worker], s
                count(*) FILTER (WHERE errors @> '[{"code": "LEASE_EXPIRED"}]'),
                count(*) FILTER (WHERE status = 'failed'),
                min(transcoded_at), max(transcoded_at)
-          FROM room_versions
+          FROM transcode_private.room_versions
     """)[0]
     n_ready, n_rev1, n_leased, n_rescued, n_failed = (int(x) for x in st[:5])
     checks.append((f"every version ready ({n_ready}/{n}, failed {n_failed})", n_ready == n))
@@ -143,7 +143,7 @@ def run(args, binary: str, work: str, pg: TempPostgres, workers: list[Worker], s
     checks.append((f"no lease left ({n_leased})", n_leased == 0))
     claims = int(db.scalar("SELECT count(*) FROM bench_claims"))
     claimed_twice = int(db.scalar("SELECT count(*) FROM (SELECT version_id FROM bench_claims GROUP BY 1 HAVING count(*) > 1) x"))
-    missing = [gp for (gp,) in db.query("SELECT glb_path FROM room_versions WHERE status = 'ready'")
+    missing = [gp for (gp,) in db.query("SELECT glb_path FROM transcode_private.room_versions WHERE status = 'ready'")
                if not gp or not os.path.isfile(os.path.join(storage, gp))]
     checks.append((f"every glb_path exists in the storage ({n_ready - len(missing)}/{n_ready})", not missing))
 
@@ -190,7 +190,7 @@ def run(args, binary: str, work: str, pg: TempPostgres, workers: list[Worker], s
     time.sleep(1.0)
 
     def busy() -> bool:
-        return db.scalar("SELECT EXISTS (SELECT 1 FROM room_versions WHERE lease_id IS NOT NULL OR status = 'queued')") == "t"
+        return db.scalar("SELECT EXISTS (SELECT 1 FROM transcode_private.room_versions WHERE lease_id IS NOT NULL OR status = 'queued')") == "t"
 
     def wait_until(cond, what: str) -> None:
         t_end = time.time() + args.timeout
@@ -203,14 +203,14 @@ def run(args, binary: str, work: str, pg: TempPostgres, workers: list[Worker], s
 
     def insert(room: str) -> None:
         db.query(f"""
-            INSERT INTO room_versions (room_id, status, source_usdz_path, source_json_path)
+            INSERT INTO transcode_private.room_versions (room_id, status, source_usdz_path, source_json_path)
             VALUES ({quote(room)}, 'queued', {quote(SOURCE_USDZ_KEY)}, {quote(SOURCE_JSON_KEY)})""")
 
     def measure(room: str) -> tuple[list[float], list[float], int]:
         rows = db.query(f"""
             SELECT extract(epoch FROM c.locked_at - c.enqueued_at) * 1000,
                    extract(epoch FROM v.transcoded_at - v.enqueued_at) * 1000, v.status::text
-              FROM bench_claims c JOIN room_versions v ON v.id = c.version_id
+              FROM bench_claims c JOIN transcode_private.room_versions v ON v.id = c.version_id
              WHERE v.room_id = {quote(room)} AND c.attempt = 1""")
         return ([float(r[0]) for r in rows], [float(r[1]) for r in rows if r[1] is not None],
                 sum(1 for r in rows if r[2] == "ready"))

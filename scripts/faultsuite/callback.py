@@ -142,7 +142,7 @@ def scenario_callback(suite: Suite) -> tuple[bool, str]:
     receiver.up_at = time.time() + unavailable_for
     receiver.listen()
     t_listen = time.time()
-    wait_until(lambda: int(db.scalar(f"SELECT count(*) FROM room_versions WHERE id IN ({idlist}) AND status = 'ready'")) == n,
+    wait_until(lambda: int(db.scalar(f"SELECT count(*) FROM transcode_private.room_versions WHERE id IN ({idlist}) AND status = 'ready'")) == n,
                120, "every version ready", [w], step=0.2)
     t_ready = time.time()
     # A version is ready as soon as the receiver committed; the worker is done with it once its

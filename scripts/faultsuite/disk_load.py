@@ -43,10 +43,10 @@ def scenario_disk_full(suite: Suite) -> tuple[bool, str]:
     room, ids = insert_versions(db, 1, "s5 full", max_attempts=2)
     vid = ids[0]
     t0 = time.time()
-    wait_until(lambda: db.scalar(f"SELECT status FROM room_versions WHERE id = {quote(vid)}") == "failed",
+    wait_until(lambda: db.scalar(f"SELECT status FROM transcode_private.room_versions WHERE id = {quote(vid)}") == "failed",
                60, "the version on the full disk to fail", [w], step=0.1)
     t_failed = time.time() - t0
-    row = db.query(f"SELECT attempt, last_error_code, last_error, lease_id FROM room_versions WHERE id = {quote(vid)}")[0]
+    row = db.query(f"SELECT attempt, last_error_code, last_error, lease_id FROM transcode_private.room_versions WHERE id = {quote(vid)}")[0]
     leftover = file_prefixes(mnt, room, vid)
     temps = [os.path.join(d, n) for d, _, names in os.walk(mnt) for n in names if n.startswith(".tmp-put-")]
     # The attempt removes its workspace right after it recorded the failure: give it a moment.
@@ -61,10 +61,10 @@ def scenario_disk_full(suite: Suite) -> tuple[bool, str]:
     os.unlink(filler)
     _, ids2 = insert_versions(db, 1, "s5 after", max_attempts=2)
     t1 = time.time()
-    wait_until(lambda: db.scalar(f"SELECT status FROM room_versions WHERE id = {quote(ids2[0])}") in ("ready", "failed"),
+    wait_until(lambda: db.scalar(f"SELECT status FROM transcode_private.room_versions WHERE id = {quote(ids2[0])}") in ("ready", "failed"),
                60, "the next version after freeing space", [w], step=0.1)
     t_next = time.time() - t1
-    row2 = db.query(f"SELECT status, output_revision, glb_path FROM room_versions WHERE id = {quote(ids2[0])}")[0]
+    row2 = db.query(f"SELECT status, output_revision, glb_path FROM transcode_private.room_versions WHERE id = {quote(ids2[0])}")[0]
     exit_code = w.stop(grace=20)
     c = Check()
     c(f"failed with OUTPUT_UPLOAD_FAILED ({row[1]})", row[1] == "OUTPUT_UPLOAD_FAILED")
@@ -96,10 +96,10 @@ def scenario_disk_full(suite: Suite) -> tuple[bool, str]:
     wb = suite.worker("s5-workspace", url, "file://" + storage_b, args, http_port=port_b, tmpdir=ws_mnt)
     room_b, ids_b = insert_versions(db, 1, "s5 workspace full", max_attempts=2)
     t0 = time.time()
-    wait_until(lambda: db.scalar(f"SELECT status FROM room_versions WHERE id = {quote(ids_b[0])}") in ("failed", "ready"),
+    wait_until(lambda: db.scalar(f"SELECT status FROM transcode_private.room_versions WHERE id = {quote(ids_b[0])}") in ("failed", "ready"),
                60, "the version with a full workspace to finish", [wb], step=0.1)
     t_b = time.time() - t0
-    rowb = db.query(f"SELECT status, attempt, last_error_code, last_error, errors::text FROM room_versions "
+    rowb = db.query(f"SELECT status, attempt, last_error_code, last_error, errors::text FROM transcode_private.room_versions "
                     f"WHERE id = {quote(ids_b[0])}")[0]
     leftover_b = file_prefixes(storage_b, room_b, ids_b[0])
     ws_left: list[str] = []
@@ -112,10 +112,10 @@ def scenario_disk_full(suite: Suite) -> tuple[bool, str]:
     grow = subprocess.run(["mount", "-o", "remount,size=64m", ws_mnt], capture_output=True, text=True, timeout=30)
     _, ids_b2 = insert_versions(db, 1, "s5 workspace after", max_attempts=2)
     t1 = time.time()
-    wait_until(lambda: db.scalar(f"SELECT status FROM room_versions WHERE id = {quote(ids_b2[0])}") in ("ready", "failed"),
+    wait_until(lambda: db.scalar(f"SELECT status FROM transcode_private.room_versions WHERE id = {quote(ids_b2[0])}") in ("ready", "failed"),
                60, "the next version after growing the workspace", [wb], step=0.1)
     t_b2 = time.time() - t1
-    st_b2 = db.scalar(f"SELECT status FROM room_versions WHERE id = {quote(ids_b2[0])}")
+    st_b2 = db.scalar(f"SELECT status FROM transcode_private.room_versions WHERE id = {quote(ids_b2[0])}")
     exit_b = wb.stop(grace=20)
     c(f"5b failed, not ready ({rowb[0]})", rowb[0] == "failed")
     c(f"5b reason is a worker fault, retried, not an input reason ({rowb[2]}, attempt {rowb[1]})",
@@ -148,7 +148,7 @@ def scenario_load(suite: Suite) -> tuple[bool, str]:
     t0 = time.time()
     room, ids = insert_versions(db, n, "s6 load")
     idlist = ",".join(quote(i) for i in ids)
-    wait_until(lambda: int(db.scalar(f"SELECT count(*) FROM room_versions WHERE id IN ({idlist}) "
+    wait_until(lambda: int(db.scalar(f"SELECT count(*) FROM transcode_private.room_versions WHERE id IN ({idlist}) "
                                      "AND status IN ('ready', 'failed')")) == n,
                max(300, n * 2.0), f"{n} versions finished", ws, listener, step=0.5)
     wall = time.time() - t0
@@ -158,15 +158,15 @@ def scenario_load(suite: Suite) -> tuple[bool, str]:
     claim_ms = [float(r[0]) for r in db.query(
         f"SELECT extract(epoch FROM locked_at - enqueued_at) * 1000 FROM fault_claims WHERE version_id IN ({idlist})")]
     ready_ms = [float(r[0]) for r in db.query(
-        f"SELECT extract(epoch FROM transcoded_at - enqueued_at) * 1000 FROM room_versions WHERE id IN ({idlist})")]
+        f"SELECT extract(epoch FROM transcoded_at - enqueued_at) * 1000 FROM transcode_private.room_versions WHERE id IN ({idlist})")]
     job_ms = [float(r[0]) for r in db.query(
         f"""SELECT extract(epoch FROM f.at - c.locked_at) * 1000 FROM fault_claims c
               JOIN fault_finalized f ON f.version_id = c.version_id WHERE c.version_id IN ({idlist})""")]
     per_worker = dict((k, int(v)) for k, v in db.query(
         f"SELECT locked_by, count(*) FROM fault_finalized WHERE version_id IN ({idlist}) GROUP BY 1 ORDER BY 1"))
-    span = epoch(db, f"SELECT max(transcoded_at) - min(enqueued_at) FROM room_versions WHERE id IN ({idlist})")
+    span = epoch(db, f"SELECT max(transcoded_at) - min(enqueued_at) FROM transcode_private.room_versions WHERE id IN ({idlist})")
     prefix_counts = [len(file_prefixes(storage, room, i)) for i in ids]
-    glb_ok = sum(1 for (gp,) in db.query(f"SELECT glb_path FROM room_versions WHERE id IN ({idlist})")
+    glb_ok = sum(1 for (gp,) in db.query(f"SELECT glb_path FROM transcode_private.room_versions WHERE id IN ({idlist})")
                  if gp and os.path.isfile(os.path.join(storage, gp)))
     exits = suite.stop_workers(ws)
     c = Check()

@@ -26,7 +26,7 @@ def scenario_kill(suite: Suite) -> tuple[bool, str]:
     killed = None
     for round_ in range(1, 4):
         def holding():
-            return db.query("""SELECT id, lease_id, transcode_phase FROM room_versions
+            return db.query("""SELECT id, lease_id, transcode_phase FROM transcode_private.room_versions
                                 WHERE locked_by = 's1-victim' AND locked_at < now() - interval '150 milliseconds'""")
         held: list = []
         wait_until(lambda: bool(held.extend(holding()) or held), 60, "the victim to hold a lease",
@@ -35,7 +35,7 @@ def scenario_kill(suite: Suite) -> tuple[bool, str]:
         t_kill = time.time()
         victim.signal_group(signal.SIGKILL)
         victim.wait(10)
-        still = db.scalar(f"SELECT lease_id FROM room_versions WHERE id = {quote(vid)}")
+        still = db.scalar(f"SELECT lease_id FROM transcode_private.room_versions WHERE id = {quote(vid)}")
         if still == lease:
             killed = (vid, lease, t_kill, round_)
             break
@@ -48,17 +48,17 @@ def scenario_kill(suite: Suite) -> tuple[bool, str]:
     time.sleep(0.3)
     group_gone = subprocess.run(["pgrep", "-g", str(victim.proc.pid)], capture_output=True).returncode != 0
 
-    wait_until(lambda: int(db.scalar(f"SELECT count(*) FROM room_versions WHERE id IN ({','.join(quote(i) for i in ids)}) "
+    wait_until(lambda: int(db.scalar(f"SELECT count(*) FROM transcode_private.room_versions WHERE id IN ({','.join(quote(i) for i in ids)}) "
                                      "AND status = 'ready'")) == n,
                120, "every version ready", [survivor], listener)
     listener.wait(0.5)
     st = final_state(db, ids)
-    rescued_at = epoch(db, f"""SELECT (e->>'at')::timestamptz FROM room_versions, jsonb_array_elements(errors) e
+    rescued_at = epoch(db, f"""SELECT (e->>'at')::timestamptz FROM transcode_private.room_versions, jsonb_array_elements(errors) e
                                 WHERE id = {quote(vid)} AND e->>'code' = 'LEASE_EXPIRED' LIMIT 1""")
     reclaim = db.query(f"""SELECT locked_by, extract(epoch FROM locked_at), attempt FROM fault_claims
                             WHERE version_id = {quote(vid)} AND lease_id <> {quote(lease)} ORDER BY at LIMIT 1""")
-    ready_at = epoch(db, f"SELECT transcoded_at FROM room_versions WHERE id = {quote(vid)}")
-    row = db.query(f"SELECT attempt, output_revision, locked_by FROM room_versions WHERE id = {quote(vid)}")[0]
+    ready_at = epoch(db, f"SELECT transcoded_at FROM transcode_private.room_versions WHERE id = {quote(vid)}")
+    row = db.query(f"SELECT attempt, output_revision, locked_by FROM transcode_private.room_versions WHERE id = {quote(vid)}")[0]
     ev_ready, ev_other = ready_events(listener, ids)
     exit_code = survivor.stop(grace=20)
 
@@ -106,7 +106,7 @@ def scenario_pg_restart(suite: Suite) -> tuple[bool, str]:
 
         def counts():
             r = db.query(f"SELECT count(*) FILTER (WHERE status = 'ready'), count(*) FILTER (WHERE lease_id IS NOT NULL) "
-                         f"FROM room_versions WHERE id IN ({idlist})")[0]
+                         f"FROM transcode_private.room_versions WHERE id IN ({idlist})")[0]
             return int(r[0]), int(r[1])
 
         snap: list = []
@@ -134,8 +134,8 @@ def scenario_pg_restart(suite: Suite) -> tuple[bool, str]:
         st = final_state(db, ids)
         first_after = epoch(db, f"SELECT min(at) FROM fault_finalized WHERE at > to_timestamp({t_up}) "
                                 f"AND version_id IN ({idlist})")
-        retried = int(db.scalar(f"SELECT count(*) FROM room_versions WHERE id IN ({idlist}) AND attempt > 1"))
-        error_codes = db.query(f"""SELECT e->>'code', count(*) FROM room_versions, jsonb_array_elements(errors) e
+        retried = int(db.scalar(f"SELECT count(*) FROM transcode_private.room_versions WHERE id IN ({idlist}) AND attempt > 1"))
+        error_codes = db.query(f"""SELECT e->>'code', count(*) FROM transcode_private.room_versions, jsonb_array_elements(errors) e
                                     WHERE id IN ({idlist}) GROUP BY 1 ORDER BY 1""")
         missing = [i for i in ids if len(file_prefixes(storage, room, i)) < 1]
         extra = sum(max(0, len(file_prefixes(storage, room, i)) - 1) for i in ids)

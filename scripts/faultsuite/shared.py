@@ -36,7 +36,7 @@ def insert_versions(db: PG, n: int, room_name: str, usdz_key: str = USDZ_KEY, js
     room = db.scalar(f"INSERT INTO rooms (name) VALUES ({quote(room_name)}) RETURNING id")
     json_sql = quote(json_key) if json_key else "NULL"
     rows = db.query(f"""
-        INSERT INTO room_versions (room_id, status, source_usdz_path, source_json_path, max_attempts, run_after, enqueued_at)
+        INSERT INTO transcode_private.room_versions (room_id, status, source_usdz_path, source_json_path, max_attempts, run_after, enqueued_at)
         SELECT {quote(room)}, 'queued', {quote(usdz_key)}, {json_sql}, {max_attempts}, now(), now()
           FROM generate_series(1, {n}) RETURNING id""")
     return room, [r[0] for r in rows]
@@ -69,7 +69,7 @@ def final_state(db: PG, ids: list[str]) -> dict:
                count(*) FILTER (WHERE status = 'failed'),
                count(*) FILTER (WHERE lease_id IS NOT NULL),
                coalesce(max(attempt), 0)
-          FROM room_versions WHERE id IN ({idlist})""")[0]
+          FROM transcode_private.room_versions WHERE id IN ({idlist})""")[0]
     fin = dict(db.query(f"""SELECT version_id, count(*) FROM fault_finalized WHERE status = 'ready'
                              AND version_id IN ({idlist}) GROUP BY 1"""))
     claims = dict(db.query(f"SELECT version_id, count(*) FROM fault_claims WHERE version_id IN ({idlist}) GROUP BY 1"))

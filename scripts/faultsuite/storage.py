@@ -190,11 +190,11 @@ def failed_outcome(db, proxy: S3Proxy, worker, version_id: str, what: str) -> tu
     happen; then the seconds it took to fail, the version's status, attempt, error code, message
     and error count, the requests the proxy saw and the worker's exit status once stopped."""
     t0 = time.time()
-    wait_until(lambda: db.scalar(f"SELECT status FROM room_versions WHERE id = {quote(version_id)}") == "failed",
+    wait_until(lambda: db.scalar(f"SELECT status FROM transcode_private.room_versions WHERE id = {quote(version_id)}") == "failed",
                60, what, [worker], step=0.1)
     seconds = time.time() - t0
     time.sleep(2.5)
-    row = db.query(f"SELECT status, attempt, last_error_code, last_error, jsonb_array_length(errors) FROM room_versions "
+    row = db.query(f"SELECT status, attempt, last_error_code, last_error, jsonb_array_length(errors) FROM transcode_private.room_versions "
                    f"WHERE id = {quote(version_id)}")[0]
     with proxy.lock:
         requests = len(proxy.log)
@@ -234,17 +234,17 @@ def scenario_storage(suite: Suite) -> tuple[bool, str]:
     room, ids = insert_versions(db, n, "s4 transient")
     idlist = ",".join(quote(i) for i in ids)
     w = suite.worker("s4-transient", url, storage_url, args, env=good_env)
-    wait_until(lambda: int(db.scalar(f"SELECT count(*) FROM room_versions WHERE id IN ({idlist}) AND status = 'ready'")) >= 1,
+    wait_until(lambda: int(db.scalar(f"SELECT count(*) FROM transcode_private.room_versions WHERE id IN ({idlist}) AND status = 'ready'")) >= 1,
                90, "the first version ready", [w], step=0.1)
     window.append(time.time())
-    wait_until(lambda: int(db.scalar(f"SELECT count(*) FROM room_versions WHERE id IN ({idlist}) AND status IN ('ready', 'failed')")) == n,
+    wait_until(lambda: int(db.scalar(f"SELECT count(*) FROM transcode_private.room_versions WHERE id IN ({idlist}) AND status IN ('ready', 'failed')")) == n,
                120, "every transient-fault version finished", [w], step=0.2)
     st = final_state(db, ids)
     with proxy.lock:
         plog = list(proxy.log)
     injected = sum(1 for x in plog if x[3] != "pass")
     s3_prefixes = {i: prefixes_in_s3(room, i) for i in ids}
-    errors = db.query(f"""SELECT e->>'code', count(*) FROM room_versions, jsonb_array_elements(errors) e
+    errors = db.query(f"""SELECT e->>'code', count(*) FROM transcode_private.room_versions, jsonb_array_elements(errors) e
                            WHERE id IN ({idlist}) GROUP BY 1""")
     exit_a = w.stop(grace=20)
     ok_a = all([

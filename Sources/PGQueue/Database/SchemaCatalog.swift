@@ -31,6 +31,14 @@ public enum SchemaCatalog {
                   sql: consoleAndAppRetry),
         Migration(version: 13, name: "incremental re-transcodes: reprocess_full (reprocess --force)", sql: reprocessFull),
         Migration(version: 14, name: "console sign-outs held on every replica: transcode_console_signouts", sql: consoleSignOuts),
+        Migration(version: 15, name: "the app's row: the table moves to transcode_private, public.room_versions is a view of the app's columns",
+                  sql: appRow),
+        Migration(version: 16, name: "terminal events as the app hears them: app error codes, repeats for late subscribers, reprocess off the app's channels",
+                  sql: terminalEvents),
+        Migration(version: 17, name: "the app's retry button by the app's rules: owner only, permanent failures refused, failure_count limit",
+                  sql: appRetryRules),
+        Migration(version: 18, name: "what the app writes: canonical redaction regions once each; the worker's columns of rooms",
+                  sql: appWrites),
     ]
 
     /// `rooms`, `room_versions` and `redactions`, created only when absent; the columns the worker

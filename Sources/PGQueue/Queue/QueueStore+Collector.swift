@@ -2,12 +2,12 @@
 extension QueueStore {
     /// Versions changed within `$1` seconds (NULL: any), after id `$2`, in id order, `$3` at most.
     static let collectorTargetsSQL = """
-        SELECT id, room_id, glb_path, lease_id FROM room_versions
+        SELECT id, room_id, glb_path, lease_id FROM transcode_private.room_versions
          WHERE ($1::double precision IS NULL OR updated_at >= now() - $1::double precision * interval '1 second')
            AND id > $2::uuid
          ORDER BY id LIMIT $3::integer
         """
-    static let collectorTargetSQL = "SELECT id, room_id, glb_path, lease_id FROM room_versions WHERE id = $1::uuid"
+    static let collectorTargetSQL = "SELECT id, room_id, glb_path, lease_id FROM transcode_private.room_versions WHERE id = $1::uuid"
     /// One sweeper at a time across replicas: a session advisory lock ("gc" + "transcode").
     static let collectorLockKey = "7310582754083516774"
     static let collectorTryLockSQL = "SELECT pg_try_advisory_lock($1::bigint) AS locked"

@@ -39,7 +39,7 @@ extension QueueStore {
                to_char(v.created_at AT TIME ZONE 'UTC', \(utc)) AS created,
                to_char(v.updated_at AT TIME ZONE 'UTC', \(utc)) AS updated,
                to_char(v.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at
-          FROM room_versions v LEFT JOIN rooms r ON r.id = v.room_id
+          FROM transcode_private.room_versions v LEFT JOIN rooms r ON r.id = v.room_id
          WHERE ($1::text IS NULL OR v.status::text = $1)
            AND ($2::uuid IS NULL OR v.room_id = $2::uuid)
            AND ($3::text IS NULL OR v.last_error_code = $3)
@@ -71,7 +71,7 @@ extension QueueStore {
                to_char(v.created_at AT TIME ZONE 'UTC', \(utc)) AS created,
                to_char(v.updated_at AT TIME ZONE 'UTC', \(utc)) AS updated,
                to_char(v.transcoded_at AT TIME ZONE 'UTC', \(utc)) AS transcoded
-          FROM room_versions v LEFT JOIN rooms r ON r.id = v.room_id WHERE v.id = $1::uuid
+          FROM transcode_private.room_versions v LEFT JOIN rooms r ON r.id = v.room_id WHERE v.id = $1::uuid
         """
 
     /// One version as the console shows it, nil when unknown.
@@ -125,7 +125,7 @@ extension QueueStore {
                count(*) FILTER (WHERE status = 'ready' AND coalesce(manifest_schema_version, 0) >= $1::integer) AS current,
                (SELECT count(*) FROM transcode_attempts WHERE reprocess AND outcome IN ('failed', 'retried')
                    AND finished_at > now() - interval '1 day') AS failed_day
-          FROM room_versions
+          FROM transcode_private.room_versions
         """
 
     /// A batch re-transcode's progress towards manifest schema `schema`: ready versions still

@@ -8,7 +8,7 @@ extension QueueStore {
     /// stays cheap on a table of millions of ready rows. Versions waiting out a retry backoff are
     /// not counted: no replica could take them yet.
     public static let demandSQL = """
-        SELECT (SELECT count(*) FROM room_versions WHERE lease_id IS NULL AND (status = 'queued' OR (status = 'ready' AND reprocess_requested_at IS NOT NULL)) AND run_after <= now()) + (SELECT count(*) FROM room_versions WHERE lease_id IS NOT NULL) AS demand
+        SELECT (SELECT count(*) FROM transcode_private.room_versions WHERE lease_id IS NULL AND (status = 'queued' OR (status = 'ready' AND reprocess_requested_at IS NOT NULL)) AND run_after <= now()) + (SELECT count(*) FROM transcode_private.room_versions WHERE lease_id IS NOT NULL) AS demand
         """
 
     /// `demandSQL`'s count.

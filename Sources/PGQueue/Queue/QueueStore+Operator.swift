@@ -6,7 +6,7 @@ extension QueueStore {
     // MARK: Operator actions
 
     static let retryOneSQL = """
-        UPDATE room_versions
+        UPDATE transcode_private.room_versions
            SET status = 'queued', attempt = 0, run_after = now(), priority = 10, enqueued_at = now(),
                last_error_code = NULL, last_error = NULL, cancel_requested_at = NULL, updated_at = now()
          WHERE id = $1::uuid AND status = 'failed' AND lease_id IS NULL
@@ -21,7 +21,7 @@ extension QueueStore {
     }
 
     static let retryManySQL = """
-        UPDATE room_versions
+        UPDATE transcode_private.room_versions
            SET status = 'queued', attempt = 0, run_after = now(), priority = 10, enqueued_at = now(),
                last_error_code = NULL, last_error = NULL, cancel_requested_at = NULL, updated_at = now()
          WHERE status = 'failed' AND lease_id IS NULL
@@ -30,7 +30,7 @@ extension QueueStore {
         RETURNING id
         """
     static let retryManyDrySQL = """
-        SELECT id FROM room_versions
+        SELECT id FROM transcode_private.room_versions
          WHERE status = 'failed' AND lease_id IS NULL
            AND ($1::timestamptz IS NULL OR updated_at >= $1::timestamptz)
            AND ($2::uuid IS NULL OR room_id = $2::uuid)
@@ -56,18 +56,18 @@ extension QueueStore {
 
     static let reprocessSQL = """
         WITH pick AS (
-          SELECT id FROM room_versions
+          SELECT id FROM transcode_private.room_versions
            WHERE status = 'ready' AND coalesce(manifest_schema_version, 0) < $1::integer
              AND reprocess_requested_at IS NULL AND lease_id IS NULL
            ORDER BY id LIMIT $2::integer FOR UPDATE SKIP LOCKED)
-        UPDATE room_versions rv
+        UPDATE transcode_private.room_versions rv
            SET reprocess_requested_at = now(), priority = 20, attempt = 0, run_after = now(), updated_at = now(),
                reprocess_full = $3::boolean
           FROM pick WHERE rv.id = pick.id
         RETURNING rv.id
         """
     static let reprocessDrySQL = """
-        SELECT id FROM room_versions
+        SELECT id FROM transcode_private.room_versions
          WHERE status = 'ready' AND coalesce(manifest_schema_version, 0) < $1::integer
            AND reprocess_requested_at IS NULL AND lease_id IS NULL
          ORDER BY id LIMIT $2::integer
@@ -85,7 +85,7 @@ extension QueueStore {
     }
 
     static let reprocessOneSQL = """
-        UPDATE room_versions
+        UPDATE transcode_private.room_versions
            SET reprocess_requested_at = now(), priority = 20, attempt = 0, run_after = now(), updated_at = now(),
                reprocess_full = $2::boolean
          WHERE id = $1::uuid AND status = 'ready' AND lease_id IS NULL AND reprocess_requested_at IS NULL

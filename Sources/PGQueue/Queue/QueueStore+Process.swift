@@ -14,10 +14,10 @@ extension QueueStore {
     static let claimOneSQL = """
         WITH target AS (
           SELECT id, status AS previous_status, lease_id AS previous_lease
-            FROM room_versions
+            FROM transcode_private.room_versions
            WHERE id = $1::uuid AND (lease_id IS NULL OR lease_expires_at < now())
            FOR UPDATE)
-        UPDATE room_versions rv
+        UPDATE transcode_private.room_versions rv
            SET status = CASE WHEN rv.status = 'ready' THEN rv.status ELSE 'transcoding'::room_version_status END,
                attempt = CASE WHEN rv.status = 'failed' OR (rv.status = 'ready' AND rv.reprocess_requested_at IS NULL)
                               THEN 1 ELSE rv.attempt + 1 END,
@@ -43,7 +43,7 @@ extension QueueStore {
         """
     static let leaseHolderSQL = """
         SELECT status::text AS status, locked_by, extract(epoch FROM lease_expires_at - now()) AS remaining
-          FROM room_versions WHERE id = $1::uuid
+          FROM transcode_private.room_versions WHERE id = $1::uuid
         """
 
     /// Makes one version runnable and claims it, in one statement, whatever queue it sits in:

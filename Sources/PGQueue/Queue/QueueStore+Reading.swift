@@ -11,7 +11,7 @@ extension QueueStore {
                run_after, enqueued_at, lease_id, locked_by, locked_at, lease_expires_at, heartbeat_at,
                transcode_phase, cancel_requested_at, reprocess_requested_at, last_error_code, last_error,
                errors::text AS errors, output_revision, manifest_schema_version, transcoded_at, created_at, updated_at
-          FROM room_versions WHERE id = $1::uuid
+          FROM transcode_private.room_versions WHERE id = $1::uuid
         """
 
     /// The whole row of one version (text values; `errors` and `thumbnail_paths` as JSON text).
@@ -36,7 +36,7 @@ extension QueueStore {
         }
     }
 
-    static let countsSQL = "SELECT status::text AS status, count(*) AS n FROM room_versions GROUP BY status ORDER BY status"
+    static let countsSQL = "SELECT status::text AS status, count(*) AS n FROM transcode_private.room_versions GROUP BY status ORDER BY status"
     static let queueSQL = """
         SELECT count(*) FILTER (WHERE lease_id IS NULL AND (status = 'queued' OR reprocess_requested_at IS NOT NULL)) AS waiting,
                count(*) FILTER (WHERE lease_id IS NULL AND reprocess_requested_at IS NOT NULL) AS reprocess_waiting,
@@ -44,16 +44,16 @@ extension QueueStore {
                count(*) FILTER (WHERE lease_id IS NOT NULL AND lease_expires_at < now()) AS expired_leases,
                extract(epoch FROM now() - min(coalesce(enqueued_at, run_after))
                        FILTER (WHERE lease_id IS NULL AND status = 'queued')) AS oldest_queued_seconds
-          FROM room_versions
+          FROM transcode_private.room_versions
         """
     static let leasesSQL = """
         SELECT id, room_id, locked_by, attempt, transcode_phase, locked_at,
                extract(epoch FROM lease_expires_at - now()) AS lease_remaining_seconds
-          FROM room_versions WHERE lease_id IS NOT NULL ORDER BY locked_at LIMIT 100
+          FROM transcode_private.room_versions WHERE lease_id IS NOT NULL ORDER BY locked_at LIMIT 100
         """
     static let failuresSQL = """
         SELECT coalesce(last_error_code, 'UNKNOWN') AS reason, count(*) AS n, max(updated_at) AS last_at
-          FROM room_versions
+          FROM transcode_private.room_versions
          WHERE last_error_code IS NOT NULL AND updated_at > now() - make_interval(hours => $1::integer)
          GROUP BY 1 ORDER BY n DESC, reason
         """
@@ -83,7 +83,7 @@ extension QueueStore {
 
     static let idleSQL = """
         SELECT NOT EXISTS (
-          SELECT 1 FROM room_versions
+          SELECT 1 FROM transcode_private.room_versions
            WHERE lease_id IS NOT NULL OR status = 'queued' OR (status = 'ready' AND reprocess_requested_at IS NOT NULL)
         ) AS idle
         """
@@ -98,7 +98,7 @@ extension QueueStore {
 
     static let insertRoomSQL = "INSERT INTO rooms (id, name) VALUES ($1::uuid, $2) ON CONFLICT (id) DO NOTHING"
     static let insertVersionSQL = """
-        INSERT INTO room_versions (id, room_id, status, source_usdz_path, source_json_path, max_attempts)
+        INSERT INTO transcode_private.room_versions (id, room_id, status, source_usdz_path, source_json_path, max_attempts)
         VALUES ($1::uuid, $2::uuid, 'queued', $3, $4, coalesce($5::smallint, 5))
         RETURNING id
         """

@@ -22,7 +22,7 @@ extension QueueStore {
     static let nextStaleUploadSQL = """
         SELECT id, room_id, source_usdz_path, source_json_path, source_bucket, updated_at::text AS updated_at_text,
                extract(epoch FROM (now() - updated_at)) AS quiet_seconds
-          FROM room_versions
+          FROM transcode_private.room_versions
          WHERE status = 'uploading' AND lease_id IS NULL
            AND updated_at <= now() - $1::double precision * interval '1 second'
            AND (updated_at, id) > ($2::timestamptz, $3::uuid)

@@ -17,13 +17,13 @@ public final class QueueStore: Sendable {
     // MARK: Enqueue
 
     static let enqueueSQL = """
-        UPDATE room_versions
+        UPDATE transcode_private.room_versions
            SET status = 'queued', run_after = now(), enqueued_at = now(),
                updated_at = now()
          WHERE id = $1::uuid AND status = 'uploading' AND lease_id IS NULL
         RETURNING id, status, attempt
         """
-    static let lookupSQL = "SELECT status::text AS status, lease_id FROM room_versions WHERE id = $1::uuid"
+    static let lookupSQL = "SELECT status::text AS status, lease_id FROM transcode_private.room_versions WHERE id = $1::uuid"
 
     /// Queues an uploaded version (idempotent: queuing a queued or running version changes nothing,
     /// so it keeps its place and any retry backoff).
@@ -42,14 +42,14 @@ public final class QueueStore: Sendable {
 
     static let claimSQL = """
         WITH next AS (
-          SELECT id FROM room_versions
+          SELECT id FROM transcode_private.room_versions
            WHERE lease_id IS NULL AND run_after <= now()
              AND (status = 'queued' OR (status = 'ready' AND reprocess_requested_at IS NOT NULL))
              AND ($3::boolean OR status = 'queued')
            ORDER BY priority ASC, run_after ASC, id ASC
            LIMIT 1
            FOR UPDATE SKIP LOCKED)
-        UPDATE room_versions rv
+        UPDATE transcode_private.room_versions rv
            SET status = CASE WHEN rv.status = 'queued' THEN 'transcoding'::room_version_status ELSE rv.status END,
                attempt = rv.attempt + 1, lease_id = gen_random_uuid(), locked_by = $1,
                locked_at = now(), heartbeat_at = now(), lease_expires_at = now() + make_interval(secs => $2::double precision),
@@ -75,7 +75,7 @@ public final class QueueStore: Sendable {
     }
 
     static let heartbeatSQL = """
-        UPDATE room_versions
+        UPDATE transcode_private.room_versions
            SET heartbeat_at = now(), lease_expires_at = now() + make_interval(secs => $3::double precision),
                transcode_phase = coalesce($4, transcode_phase)
          WHERE id = $1::uuid AND lease_id = $2::uuid
@@ -98,7 +98,7 @@ public final class QueueStore: Sendable {
     }
 
     static let retryLaterSQL = """
-        UPDATE room_versions
+        UPDATE transcode_private.room_versions
            SET status = CASE WHEN status = 'transcoding' THEN 'queued'::room_version_status ELSE status END,
                run_after = \(backoffSQL(attempt: "attempt", base: "$6", max: "$5")),
                lease_id = NULL, locked_by = NULL, locked_at = NULL, lease_expires_at = NULL, heartbeat_at = NULL,
@@ -123,7 +123,7 @@ public final class QueueStore: Sendable {
     }
 
     static let releaseSQL = """
-        UPDATE room_versions
+        UPDATE transcode_private.room_versions
            SET status = CASE WHEN status = 'transcoding' THEN 'queued'::room_version_status ELSE status END,
                attempt = greatest(attempt - 1, 0), run_after = now(),
                lease_id = NULL, locked_by = NULL, locked_at = NULL, lease_expires_at = NULL, heartbeat_at = NULL,
@@ -167,10 +167,10 @@ public final class QueueStore: Sendable {
 
     static let rescueSQL = """
         WITH stuck AS (
-          SELECT id FROM room_versions
+          SELECT id FROM transcode_private.room_versions
            WHERE lease_id IS NOT NULL AND lease_expires_at < now() AND attempt < least(max_attempts, $3::integer)
            FOR UPDATE SKIP LOCKED)
-        UPDATE room_versions rv
+        UPDATE transcode_private.room_versions rv
            SET status = CASE WHEN rv.status = 'transcoding' THEN 'queued'::room_version_status ELSE rv.status END,
                run_after = \(backoffSQL(attempt: "rv.attempt", base: "$1", max: "$2")),
                lease_id = NULL, locked_by = NULL, locked_at = NULL, lease_expires_at = NULL, heartbeat_at = NULL,
@@ -193,10 +193,10 @@ public final class QueueStore: Sendable {
 
     static let takeOverSQL = """
         WITH dead AS (
-          SELECT id FROM room_versions
+          SELECT id FROM transcode_private.room_versions
            WHERE lease_id IS NOT NULL AND lease_expires_at < now() AND attempt >= least(max_attempts, $2::integer)
            FOR UPDATE SKIP LOCKED)
-        UPDATE room_versions rv
+        UPDATE transcode_private.room_versions rv
            SET lease_id = gen_random_uuid(), locked_by = $1, locked_at = now(), heartbeat_at = now(),
                lease_expires_at = now() + interval '2 minutes', updated_at = now()
           FROM dead WHERE rv.id = dead.id

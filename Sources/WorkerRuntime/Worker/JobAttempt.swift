@@ -106,7 +106,9 @@ final class JobAttempt {
         // child's tick: timeouts and stop requests), sharing the job connection under a lock.
         let storeLock = self.storeLock
         let send: ProgressReporter.Send
-        if let broadcaster = runner.broadcaster {
+        // A reprocess is an operator's work, not the app's story: its progress stays on the worker's
+        // own channel (pg_notify) and never reaches the app's `room:` channel.
+        if let broadcaster = runner.broadcaster, !job.isReprocess {
             // Supabase mode: Realtime REST; the message id is stable per (version, lease, seq), and
             // the channel kind is the database's (`transcode.realtime_private`, public by default),
             // the same as the terminal events'.

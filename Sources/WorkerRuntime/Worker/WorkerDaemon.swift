@@ -146,6 +146,9 @@ public final class WorkerDaemon: @unchecked Sendable {
         let uploads = UploadSweeper(config: config, storage: storage, logger: logger, metrics: metrics)
         uploads.start()
         defer { uploads.stop() }
+        let repeater = EventRepeater(databaseURL: config.databaseURL, logger: logger)
+        repeater.start()
+        defer { repeater.stop() }
 
         var lastRescue = -Double.infinity
         var dbBackoff = 0.5

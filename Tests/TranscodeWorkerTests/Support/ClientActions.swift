@@ -75,6 +75,13 @@ struct ClientActions {
                sql: "SELECT transcode_emit_event(jsonb_build_object('topic', 'room:' || $1::text, 'event', 'ready', 'payload', '{}'::jsonb))::text AS r WHERE $2::uuid IS NOT NULL AND $3::uuid IS NOT NULL"),
         Action(name: "change the room", sql: "UPDATE rooms SET name = 'x' WHERE id = $1::uuid AND $2::uuid IS NOT NULL AND $3::uuid IS NOT NULL RETURNING id"),
         Action(name: "insert a room", sql: "INSERT INTO rooms (id) SELECT gen_random_uuid() WHERE $1::uuid IS NOT NULL AND $2::uuid IS NOT NULL AND $3::uuid IS NOT NULL RETURNING id"),
+        Action(name: "read lease ids from the worker's table",
+               sql: "SELECT lease_id FROM transcode_private.room_versions WHERE room_id = $1::uuid AND $2::uuid IS NOT NULL AND $3::uuid IS NOT NULL"),
+        Action(name: "re-queue the version in the worker's table",
+               sql: "UPDATE transcode_private.room_versions SET status = 'queued' WHERE id = $2::uuid AND $1::uuid IS NOT NULL AND $3::uuid IS NOT NULL RETURNING id"),
+        Action(name: "set the room's card, grade and current version",
+               sql: "UPDATE rooms SET thumbnail_path = 'evil/card.webp', quality_grade = 'A', current_version_id = $2::uuid WHERE id = $1::uuid AND $3::uuid IS NOT NULL RETURNING id"),
+        Action(name: "insert a room with a card", sql: "INSERT INTO rooms (id, thumbnail_path) SELECT gen_random_uuid(), 'evil/card.webp' WHERE $1::uuid IS NOT NULL AND $2::uuid IS NOT NULL AND $3::uuid IS NOT NULL RETURNING id"),
         Action(name: "truncate the versions", sql: "TRUNCATE room_versions CASCADE"),
         Action(name: "truncate the rooms", sql: "TRUNCATE rooms CASCADE"),
     ]

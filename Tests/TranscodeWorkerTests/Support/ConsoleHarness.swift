@@ -81,7 +81,7 @@ final class ConsoleHarness: @unchecked Sendable {
         let prefix = "rooms/\(room)/versions/\(version)/r1-0a0b0c0d/"
         let ready = status == "ready"
         try connection.query("""
-            INSERT INTO room_versions (id, room_id, status, source_usdz_path, glb_path, manifest_path, thumbnail_paths,
+            INSERT INTO transcode_private.room_versions (id, room_id, status, source_usdz_path, glb_path, manifest_path, thumbnail_paths,
                                        manifest_schema_version, output_revision, last_error_code, last_error, errors)
             VALUES ($1::uuid, $2::uuid, $3::room_version_status, 'x/source.usdz', $4, $5, $6::jsonb, $7::integer, $8::integer,
                     $9, $10, CASE WHEN $9::text IS NULL THEN '[]'::jsonb
@@ -95,6 +95,6 @@ final class ConsoleHarness: @unchecked Sendable {
 
     /// The version's status.
     func status(_ version: String) throws -> String? {
-        try connection.query("SELECT status::text AS s FROM room_versions WHERE id = $1::uuid", [version]).first?["s"]
+        try connection.query("SELECT status::text AS s FROM transcode_private.room_versions WHERE id = $1::uuid", [version]).first?["s"]
     }
 }

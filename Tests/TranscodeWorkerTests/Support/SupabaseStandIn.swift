@@ -94,12 +94,14 @@ enum SupabaseStandIn {
     /// Supabase CLI does (each file in one transaction).
     /// `through`: deploy only the files whose migrations end at or before that version (to
     /// look at an older schema).
-    static func deploy(on connection: PGConnection, through: Int? = nil) throws {
+    /// `after`: skip the files whose migrations all come at or before it (a re-run of the newer ones).
+    static func deploy(on connection: PGConnection, through: Int? = nil, after: Int? = nil) throws {
         try connection.execute(script: rolesSQL)
         try connection.execute(script: projectDefaultsSQL)
         try connection.execute(script: realtimeSchemaSQL)
         for file in try migrationFiles() {
             if let through, let last = lastMigration(in: file.sql), last > through { continue }
+            if let after, let last = lastMigration(in: file.sql), last <= after { continue }
             try connection.query("BEGIN")
             do {
                 try connection.execute(script: file.sql)

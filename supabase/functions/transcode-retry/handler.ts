@@ -8,9 +8,10 @@
 // The function calls `transcode_app_retry` through PostgREST's rpc endpoint with the user's own
 // JWT, so the database runs it as that user (`authenticated`, `auth.uid()` from the token):
 // PostgREST checks the token's signature and expiry, and row level security decides whether the
-// user can see the version's room. The SQL function re-queues the version only when it is
-// `failed`, at most `transcode.app_retry_limit` times (default 3) per version, and answers a
-// double tap with the version's current state instead of queuing twice (see migration 12 in
+// user can see the version's room. The SQL function re-queues the version only when the caller
+// owns its room and it is `failed` with a failure a retry can mend, and refuses once the version
+// has failed `transcode.app_retry_limit` times (default 3, the app's own rule); it answers a
+// double tap with the version's current state instead of queuing twice (migrations 12 and 17 in
 // docs/integration.md, "The app's retry button").
 //
 // Environment (read on every request):
@@ -23,10 +24,13 @@
 // Answers (JSON bodies; `error` is a stable code the app maps):
 //   202 {"ok":true,"version_id","status":"queued","deduplicated":false,"app_retries","retry_limit"}
 //   200 the same with "deduplicated":true (already queued or running: a double tap)
-//   400 INVALID_JSON · 401 UNAUTHORIZED (no, invalid, expired or anonymous token)
+//   400 INVALID_JSON · 401 UNAUTHENTICATED (no, invalid, expired or anonymous token: sign in again)
+//   403 FORBIDDEN (a room the user can see but does not own)
 //   404 VERSION_NOT_FOUND (unknown, or a room the user cannot see) · 405 METHOD_NOT_ALLOWED
 //   409 INVALID_STATE {"status"} (not failed) · 409 RETRY_LIMIT_REACHED {"app_retries","retry_limit"}
-//       (show the manual feedback path instead) · 413 BODY_TOO_LARGE (over 4 KiB)
+//       (failed 3 times: show the manual feedback path instead)
+//   409 PERMANENT_FAILURE {"code"} (a retry cannot mend it; `code` is the app's, e.g. FILE_TOO_LARGE)
+//   413 BODY_TOO_LARGE (over 4 KiB)
 //   422 INVALID_BODY (version_id missing or not a UUID)
 //   500 MISCONFIGURED (a setting is missing, or PostgREST lacks the function)
 //   503 DATABASE_UNAVAILABLE (network failure, timeout or 5xx: try again)
@@ -52,7 +56,7 @@ export async function handle(
   if (req.method !== "POST") return refuse(405, "METHOD_NOT_ALLOWED");
   const auth = req.headers.get("authorization") ?? "";
   const token = auth.startsWith("Bearer ") ? auth.slice(7).trim() : "";
-  if (!jwtShape.test(token)) return refuse(401, "UNAUTHORIZED");
+  if (!jwtShape.test(token)) return refuse(401, "UNAUTHENTICATED");
   const baseURL = (env.get("SUPABASE_URL") ?? "").replace(/\/+$/, "");
   const key = publishableKey(env);
   if (baseURL === "" || key === undefined) return refuse(500, "MISCONFIGURED");
@@ -71,7 +75,7 @@ export async function handle(
   const { data, code } = result;
   if (!result.ok) {
     // A bad or expired token (PGRST301/PGRST303), or a role that may not call the function (anon).
-    if (result.status === 401 || code === "42501" || code.startsWith("PGRST30")) return refuse(401, "UNAUTHORIZED");
+    if (result.status === 401 || code === "42501" || code.startsWith("PGRST30")) return refuse(401, "UNAUTHENTICATED");
     if (code.startsWith("22")) return refuse(422, "INVALID_BODY");
     if (result.status === 403 || result.status === 404 || code === "PGRST202") {
       console.error(JSON.stringify({ level: "error", msg: "PostgREST refused transcode_app_retry", status: result.status, code }));
@@ -93,6 +97,10 @@ export async function handle(
       return refuse(409, "INVALID_STATE", { status: data.status });
     case "RETRY_LIMIT_REACHED":
       return refuse(409, "RETRY_LIMIT_REACHED", { app_retries: data.app_retries, retry_limit: data.retry_limit });
+    case "PERMANENT_FAILURE":
+      return refuse(409, "PERMANENT_FAILURE", { code: data.code });
+    case "FORBIDDEN":
+      return refuse(403, "FORBIDDEN");
     default:
       return refuse(503, "DATABASE_UNAVAILABLE");
   }

@@ -85,7 +85,7 @@ final class EdgeWorld {
     /// The version's status, output revision and lease.
     func row(_ version: String? = nil) throws -> (status: String, revision: Int, lease: String?) {
         let row = try #require(try connection.query(
-            "SELECT status::text AS status, output_revision, lease_id::text AS lease FROM room_versions WHERE id = $1::uuid",
+            "SELECT status::text AS status, output_revision, lease_id::text AS lease FROM transcode_private.room_versions WHERE id = $1::uuid",
             [version ?? job.versionId]).first)
         return (row["status"] ?? "", row.int("output_revision") ?? -1, row["lease"])
     }
