@@ -44,6 +44,12 @@ struct AppLateSubscriberTests {
             #expect(sent.contains { $0.at >= join }, "a subscriber that joined \(join) s after ready hears it")
         }
         #expect(try world.connection.query("SELECT count(*) AS n FROM transcode_private.event_repeats").first?.int("n") == 0)
+        // supabase-swift's envelope: the plan's `msg.payload["status"]` reads nil, our fields sit one level down.
+        for m in try SupabaseStandIn.messages(world.connection, topic: topic) {
+            let envelope = AppSubscriber.envelope(event: m.event, payload: m.payload)
+            #expect(AppSubscriber.planReads(envelope) == [nil, nil, nil])
+            #expect((envelope["payload"] as? [String: Any])?["version_id"] as? String == world.runningVersion)
+        }
         // The app's seq rule: one subscriber who heard the first send drops every repeat.
         #expect(try AppSubscriber.hear(world.connection, topic: topic).filter { $0.event == "ready" }.count == 1)
         // The owner's private channel gets the event once, not repeated.
