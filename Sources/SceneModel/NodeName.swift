@@ -15,8 +15,9 @@
 /// - any other node: its scene name; no name when that is empty.
 ///
 /// In each, every character outside that set becomes `_` (`objects.chair` → `objects_chair`,
-/// `/Root/Mesh 1` → `_Root_Mesh_1`) and the text is cut to `maxLength`. The original layer id and
-/// identifier stay in the nodes' `extras` and in the manifest.
+/// `/Root/Mesh 1` → `_Root_Mesh_1`). A longer text keeps its first `headLength` characters and its
+/// end, joined by `_`, so the end of a long USD path (the prim's own name) stays in the name. The
+/// original layer id and identifier stay in the nodes' `extras` and in the manifest.
 ///
 /// Collisions: `NodeName.Claims` gives the names in a fixed order (layer nodes in layer order,
 /// element nodes in element order, then the other written nodes in file order); a name already
@@ -27,6 +28,9 @@ public enum NodeName {
     /// The longest name: Blender's limit for object names, in bytes (all characters here are ASCII).
     public static let maxLength = 63
 
+    /// How many leading characters a name longer than `maxLength` keeps before `_` and its end.
+    public static let headLength = 20
+
     /// The name of the node of layer `id`, before collisions: `layer_<id>`.
     public static func layer(_ id: LayerID) -> String { loaderSafe("layer_" + id.rawValue) }
 
@@ -36,10 +40,14 @@ public enum NodeName {
     /// The name of the node of the room `identifier` of a home, before collisions: `room_<id>`.
     public static func room(_ identifier: String) -> String { loaderSafe("room_" + identifier) }
 
-    /// `name` with every character outside `A–Z a–z 0–9 _ -` replaced by `_`, cut to `maxLength`
-    /// characters; `node` when `name` is empty.
+    /// `name` with every character outside `A–Z a–z 0–9 _ -` replaced by `_`; when longer than
+    /// `maxLength`, its first `headLength` characters, `_` and as much of its end as fits; `node`
+    /// when `name` is empty.
     public static func loaderSafe(_ name: String) -> String {
-        let kept = name.unicodeScalars.prefix(maxLength).map { isKept($0) ? Character($0) : "_" }
+        var kept = name.unicodeScalars.map { isKept($0) ? Character($0) : "_" }
+        if kept.count > maxLength {
+            kept = Array(kept.prefix(headLength)) + ["_"] + Array(kept.suffix(maxLength - headLength - 1))
+        }
         return kept.isEmpty ? "node" : String(kept)
     }
 

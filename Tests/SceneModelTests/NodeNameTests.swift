@@ -34,6 +34,14 @@ import Testing
         #expect(NodeName.element("") == "node")
     }
 
+    /// A path longer than 63 characters keeps its start and its end, where the prim's own name is.
+    @Test func aLongPathKeepsItsStartAndItsEnd() {
+        let path = "usd:/bathroom_1/Geom/bathroom_1/Geom/bathroom/Geom/bathroom/Geom/bathroom/Mesh_grp/Walls_grp/Wall0"
+        let name = NodeName.element(path)
+        #expect(name == "usd__bathroom_1_Geom_oom_Geom_bathroom_Mesh_grp_Walls_grp_Wall0")
+        #expect(name.count == 63 && name != NodeName.element(path.replacingOccurrences(of: "Wall0", with: "Wall1")))
+    }
+
     @Test func everyNameIsOneThreeJSAndBlenderKeep() {
         for raw in Self.awkward {
             for name in [NodeName.element(raw), NodeName.layer(LayerID(raw)), NodeName.room(raw)] {
