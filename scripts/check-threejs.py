@@ -22,7 +22,7 @@ For every model:
     name shown) and those extras carry the manifest's layer id, identifier and category;
   - the triangles drawn under each layer's object (every instance counted) equal the layer's
     `triangles`, and the triangles of the distinct geometries equal `stats.triangles`;
-  - no two objects the loader created from nodes share a name.
+  - the loader shows every node's name as written, and no two objects it made from nodes share one.
 
 Prints one line per model, the totals, and a closing 'N passed, M failed' line; exits 1 on any
 failure, 2 when Chromium, chromium-driver, Selenium or three.js is missing.
@@ -59,13 +59,16 @@ window.inspectModel = function (url, names, done) {
     return n;
   }
   new THREE.GLTFLoader().load(url, function (gltf) {
-    var scene = gltf.scene, seen = {}, distinct = 0, nodeNames = [];
+    var scene = gltf.scene, seen = {}, distinct = 0, nodeNames = [], renamed = [];
     scene.traverse(function (o) {
       if (o.isMesh && !seen[o.geometry.uuid]) {
         seen[o.geometry.uuid] = true;
         distinct += (o.geometry.index ? o.geometry.index.count : o.geometry.attributes.position.count) / 3;
       }
-      if (o !== scene && o.userData.name !== undefined) nodeNames.push(o.name);
+      if (o !== scene && o.userData.name !== undefined) {
+        nodeNames.push(o.name);
+        if (o.name !== o.userData.name) renamed.push(o.userData.name + " -> " + o.name);
+      }
     });
     var found = {};
     names.forEach(function (name) {
@@ -73,7 +76,7 @@ window.inspectModel = function (url, names, done) {
       found[name] = o ? { name: o.name, userData: o.userData, triangles: triangles(o),
                           parent: o.parent === scene ? null : o.parent.name, root: o.parent === scene } : null;
     });
-    done({ revision: THREE.REVISION, found: found, distinctTriangles: distinct, nodeNames: nodeNames,
+    done({ revision: THREE.REVISION, found: found, distinctTriangles: distinct, nodeNames: nodeNames, renamed: renamed,
            roots: scene.children.length });
   }, undefined, function (error) { done({ error: String((error && error.message) || error) }); });
 };
@@ -163,6 +166,8 @@ def check_model(driver, url, out_dir):
         problems.append("%d objects below the scene, %d layers" % (result["roots"], len(layers)))
     if result["distinctTriangles"] != manifest["stats"]["triangles"]:
         problems.append("%s distinct triangles, stats.triangles %s" % (result["distinctTriangles"], manifest["stats"]["triangles"]))
+    if result["renamed"]:
+        problems.append("%d node names changed by the loader: %s" % (len(result["renamed"]), result["renamed"][:5]))
     shown = [n for n in result["nodeNames"] if n]
     if len(set(shown)) != len(shown):
         problems.append("node names shown twice: %s" % sorted({n for n in shown if shown.count(n) > 1})[:5])
