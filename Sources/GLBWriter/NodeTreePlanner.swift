@@ -52,31 +52,7 @@ struct NodeTreePlanner {
     func plan() throws -> NodePlan {
         let scene = layered.scene
         let nodeCount = scene.nodes.count
-        var layerOf = [Int?](repeating: nil, count: nodeCount)
-        var elementOf = [Int?](repeating: nil, count: nodeCount)
-        for (i, layer) in layered.layers.enumerated() {
-            let n = layer.node.rawValue
-            guard n >= 0, n < nodeCount else {
-                throw GLBWriterError.invalidScene("layer \(layer.id) node \(n) is out of range")
-            }
-            guard scene.nodes[n].parent == nil else {
-                throw GLBWriterError.invalidScene("layer \(layer.id) node \(n) is not a root node")
-            }
-            guard layerOf[n] == nil else {
-                throw GLBWriterError.invalidScene("layer \(layer.id) shares node \(n) with another layer")
-            }
-            layerOf[n] = i
-        }
-        for (j, element) in layered.elements.enumerated() {
-            let n = element.node.rawValue
-            guard n >= 0, n < nodeCount else {
-                throw GLBWriterError.invalidScene("element \(element.identifier) node \(n) is out of range")
-            }
-            guard layerOf[n] == nil, elementOf[n] == nil else {
-                throw GLBWriterError.invalidScene("element \(element.identifier) shares node \(n)")
-            }
-            elementOf[n] = j
-        }
+        let (layerOf, elementOf) = try roles()
 
         let children = scene.childrenByNode()
         let drawsMesh: [Bool] = scene.nodes.map { node in
@@ -175,5 +151,38 @@ struct NodeTreePlanner {
             }
         }
         return plan
+    }
+
+    /// For each scene node, the layer (`layerOf`) or element (`elementOf`) it is the node of.
+    /// Throws when a layer node is out of range, not a root or shared, or an element node is out
+    /// of range or shared.
+    private func roles() throws -> (layerOf: [Int?], elementOf: [Int?]) {
+        let nodeCount = layered.scene.nodes.count
+        var layerOf = [Int?](repeating: nil, count: nodeCount)
+        var elementOf = [Int?](repeating: nil, count: nodeCount)
+        for (i, layer) in layered.layers.enumerated() {
+            let n = layer.node.rawValue
+            guard n >= 0, n < nodeCount else {
+                throw GLBWriterError.invalidScene("layer \(layer.id) node \(n) is out of range")
+            }
+            guard layered.scene.nodes[n].parent == nil else {
+                throw GLBWriterError.invalidScene("layer \(layer.id) node \(n) is not a root node")
+            }
+            guard layerOf[n] == nil else {
+                throw GLBWriterError.invalidScene("layer \(layer.id) shares node \(n) with another layer")
+            }
+            layerOf[n] = i
+        }
+        for (j, element) in layered.elements.enumerated() {
+            let n = element.node.rawValue
+            guard n >= 0, n < nodeCount else {
+                throw GLBWriterError.invalidScene("element \(element.identifier) node \(n) is out of range")
+            }
+            guard layerOf[n] == nil, elementOf[n] == nil else {
+                throw GLBWriterError.invalidScene("element \(element.identifier) shares node \(n)")
+            }
+            elementOf[n] = j
+        }
+        return (layerOf, elementOf)
     }
 }
