@@ -8,8 +8,9 @@ embedded images). For each file:
 
   - trimesh.load(...) as a scene, and pygltflib.GLTF2().load(...), with Python warnings and
     log records at WARNING or above captured: any of them is a failure;
-  - pygltflib's node names must include `layer:` nodes (unless the file has no nodes: an input
-    without geometry), every scene root must be one, and the
+  - pygltflib's nodes must include layer nodes (`extras.crowdroom.kind` "layer", named `layer_<id>`)
+    unless the file has no nodes (an input without geometry), every scene root must be one, every
+    node name must be one loaders keep (1 to 63 characters of A-Z a-z 0-9 _ -) and unique, and the
     buffer's byteLength must match the binary blob pygltflib read;
   - one summary line per file: layers, nodes, meshes, triangles, vertices, materials, images.
 
@@ -17,8 +18,12 @@ Exits 1 when any file fails, 2 on usage errors.
 """
 
 import logging
+import re
 import sys
 import warnings
+
+# A node name three.js, Blender and other loaders keep as written (NodeName in SceneModel).
+SAFE_NAME = re.compile(r"^[A-Za-z0-9_-]{1,63}$")
 
 
 class _Capture(logging.Handler):
@@ -56,7 +61,17 @@ def check(path):
             try:
                 gltf = pygltflib.GLTF2().load(path)
                 names = [n.name or "" for n in gltf.nodes]
-                layers = [n for n in names if n.startswith("layer:")]
+                kinds = [((n.extras or {}).get("crowdroom") or {}).get("kind") for n in gltf.nodes]
+                layers = [i for i, k in enumerate(kinds) if k == "layer"]
+                unsafe = [n for n in names if n and not SAFE_NAME.fullmatch(n)]
+                if unsafe:
+                    problems.append(f"pygltflib: node names loaders would not keep: {unsafe[:5]}")
+                twice = sorted({n for n in names if n and names.count(n) > 1})
+                if twice:
+                    problems.append(f"pygltflib: node names used twice: {twice[:5]}")
+                misnamed = [names[i] for i in layers if not names[i].startswith("layer_")]
+                if misnamed:
+                    problems.append(f"pygltflib: layer nodes not named layer_<id>: {misnamed[:5]}")
                 summary["layers"] = len(layers)
                 summary["nodes"] = len(gltf.nodes)
                 summary["meshes"] = len(gltf.meshes)
@@ -64,11 +79,11 @@ def check(path):
                 summary["images"] = len(gltf.images)
                 if gltf.nodes and not layers:
                     # A scene without geometry (a file with only empty groups) has no nodes at all.
-                    problems.append("pygltflib: no node named layer:<id>")
+                    problems.append("pygltflib: no layer node")
                 scene_index = gltf.scene if gltf.scene is not None else 0
                 if gltf.scenes and scene_index < len(gltf.scenes):
                     roots = gltf.scenes[scene_index].nodes or []
-                    stray = [names[r] for r in roots if not names[r].startswith("layer:")]
+                    stray = [names[r] for r in roots if r not in layers]
                     if stray:
                         problems.append(f"pygltflib: scene roots that are not layers: {stray[:5]}")
                 blob = gltf.binary_blob()

@@ -12,7 +12,7 @@ APT_PACKAGES=(
   fonts-dejavu-core fonts-noto-cjk poppler-utils
   libcurl4-openssl-dev
   postgresql-15 postgresql-client-15
-  chromium chromium-driver
+  chromium chromium-driver libjs-three
   gltfpack
 )
 PIP_PACKAGES=(usd-core numpy trimesh pygltflib jsonschema pillow "moto[server]" deno ezdxf selenium)

@@ -64,6 +64,9 @@ python3 scripts/check-conversions.py --binary .build/debug/transcode-worker --co
 echo "== report.html in headless Chromium"
 python3 scripts/check-report.py --binary .build/debug/transcode-worker
 
+echo "== every sample and corpus RoomPlan model loaded by three.js's GLTFLoader in headless Chromium; layers and elements found by name"
+python3 scripts/check-threejs.py --binary .build/debug/transcode-worker --corpus "$CORPUS"
+
 echo "== release build (what scripts/demo.sh and the benchmarks run), one conversion with it"
 swift build -c release --scratch-path .build/release-check > "$WORK/release.log" 2>&1 || { grep -E "error" "$WORK/release.log" | head -n 40; echo "release build failed"; exit 1; }
 .build/release-check/release/transcode-worker convert samples/roomplan/parametric_two_sections.usdz \

@@ -5,12 +5,14 @@ import SceneModel
 /// materials, embedded PNG/JPEG images. Pure: no IO, no logging; findings come back as warnings.
 ///
 /// Layout of the output (see the type docs of the internal stages for every rule):
-/// - `scene: 0` lists the layer nodes in `layers` order. Each layer node is named `layer:<id>` with
-///   `extras.crowdroom = {kind: "layer", layer, layerKind, category?, defaultVisible}`; each element
-///   node is named by its identifier with `extras.crowdroom = {kind: "element", identifier,
-///   category, layer, geometry, attributes, confidence?, dimensions?, parent?, story?, isOpen?,
-///   sourcePrimPath?}` (keys sorted; absent optionals omitted). The scene's node tree below element
-///   nodes is kept with its names.
+/// - `scene: 0` lists the layer nodes in `layers` order. Each layer node is named `layer_<id>`
+///   (`layer_walls`, `layer_objects_chair`) with `extras.crowdroom = {kind: "layer", layer,
+///   layerKind, category?, defaultVisible}`; each element node is named by its identifier with
+///   `extras.crowdroom = {kind: "element", identifier, category, layer, geometry, attributes,
+///   confidence?, dimensions?, parent?, story?, isOpen?, sourcePrimPath?}` (keys sorted; absent
+///   optionals omitted). The scene's node tree below element nodes is kept with its names. Every
+///   name follows `NodeName` (`LayeredScene.nodeNames(others:)`): only `A–Z a–z 0–9 _ -`, at most
+///   63 characters, unique in the file, so three.js, Blender and other loaders show it unchanged.
 /// - Layer and element nodes are always written; other nodes only when they draw a non-empty mesh or
 ///   have a written child. Nodes outside the layers are not written.
 /// - Transforms: `matrix` (column-major) when not the identity; a matrix glTF cannot decompose into

@@ -37,6 +37,8 @@ struct NodePlan {
 /// - Roots are the layer nodes, in `layers` order; nodes outside every layer's subtree are not
 ///   written (`GLB_NODES_OUTSIDE_LAYERS`).
 /// - Nodes are numbered in depth-first pre-order; children keep the scene's array order.
+/// - Names follow `NodeName` (`LayeredScene.nodeNames(others:)`): `layer_<id>` for layer nodes,
+///   the identifier for element nodes, the scene name for the others, all loader-safe and unique.
 /// - Layer and element nodes are always written (they carry the semantics the editor shows, even
 ///   without geometry). Any other node is written only when it draws a non-empty mesh or has a
 ///   written child; empty helper nodes are dropped.
@@ -50,31 +52,7 @@ struct NodeTreePlanner {
     func plan() throws -> NodePlan {
         let scene = layered.scene
         let nodeCount = scene.nodes.count
-        var layerOf = [Int?](repeating: nil, count: nodeCount)
-        var elementOf = [Int?](repeating: nil, count: nodeCount)
-        for (i, layer) in layered.layers.enumerated() {
-            let n = layer.node.rawValue
-            guard n >= 0, n < nodeCount else {
-                throw GLBWriterError.invalidScene("layer \(layer.id) node \(n) is out of range")
-            }
-            guard scene.nodes[n].parent == nil else {
-                throw GLBWriterError.invalidScene("layer \(layer.id) node \(n) is not a root node")
-            }
-            guard layerOf[n] == nil else {
-                throw GLBWriterError.invalidScene("layer \(layer.id) shares node \(n) with another layer")
-            }
-            layerOf[n] = i
-        }
-        for (j, element) in layered.elements.enumerated() {
-            let n = element.node.rawValue
-            guard n >= 0, n < nodeCount else {
-                throw GLBWriterError.invalidScene("element \(element.identifier) node \(n) is out of range")
-            }
-            guard layerOf[n] == nil, elementOf[n] == nil else {
-                throw GLBWriterError.invalidScene("element \(element.identifier) shares node \(n)")
-            }
-            elementOf[n] = j
-        }
+        let (layerOf, elementOf) = try roles()
 
         let children = scene.childrenByNode()
         let drawsMesh: [Bool] = scene.nodes.map { node in
@@ -113,6 +91,8 @@ struct NodeTreePlanner {
                     primPath: scene.nodes[outside[0]].sourcePath.isEmpty ? nil : scene.nodes[outside[0]].sourcePath))
         }
 
+        let helpers = order.filter { keep[$0] && layerOf[$0] == nil && elementOf[$0] == nil }.map { NodeIndex($0) }
+        let names = layered.nodeNames(others: helpers)
         var sharedMesh: [Int: Int] = [:]
         // (scene node, glTF parent, transform carried down from a baked ancestor)
         var work: [(node: Int, parent: Int?, carried: Matrix4?)] = layered.layers.reversed().map {
@@ -122,15 +102,11 @@ struct NodeTreePlanner {
             let n = item.node
             let node = scene.nodes[n]
             let index = plan.nodes.count
-            var out = PlannedNode(source: NodeIndex(n))
+            var out = PlannedNode(source: NodeIndex(n), name: names[NodeIndex(n)])
             if let l = layerOf[n] {
-                out.name = "layer:" + layered.layers[l].id.rawValue
                 out.extras = NodeExtras.layer(layered.layers[l])
             } else if let e = elementOf[n] {
-                out.name = layered.elements[e].identifier
                 out.extras = NodeExtras.element(layered.elements[e])
-            } else {
-                out.name = node.name.isEmpty ? nil : node.name
             }
             let effective = item.carried.map { $0 * node.localTransform } ?? node.localTransform
             var carryDown: Matrix4?
@@ -175,5 +151,38 @@ struct NodeTreePlanner {
             }
         }
         return plan
+    }
+
+    /// For each scene node, the layer (`layerOf`) or element (`elementOf`) it is the node of.
+    /// Throws when a layer node is out of range, not a root or shared, or an element node is out
+    /// of range or shared.
+    private func roles() throws -> (layerOf: [Int?], elementOf: [Int?]) {
+        let nodeCount = layered.scene.nodes.count
+        var layerOf = [Int?](repeating: nil, count: nodeCount)
+        var elementOf = [Int?](repeating: nil, count: nodeCount)
+        for (i, layer) in layered.layers.enumerated() {
+            let n = layer.node.rawValue
+            guard n >= 0, n < nodeCount else {
+                throw GLBWriterError.invalidScene("layer \(layer.id) node \(n) is out of range")
+            }
+            guard layered.scene.nodes[n].parent == nil else {
+                throw GLBWriterError.invalidScene("layer \(layer.id) node \(n) is not a root node")
+            }
+            guard layerOf[n] == nil else {
+                throw GLBWriterError.invalidScene("layer \(layer.id) shares node \(n) with another layer")
+            }
+            layerOf[n] = i
+        }
+        for (j, element) in layered.elements.enumerated() {
+            let n = element.node.rawValue
+            guard n >= 0, n < nodeCount else {
+                throw GLBWriterError.invalidScene("element \(element.identifier) node \(n) is out of range")
+            }
+            guard layerOf[n] == nil, elementOf[n] == nil else {
+                throw GLBWriterError.invalidScene("element \(element.identifier) shares node \(n)")
+            }
+            elementOf[n] = j
+        }
+        return (layerOf, elementOf)
     }
 }

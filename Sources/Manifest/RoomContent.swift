@@ -18,6 +18,8 @@ struct RoomContent {
     private let geometry: SubtreeGeometry
     private let glbNodeIndex: [NodeIndex: Int]
     private let layerPalette: [LayerID: UInt32]
+    /// The name each layer and element node has in the GLB (`NodeName`), as the writer gives it.
+    private let nodeNames: [NodeIndex: String]
 
     /// The accepted values of the closed vocabularies.
     static let layerKinds = LayerKind.canonicalOrder.map(\.rawValue)
@@ -33,6 +35,7 @@ struct RoomContent {
         self.layerPalette = layerPalette
         self.geometry = geometry
         self.glbNodeIndex = glbNodeIndex
+        self.nodeNames = layered.nodeNames()
         var layerIds = Set<LayerID>()
         for (i, l) in layered.layers.enumerated() where !layerIds.insert(l.id).inserted {
             throw ManifestError.duplicate(field: "layers[\(i)].id", value: l.id.rawValue)
@@ -90,7 +93,7 @@ struct RoomContent {
             "kind": .string(try FieldChecks.oneOf(layer.kind.rawValue, Self.layerKinds, field: "\(field).kind")),
             "category": .string(layer.category?.rawValue),
             "node": try glbIndex(node, label: "layer \(layer.id)", field: "\(field).node"),
-            "node_name": .string(layered.scene.nodes[node.rawValue].name),
+            "node_name": .string(nodeNames[node]),
             "element_count": .int(layer.elements.count),
             "triangles": .int(summary.triangles),
             "bounds": ManifestNumbers.bounds(summary.bounds),
@@ -128,7 +131,7 @@ struct RoomContent {
             "geometry": .string(e.geometry.rawValue),
             "polygon_corners": .array(corners),
             "node": try glbIndex(node, label: "element \(e.identifier)", field: "\(field).node"),
-            "node_name": .string(layered.scene.nodes[node.rawValue].name),
+            "node_name": .string(nodeNames[node]),
             "bounds": ManifestNumbers.bounds(geometry.summary(of: node).bounds),
         ])
     }

@@ -1,6 +1,7 @@
 /// A layer's identifier: `walls`, `doors`, `windows`, `openings`, `floors`, `unclassified`,
 /// `objects.<category>` (e.g. `objects.chair`) or `group.<name>`. The raw value is the spelling
-/// in the manifest, the GLB node names (`layer:<id>`) and the apps.
+/// in the manifest, the GLB nodes' `extras` and the apps; the layer node's name is
+/// `NodeName.layer(_:)` (`layer_objects_chair`).
 public struct LayerID: RoomVocabularyName {
     public let rawValue: String
 

@@ -4,7 +4,8 @@
 /// GLB writer, the thumbnailer and the manifest builder. Units are metres, +Y up.
 ///
 /// Node layout contract (every producer must follow it, every consumer may rely on it):
-/// - `layers[i].node` is a root node of `scene` (parent nil) named `layer:<id>`, identity transform;
+/// - `layers[i].node` is a root node of `scene` (parent nil) named `NodeName.layer(id)`, identity
+///   transform;
 /// - `elements[j].node` is a child of its layer's node, named by the element's identifier, whose
 ///   local transform is the element's world transform (`elements[j].transform`);
 /// - the element's geometry hangs below its node (meshes on the element node itself or on

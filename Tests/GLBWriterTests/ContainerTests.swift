@@ -20,7 +20,7 @@ import Testing
         let (_, reader) = try writeAndRead(tinyRoom())
         let golden = """
             {"asset":{"generator":"CrowdRoom tests","version":"2.0"},"scene":0,"scenes":[{"nodes":[0]}],\
-            "nodes":[{"name":"layer:walls","children":[1],"extras":{"crowdroom":{"defaultVisible":true,\
+            "nodes":[{"name":"layer_walls","children":[1],"extras":{"crowdroom":{"defaultVisible":true,\
             "kind":"layer","layer":"walls","layerKind":"walls"}}},{"name":"WALL-1","mesh":0,"extras":\
             {"crowdroom":{"attributes":{},"category":"wall","confidence":"high","geometry":"usd",\
             "identifier":"WALL-1","kind":"element","layer":"walls"}}}],"meshes":[{"name":"triangle",\

@@ -69,8 +69,29 @@ import Testing
         let g = b.addChild("g", of: e, transform: .translation(0, 1, 0))
         b.addChild("gm", of: g, mesh: m)
         let (output, reader) = try writeAndRead(b.layered)
-        #expect(reader.nodes.map { $0["name"] as? String } == ["layer:unclassified", "U", "g", "gm"])
+        #expect(reader.nodes.map { $0["name"] as? String } == ["layer_unclassified", "U", "g", "gm"])
         #expect(output.nodeIndex[a] == nil && output.nodeIndex[g] == 2)
+    }
+
+    /// Names three.js's GLTFLoader and Blender show as written: the layer id's `.` and a path's
+    /// `:` `/` and spaces become `_`, and a name used twice takes a suffix; the manifest's
+    /// `nodeNames()` gives the layer and element nodes the same names.
+    @Test func nodeNamesAreLoaderSafeAndUnique() throws {
+        var b = RoomBuilder()
+        let m = b.scene.addMesh(Meshes.triangle())
+        let layer = b.addLayer("objects.chair", kind: "objects", category: "chair")
+        let e1 = b.addElement("usd:/World/Chair 1", layer: layer, category: "chair")
+        b.addChild("Mesh", of: e1, mesh: m)
+        let e2 = b.addElement("usd:/World/Chair.1", layer: layer, category: "chair")
+        b.addChild("Mesh", of: e2, mesh: m)
+        b.addChild("layer_objects_chair", of: e2, mesh: m)
+        let (output, reader) = try writeAndRead(b.layered)
+        let names = reader.nodes.map { $0["name"] as? String }
+        #expect(names == ["layer_objects_chair", "usd__World_Chair_1", "Mesh", "usd__World_Chair_1-2", "Mesh-2",
+                          "layer_objects_chair-2"])
+        let manifestNames = b.layered.nodeNames()
+        for node in [b.layers[layer].node, e1, e2] { #expect(names[output.nodeIndex[node]!] == manifestNames[node]) }
+        #expect(GLTFStructuralValidator.validate(output.bytes).isEmpty)
     }
 
     @Test func layerWithoutElementsIsStillWritten() throws {

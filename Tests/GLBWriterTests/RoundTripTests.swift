@@ -38,13 +38,13 @@ import Testing
         let names = reader.nodes.map { $0["name"] as? String ?? "" }
         #expect(
             names == [
-                "layer:walls", "WALL-A", "WALL-B", "layer:doors", "DOOR-1", "layer:objects.chair",
+                "layer_walls", "WALL-A", "WALL-B", "layer_doors", "DOOR-1", "layer_objects_chair",
                 "CHAIR-1", "seat", "back",
             ])
         let roots = (reader.array("scenes")[0]["nodes"] as? [Any] ?? []).compactMap(int)
         #expect(roots == [0, 3, 5])
         #expect((reader.nodes[6]["children"] as? [Any])?.compactMap(int) == [7, 8])
-        for layer in layered.layers { #expect(output.nodeIndex[layer.node] == reader.node(named: "layer:" + layer.id.rawValue)) }
+        for layer in layered.layers { #expect(output.nodeIndex[layer.node] == reader.node(named: NodeName.layer(layer.id))) }
         for element in layered.elements {
             #expect(output.nodeIndex[element.node] == reader.node(named: element.identifier))
         }

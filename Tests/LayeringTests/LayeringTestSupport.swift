@@ -63,7 +63,7 @@ func checkLayoutContract(_ l: LayeredScene, sourceLocation: SourceLocation = #_s
     var previousLayerKey: (Int, String)?
     for layer in l.layers {
         let node = l.scene.nodes[layer.node.rawValue]
-        #expect(node.parent == nil && node.name == "layer:" + layer.id.rawValue && node.localTransform.isIdentity,
+        #expect(node.parent == nil && node.name == NodeName.layer(layer.id) && node.localTransform.isIdentity,
                 sourceLocation: sourceLocation)
         let kind = LayerKind.canonicalOrder.firstIndex(of: layer.kind) ?? 99
         if let p = previousLayerKey { #expect(p < (kind, layer.id.rawValue), "layer order", sourceLocation: sourceLocation) }

@@ -29,7 +29,7 @@ import SceneModel
     @Test func nodeIndicesComeFromTheGLBWriterMap() throws {
         for (i, layer) in input.layered.layers.enumerated() {
             #expect(document["layers"]?[i]?["node"] == .number(Double(input.glbNodeIndex[layer.node]!)))
-            #expect(document["layers"]?[i]?["node_name"] == .string("layer:\(layer.id)"))
+            #expect(document["layers"]?[i]?["node_name"] == .string(NodeName.layer(layer.id)))
         }
         for e in input.layered.elements {
             #expect(element(e.identifier)?["node"] == .number(Double(input.glbNodeIndex[e.node]!)))
@@ -187,7 +187,7 @@ import SceneModel
     @Test func nonRoomPlanInputWithPathDerivedIdentifiers() throws {
         var scene = Scene(metadata: SceneMetadata(sourceUpAxis: .z, sourceMetersPerUnit: 0.01, sourceFormat: "usdc"))
         let mesh = scene.addMesh(SampleRoom.box)
-        let layerNode = scene.addNode(Node(name: "layer:group.Furniture"))
+        let layerNode = scene.addNode(Node(name: "layer_group_Furniture"))
         let elementNode = scene.addNode(Node(
             name: "usd:/World/Furniture/Sofa_1", parent: layerNode, localTransform: .translation(1, 0.5, 0), mesh: mesh))
         let layered = LayeredScene(
@@ -205,6 +205,8 @@ import SceneModel
             stats: Stats(meshes: 1, triangles: 12, vertices: 8, materials: 0, textures: 0, glbBytes: 100))
         let document = try ManifestTestSupport.buildValidated(input).document
         #expect(document["elements"]?[0]?["identifier"] == .string("usd:/World/Furniture/Sofa_1"))
+        #expect(document["elements"]?[0]?["node_name"] == .string("usd__World_Furniture_Sofa_1"))
+        #expect(document["layers"]?[0]?["node_name"] == .string("layer_group_Furniture"))
         #expect(document["source"]?["is_roomplan"] == .bool(false))
         #expect(document["units"]?["source_up_axis"] == .string("Z"))
         #expect(vector(document["elements"]?[0]?["bounds"]?["max"]) == [1.5, 1, 0.5])

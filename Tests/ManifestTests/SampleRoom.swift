@@ -62,7 +62,7 @@ enum SampleRoom {
             ("walls", "walls", nil), ("doors", "doors", nil), ("floors", "floors", nil),
             ("objects.chair", "objects", "chair"), ("objects.table", "objects", "table"),
         ]
-        let layerNodes = layerSpecs.map { scene.addNode(Node(name: "layer:\($0.id)")) }
+        let layerNodes = layerSpecs.map { scene.addNode(Node(name: NodeName.layer(LayerID($0.id)))) }
         let placeholder = NodeIndex(0)
         func wall(_ id: String, _ t: Matrix4, width: Double, confidence: String, prim: String) -> ElementSpec {
             ElementSpec(

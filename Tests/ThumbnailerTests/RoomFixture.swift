@@ -136,7 +136,7 @@ enum RoomFixture {
         for id in order {
             let members = specs.filter { layerID($0.1.category) == id }.sorted { $0.0 < $1.0 }
             guard !members.isEmpty else { continue }
-            let layerNode = scene.addNode(Node(name: "layer:" + id))
+            let layerNode = scene.addNode(Node(name: NodeName.layer(LayerID(id))))
             var layer = RoomLayer(id: LayerID(id), kind: LayerID(id).kind, node: layerNode)
             for (name, s) in members {
                 let t = transform(origin: s.origin, x: s.x, z: s.z)

@@ -37,7 +37,7 @@ enum TestScenes {
             for c in children[i] { copy(c.rawValue, parent: ni) }
         }
         for root in scene.roots {
-            let layerNode = out.addNode(Node(name: "layer:group.\(root.rawValue)"))
+            let layerNode = out.addNode(Node(name: NodeName.layer(.group("\(root.rawValue)"))))
             var layer = RoomLayer(id: .group("\(root.rawValue)"), kind: .group, node: layerNode)
             copy(root.rawValue, parent: layerNode)
             let en = map[root.rawValue]!

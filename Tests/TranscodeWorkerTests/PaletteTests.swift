@@ -89,8 +89,8 @@ import TestSupport
             name: "panel", positions: [0, 0, 0, 1, 0, 0, 0, 1, 0], indices: [0, 1, 2, 0, 2, 1],
             primitives: [Mesh.Primitive(indexStart: 0, indexCount: 3, material: plain),
                          Mesh.Primitive(indexStart: 3, indexCount: 3, material: textured)]))
-        let walls = scene.addNode(Node(name: "layer:walls"))
-        let doors = scene.addNode(Node(name: "layer:doors"))
+        let walls = scene.addNode(Node(name: NodeName.layer(.walls)))
+        let doors = scene.addNode(Node(name: NodeName.layer(.doors)))
         let wallNode = scene.addNode(Node(name: "W", parent: walls, mesh: shared))
         let doorNode = scene.addNode(Node(name: "D", parent: doors, mesh: shared))
         var layered = LayeredScene(

@@ -29,6 +29,17 @@ import Testing
         String(decoding: try ReportBuilder.build(result: r), as: UTF8.self)
     }
 
+    /// The page of `r` with its manifest's elements changed by `edit`.
+    func html(_ r: PipelineResult, editingElements edit: (inout [[String: Any]]) -> Void) throws -> String {
+        var m = try manifest(r)
+        var elements = try #require(m["elements"] as? [[String: Any]])
+        edit(&elements)
+        m["elements"] = elements
+        var files = r.files
+        files[files.count - 1].bytes = [UInt8](try JSONSerialization.data(withJSONObject: m, options: [.sortedKeys]))
+        return try html(PipelineResult(files: files, summary: r.summary))
+    }
+
     /// Every `<img>` of the page: its `data-path` and the bytes of its `data:image/webp;base64,` (or,
     /// for the vector floor plan, `data:image/svg+xml;base64,`) source.
     func images(_ html: String) throws -> [(path: String, bytes: [UInt8])] {
@@ -109,10 +120,14 @@ import Testing
         #expect(!layers.isEmpty && elements.count == 21)
         for l in layers {
             let id = try #require(l["id"] as? String)
-            #expect(page.contains("<td class=\"mono\">\(id)</td>"), "layer \(id)")
+            // The layer's node under the name three.js and the manifest give it (layer_objects_chair).
+            let node = "layer_" + id.replacingOccurrences(of: ".", with: "_")
+            #expect(l["node_name"] as? String == node)
+            #expect(page.contains("<td class=\"mono\">\(id)</td><td class=\"mono\">\(node)</td>"), "layer \(id)")
         }
         for el in elements {
             let id = try #require(el["identifier"] as? String)
+            #expect(el["node_name"] as? String == id, "a RoomPlan UUID names its node as it is")
             #expect(page.contains(">\(id)</td>"), "element \(id)")
         }
         // Header facts: inputs, generator, grade with its reasons, metrics with units.
@@ -173,6 +188,17 @@ import Testing
         #expect(!page.unicodeScalars.contains("\u{1}"))
         #expect(try images(page).count == 11, "no image beyond the thumbnails and the vector plan")
         #expect(wellFormed(page))
+    }
+
+    /// An element whose identifier loaders would not keep as a name (a USD path) shows the name
+    /// its node has, the one the manifest gives.
+    @Test func anElementNodeNamedOtherwiseShowsItsNodeName() throws {
+        let page = try html(try convert()) { elements in
+            elements[0]["identifier"] = "usd:/World/Sofa 1"
+            elements[0]["node_name"] = "usd__World_Sofa_1"
+        }
+        #expect(page.contains("usd:/World/Sofa 1<div class=\"attrs\">node usd__World_Sofa_1</div></td>"))
+        #expect(page.components(separatedBy: "<div class=\"attrs\">node ").count == 2, "only where the names differ")
     }
 
     @Test func escapeCoversMarkupQuotesAndControlCharacters() {

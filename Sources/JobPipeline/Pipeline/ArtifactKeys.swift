@@ -10,8 +10,9 @@ import WorkerCore
 public enum ArtifactStages {
     /// Reading the USD and the RoomPlan JSON, and layering: the scene every group is made from.
     public static let scene = 1
-    /// The `.glb` writer (`model`).
-    public static let model = 1
+    /// The `.glb` writer (`model`). 2: node names that loaders keep (`NodeName`: `layer_walls`
+    /// instead of `layer:walls`, only `A–Z a–z 0–9 _ -`, unique).
+    public static let model = 2
     /// The thumbnail renderer and its WebP encoding (`thumbnails`, and the plan thumbnail of a
     /// room, which is in the `plan` group). 2: adaptive supersampling. 3: one WebP segment at
     /// quality 75 by default, eight occlusion samples per pixel. 4: a magnified texture's

@@ -237,10 +237,11 @@ public enum ReportBuilder {
         if layers.isEmpty {
             h += "<p class=\"empty\">No layers.</p>\n"
         } else {
-            h += "<table>\n<thead><tr><th>Layer</th><th>Kind</th><th class=\"num\">Elements</th><th class=\"num\">Triangles</th>"
-            h += "<th>Shown by default</th></tr></thead>\n<tbody>\n"
+            h += "<table>\n<thead><tr><th>Layer</th><th>Node</th><th>Kind</th><th class=\"num\">Elements</th>"
+            h += "<th class=\"num\">Triangles</th><th>Shown by default</th></tr></thead>\n<tbody>\n"
             for l in layers {
-                h += "<tr><td class=\"mono\">\(e(str(l, "id") ?? "?"))</td><td>\(e(str(l, "kind") ?? "—"))</td>"
+                h += "<tr><td class=\"mono\">\(e(str(l, "id") ?? "?"))</td><td class=\"mono\">\(e(str(l, "node_name") ?? "—"))</td>"
+                h += "<td>\(e(str(l, "kind") ?? "—"))</td>"
                 h += "<td class=\"num\">\(int(l, "element_count") ?? 0)</td><td class=\"num\">\(HTML.grouped(int(l, "triangles") ?? 0))</td>"
                 h += "<td>\(bool(l, "default_visible") == false ? "no" : "yes")</td></tr>\n"
             }
@@ -277,7 +278,12 @@ public enum ReportBuilder {
             if let open = bool(el, "is_open") { category += "<div class=\"attrs\">\(open ? "open" : "closed")</div>" }
             let confidence = str(el, "confidence")
             let confidenceClass = ["high", "medium", "low"].contains(confidence ?? "") ? confidence! : "none"
-            h += "<tr><td class=\"num muted\">\(i + 1)</td><td class=\"mono id\">\(e(str(el, "identifier") ?? "?"))</td>"
+            // The node's name, when loaders show it under another name than the identifier.
+            var identifier = e(str(el, "identifier") ?? "?")
+            if let node = str(el, "node_name"), node != str(el, "identifier") {
+                identifier += "<div class=\"attrs\">node \(e(node))</div>"
+            }
+            h += "<tr><td class=\"num muted\">\(i + 1)</td><td class=\"mono id\">\(identifier)</td>"
             h += "<td>\(category)</td><td class=\"mono\">\(e(str(el, "layer") ?? "?"))</td>"
             h += "<td class=\"num\">\(e(vector(el.member("dimensions"), separator: " × ") ?? "—"))</td>"
             h += "<td><span class=\"chip conf-\(confidenceClass)\">\(e(confidence ?? "—"))</span></td>"

@@ -16,7 +16,7 @@ struct PlannedElement {
 }
 
 /// Builds the output scene following the node layout contract of `LayeredScene`:
-/// roots are `layer:<id>` nodes (identity transform) in `RoomLayer.canonicalOrder` then id; below
+/// roots are layer nodes named `NodeName.layer(id)` (`layer_walls`) (identity transform) in `RoomLayer.canonicalOrder` then id; below
 /// each, one node per element named by its identifier, sorted by identifier, whose local transform
 /// is the element's world transform; below that, the element's geometry: USD nodes copied with the
 /// root's transform made relative to the element (`inverse(elementWorld) × geometryWorld`) and
@@ -49,7 +49,7 @@ struct LayeredSceneAssembler {
         var layers: [RoomLayer] = []
         var elements: [RoomElement] = []
         for id in layerIDs {
-            let layerNode = a.scene.addNode(Node(name: "layer:" + id.rawValue, sourcePath: "", kind: "group"))
+            let layerNode = a.scene.addNode(Node(name: NodeName.layer(id), sourcePath: "", kind: "group"))
             var layer = RoomLayer(id: id, kind: id.kind, category: id.objectCategory, node: layerNode)
             let members = byLayer[id]!.sorted {
                 (planned[$0].element.identifier, $0) < (planned[$1].element.identifier, $1)

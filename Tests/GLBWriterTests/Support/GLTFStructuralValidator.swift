@@ -1,4 +1,5 @@
 import Foundation
+import SceneModel
 
 /// Structural checks of a `.glb` against the glTF 2.0 rules that apply to what the writer emits,
 /// plus the project's own layout rules (layer and element extras). Returns every problem found,
@@ -301,17 +302,26 @@ enum GLTFStructuralValidator {
         for n in nodes { if let m = int(n["mesh"]), m < meshes.count { meshUsed[m] = true } }
         check(meshUsed.allSatisfy { $0 }, "meshes not used by any node")
 
-        // Project layout: layers are the roots and carry layer extras; elements carry element extras.
+        // Project layout: layers are the roots and carry layer extras; elements carry element extras;
+        // every name is one loaders keep (NodeName) and no two nodes share one.
+        var named = Set<String>()
         for (i, n) in nodes.enumerated() {
             let name = n["name"] as? String ?? ""
             let extras = reader.crowdroom(i)
-            if name.hasPrefix("layer:") {
+            if let given = n["name"] as? String {
+                check(NodeName.isLoaderSafe(given), "node name \(given) is not loader-safe")
+                check(named.insert(given).inserted, "node name \(given) is used twice")
+            }
+            if roots.contains(i) || extras?["kind"] as? String == "layer" {
                 check(roots.contains(i), "layer node \(name) is not a scene root")
                 check(extras?["kind"] as? String == "layer", "layer node \(name) lacks layer extras")
-                check(extras?["layer"] as? String == String(name.dropFirst(6)), "layer node \(name) extras.layer")
+                let layer = (extras?["layer"] as? String).map { NodeName.layer(LayerID($0)) }
+                check(layer.map { name.hasPrefix($0) } ?? false, "layer node \(name) extras.layer")
             }
             if extras?["kind"] as? String == "element" {
-                check(extras?["identifier"] as? String == name, "element node \(name) identifier")
+                let identifier = (extras?["identifier"] as? String).map(NodeName.element)
+                check(identifier.map { name.hasPrefix($0.prefix(NodeName.maxLength - 4)) } ?? false,
+                      "element node \(name) identifier")
                 check(
                     parent[i].map { reader.crowdroom($0)?["kind"] as? String == "layer" } ?? false,
                     "element node \(name) is not a child of a layer node")

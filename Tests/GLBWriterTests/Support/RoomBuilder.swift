@@ -1,7 +1,7 @@
 import SceneModel
 
 /// Builds `LayeredScene`s by hand, following the node layout contract: layer root nodes named
-/// `layer:<id>`, element nodes below them named by identifier with the element's transform.
+/// `NodeName.layer(id)`, element nodes below them named by identifier with the element's transform.
 struct RoomBuilder {
     var scene = Scene()
     var layers: [RoomLayer] = []
@@ -10,7 +10,7 @@ struct RoomBuilder {
     /// Adds a layer (root node) and returns its position in `layers`.
     @discardableResult
     mutating func addLayer(_ id: LayerID, kind: LayerKind? = nil, category: ElementCategory? = nil) -> Int {
-        let node = scene.addNode(Node(name: "layer:" + id.rawValue))
+        let node = scene.addNode(Node(name: NodeName.layer(id)))
         layers.append(RoomLayer(id: id, kind: kind ?? id.kind, category: category, node: node))
         return layers.count - 1
     }
