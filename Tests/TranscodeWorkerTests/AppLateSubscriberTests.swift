@@ -1,5 +1,7 @@
 import Foundation
+import TestSupport
 import Testing
+@testable import TranscodeWorker
 @testable import PGQueue
 
 /// The app joins `room:<id>` after upload-complete answers, and a RoomPlan job may be over by then.
@@ -119,5 +121,40 @@ struct AppLateSubscriberTests {
             let n = try world.connection.query(add, [world.readyVersion, #"[{"textureRef":"0/albedo.png","kind":"manual","region":\#(region),"method":"gaussian_blur_r18"}]"#])
             #expect(n.first?.int("n") == 0, "\(region) is the manual box already stored")
         }
+    }
+}
+
+/// The running worker sends the repeats: `transcode-worker run` against a Supabase-shaped database.
+@Suite("The worker repeats terminal events", .enabled(if: postgresConfigured), .serialized)
+struct EventRepeaterDaemonTests {
+    @Test func aRunningWorkerSendsReadyAgainForLateSubscribers() throws {
+        let binary = try #require(JobFixture.workerBinary, "the transcode-worker executable is not built beside the tests")
+        let world = try RoleWorld()
+        defer { withExtendedLifetime(world) {} }
+        let storage = FileManager.default.temporaryDirectory.appendingPathComponent("repeat-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: storage) }
+        var env = ProcessInfo.processInfo.environment
+        env.merge(["DATABASE_URL": world.project.db.url, "TRANSCODE_STORAGE_URL": "file://" + storage,
+                   "TRANSCODE_HTTP_ADDR": "off", "TRANSCODE_WORKER_ID": "tw-repeat"]) { _, new in new }
+        let log = storage + ".log"
+        defer { try? FileManager.default.removeItem(atPath: log) }
+        let worker = try BackgroundProgram(binary, ["run"], environment: env, standardError: log)
+        defer { if worker.isRunning { worker.signal(SIGTERM); worker.waitUntilExit() } }
+        #expect(try QueueStore(connection: world.connection).finalize(
+            versionId: world.runningVersion, leaseId: world.runningLease, status: "ready",
+            outputs: .object(["glb_path": .string("rooms/\(world.room)/m.glb"), "manifest_path": .string("rooms/\(world.room)/m.json")])).ok)
+        let topic = "room:\(world.room)"
+        let end = Date().addingTimeInterval(30)
+        var ready: [(event: String, payload: [String: Any], isPrivate: Bool)] = []
+        while Date() < end {
+            ready = try SupabaseStandIn.messages(world.connection, topic: topic).filter { $0.event == "ready" }
+            if ready.count >= 2 { break }
+            usleep(100_000)
+        }
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(ready.count >= 2, "the worker sent no repeat; log:\n\(text.suffix(3000))")
+        #expect(Set(ready.map { ($0.payload["seq"] as? NSNumber)?.intValue ?? -1 }).count == 1)
+        #expect(Set(ready.map { ($0.payload["at"] as? String) ?? "" }).count == 1, "the same payload, not a new event")
     }
 }
