@@ -43,8 +43,8 @@ public struct JobExecCommand {
           --usd FILE                The USD source (.usdz, .usdc, .usda, .usd).
           --roomplan FILE           The RoomPlan CapturedRoom JSON.
           --redacted-textures DIR   Face-blurred textures: DIR/<path> replaces the package texture <path>.
-          --redaction-regions FILE  JSON object {"<path>": count}: redacted areas recorded per texture,
-                                    written as redactions[].regions of the manifest.
+          --redaction-regions FILE  JSON object {"<path>": [rows]}: the redaction rows of each texture
+                                    (id, kind, region_json, origin, replaced); every area is blurred.
           --version-id ID           room_versions.id, recorded in the manifest.
           --room-id ID              rooms.id, recorded in the manifest.
           --memory-mb N             Address-space limit in MiB (0: none; default 0).
@@ -152,19 +152,28 @@ public struct JobExecCommand {
         if usd == nil && roomPlan == nil { throw UsageError("job-exec needs --usd FILE, --roomplan FILE or both") }
     }
 
-    /// Reads the `--redaction-regions` file the worker wrote: a JSON object of texture path →
-    /// count ≥ 0, at most 1 MiB. Throws `FileReader.Failure` (`IO_READ_FAILED` for another shape).
-    static func readRegions(_ path: String) throws -> [String: Int] {
+    /// Reads the `--redaction-regions` file the worker wrote: a JSON object of texture path → the
+    /// texture's rows `[{"id", "kind", "region_json", "origin", "replaced"}]`, at most 1 MiB.
+    /// Throws `FileReader.Failure` (`IO_READ_FAILED` for another shape).
+    static func readRegions(_ path: String) throws -> [String: [RedactionArea]] {
         let bytes = try FileReader.read(path, maxBytes: 1 << 20)
         guard let parsed = try? JSONReader.parse(bytes, limits: .smallDocument), case .object(let members) = parsed else {
             throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(path) is not a JSON object")
         }
-        var out: [String: Int] = [:]
+        var out: [String: [RedactionArea]] = [:]
         for m in members {
-            guard let count = m.value.intValue, count >= 0 else {
-                throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(path): \(m.key) has no count ≥ 0")
+            guard case .array(let rows) = m.value else {
+                throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(path): \(m.key) has no list of rows")
             }
-            out[m.key] = count
+            out[m.key] = try rows.map { row in
+                guard let id = row.member("id")?.stringValue else {
+                    throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(path): a row of \(m.key) has no id")
+                }
+                return RedactionArea(id: id, kind: row.member("kind")?.stringValue,
+                                     regionJSON: row.member("region_json")?.stringValue,
+                                     fromBottom: row.member("origin")?.stringValue != "top_left",
+                                     replaced: row.member("replaced")?.boolValue ?? false)
+            }
         }
         return out
     }
@@ -208,7 +217,7 @@ public struct JobExecCommand {
             if let redacted {
                 input.redactedTextures = try FileReader.readRedactions(redacted, maxBytes: limits.maxInputBytes)
             }
-            if let regions { input.redactionRegions = try Self.readRegions(regions) }
+            if let regions { input.redactionAreas = try Self.readRegions(regions) }
             if let previous { input.previous = try Self.readPrevious(previous, maxBytes: limits.maxInputBytes) }
         } catch let f as FileReader.Failure {
             let tooLarge = f.code == "IO_TOO_LARGE"

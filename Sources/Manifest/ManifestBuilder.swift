@@ -12,7 +12,7 @@ import JSONCore
 public enum ManifestBuilder {
     /// Version of the manifest's shape, written as `schema_version` and recorded by the worker as
     /// `room_versions.manifest_schema_version`. Bumped on every incompatible change.
-    public static let schemaVersion = 6
+    public static let schemaVersion = 7
 
     /// Text of `units.output`: the frame of the GLB and of every coordinate in the manifest.
     public static let outputUnits = "metres, +Y up"
@@ -195,12 +195,20 @@ public enum ManifestBuilder {
         var rows: [(path: String, name: String, value: JSONValue)] = []
         for (i, r) in subs.enumerated() {
             let field = "redactions[\(i)]"
-            rows.append((r.texturePath, r.replacementName, .object([
+            let applied: [JSONValue] = try r.applied.sorted { precedes($0.redactionId, $1.redactionId) }.map { a in
+                .object([
+                    "redaction_id": .string(try FieldChecks.uuid(a.redactionId, field: "\(field).applied.redaction_id")),
+                    "methods": .array(a.methods.map { .string($0.rawValue) }),
+                ])
+            }
+            rows.append((r.texturePath, r.replacementName ?? "", .object([
                 "texture_path": .string(try FieldChecks.nonEmpty(r.texturePath, field: "\(field).texture_path")),
-                "replacement_name": .string(try FieldChecks.nonEmpty(r.replacementName, field: "\(field).replacement_name")),
-                "replacement_sha256": .string(
-                    try FieldChecks.sha256(r.replacementSHA256, field: "\(field).replacement_sha256")),
+                "replacement_name": try r.replacementName.map { .string(try FieldChecks.nonEmpty($0, field: "\(field).replacement_name")) }
+                    ?? .null,
+                "replacement_sha256": try r.replacementSHA256.map { .string(try FieldChecks.sha256($0, field: "\(field).replacement_sha256")) }
+                    ?? .null,
                 "regions": try FieldChecks.count(r.regions, field: "\(field).regions"),
+                "applied": .array(applied),
             ])))
         }
         return rows.sorted { $0.path != $1.path ? precedes($0.path, $1.path) : precedes($0.name, $1.name) }.map(\.value)

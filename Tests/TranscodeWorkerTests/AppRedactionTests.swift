@@ -5,6 +5,7 @@ import Testing
 @testable import PGQueue
 @testable import WorkerRuntime
 @testable import WorkerCore
+@testable import Thumbnailer
 
 /// `redactions` rows as the apps write them (migration 9): `texture_ref`, `kind`, `region`,
 /// `method`, with the replacement texture (`redacted_path`) optional. Real Postgres, real child.
@@ -55,13 +56,16 @@ import Testing
         let redactions = try manifest(f, job)["redactions"] as? [[String: Any]] ?? []
         #expect(redactions.map { $0["texture_path"] as? String } == ["textures/albedo.png"])
         #expect(redactions.map { ($0["regions"] as? NSNumber)?.intValue } == [2])
-        // A count only: no region, kind or method reaches the manifest.
-        #expect(Set(redactions.first?.keys.map { $0 } ?? []) == ["texture_path", "replacement_name", "replacement_sha256", "regions"])
+        // A count and how each row was applied: no region, kind or method reaches the manifest.
+        #expect(Set(redactions.first?.keys.map { $0 } ?? []) == ["texture_path", "replacement_name", "replacement_sha256", "regions", "applied"])
+        let applied = redactions.first?["applied"] as? [[String: Any]] ?? []
+        #expect(applied.map { $0["methods"] as? [String] ?? [] } == [["app_replacement", "server_blur"], ["app_replacement", "server_blur"]])
         #expect(redactions.first?["replacement_sha256"] as? String
             == Digest.hex(Digest.sha256([UInt8](try Data(contentsOf: Self.sampleRoot.appendingPathComponent("redacted/textures/albedo.png"))))))
     }
 
-    @Test func recordOnlyRowDoesNotFailTheJob() throws {
+    /// A row without a replacement is blurred by the worker; a row with no area only records one.
+    @Test func aRowWithoutReplacementIsBlurredByTheWorker() throws {
         let f = try JobFixture()
         let v = try version(f, blurred: false)
         try insert(f, v.id, redacted: nil)
@@ -71,8 +75,11 @@ import Testing
         #expect(rows.allSatisfy { $0.storageKey == nil })
         let job = try f.claim()
         #expect(f.runner().run(job, control: JobControl()) == .ready(outputPrefix: job.outputPrefix))
-        // Nothing was replaced, so the manifest lists no substitution.
-        #expect((try manifest(f, job)["redactions"] as? [[String: Any]])?.isEmpty == true)
+        let redactions = try manifest(f, job)["redactions"] as? [[String: Any]] ?? []
+        #expect(redactions.map { $0["texture_path"] as? String } == ["textures/albedo.png"])
+        #expect(redactions.first?["replacement_name"] is NSNull)
+        let applied = redactions.first?["applied"] as? [[String: Any]] ?? []
+        #expect(Set(applied.map { $0["methods"] as? [String] ?? [] }) == [["server_blur"], []])
     }
 
     @Test func recordOnlyRowsAreCountedBesideTheReplacement() throws {
@@ -81,13 +88,63 @@ import Testing
         try insert(f, v.id, redacted: nil)
         try insert(f, v.id, redacted: v.dir + "blurred/albedo.png")
         try insert(f, v.id, kind: "manual", redacted: nil)
-        // A record for a texture the package does not have is not a replacement: no failure.
-        try insert(f, v.id, texture: "textures/absent.png", redacted: nil)
         let job = try f.claim()
         #expect(f.runner().run(job, control: JobControl()) == .ready(outputPrefix: job.outputPrefix))
         let redactions = try manifest(f, job)["redactions"] as? [[String: Any]] ?? []
         #expect(redactions.map { $0["texture_path"] as? String } == ["textures/albedo.png"])
         #expect(redactions.map { ($0["regions"] as? NSNumber)?.intValue } == [3])
+    }
+
+    /// A row naming a texture the package does not have cannot be applied: the version fails with
+    /// the app's code instead of publishing what the row meant to hide.
+    @Test func aRowForATextureNotInThePackageFailsTheVersion() throws {
+        let f = try JobFixture()
+        let v = try version(f, blurred: false)
+        try insert(f, v.id, texture: "textures/absent.png", redacted: nil)
+        let job = try f.claim()
+        #expect(f.runner().run(job, control: JobControl()) == .failed(reason: "REDACTION_INVALID"))
+    }
+
+    /// Per-pixel noise (a sharp texture), as lossless WebP.
+    static func sharpTexture(side: Int) throws -> [UInt8] {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        var rgba = [UInt8](repeating: 255, count: side * side * 4)
+        for i in 0..<(side * side) {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let v = UInt8(truncatingIfNeeded: state >> 56)
+            rgba[i * 4] = v; rgba[i * 4 + 1] = v &+ 91; rgba[i * 4 + 2] = 255 &- v
+        }
+        return try #require(WebPCodec.encode(rgba: rgba, width: side, height: side, quality: 100, method: 4, lossless: true))
+    }
+
+    /// The app's region (Vision: origin bottom left) in one corner: that corner of the published
+    /// texture is blurred, the opposite one keeps its detail.
+    @Test func theBottomLeftCornerTheAppBoxedIsBlurredInThePublishedTexture() throws {
+        let f = try JobFixture()
+        let version = UUID().uuidString.lowercased()
+        let dir = "rooms/\(f.roomId)/versions/\(version)/"
+        let usdz = [UInt8](try Data(contentsOf: Self.sampleRoot.appendingPathComponent("textured_box.usdz")))
+        try f.files.put(dir + "scan.usdz", bytes: usdz, contentType: "model/vnd.usdz+zip")
+        let sharp = try Self.sharpTexture(side: 256)
+        try f.files.put(dir + "blurred/albedo.png", bytes: sharp, contentType: "image/webp")
+        try f.store.submit(versionId: version, roomId: f.roomId, roomName: nil, usdzKey: dir + "scan.usdz", jsonKey: nil)
+        // Posted as the app encodes a CGRect: [[x, y], [w, h]], bottom-left origin.
+        try f.store.connection.query("SELECT transcode_add_redactions($1::uuid, $2::jsonb)", [version,
+            #"[{"textureRef":"textures/albedo.png","kind":"manual","region":[[0,0],[0.25,0.25]],"method":"gaussian_blur_r18","redactedPath":"\#(dir)blurred/albedo.png"}]"#])
+        let job = try f.claim()
+        #expect(f.runner().run(job, control: JobControl()) == .ready(outputPrefix: job.outputPrefix))
+        let glb = try f.files.get(job.outputPrefix + "model.glb", maxBytes: 1 << 26)
+        let published = try #require(try TextureReencodeTests.embeddedImages(glb).first)
+        let corners = [TextureRedactor.Area(x: 0, y: 0, width: 0.25, height: 0.25, fromBottom: true),
+                       TextureRedactor.Area(x: 0, y: 0.75, width: 0.25, height: 0.25, fromBottom: true),
+                       TextureRedactor.Area(x: 0.75, y: 0.75, width: 0.25, height: 0.25, fromBottom: true)]
+        let before = try TextureRedactor.measure(sharp, areas: corners)
+        let after = try TextureRedactor.measure(published, areas: corners)
+        #expect(before.ratio.allSatisfy { $0 > 0.5 }, "\(before.ratio)")
+        #expect(after.ratio[0] < 0.05, "the boxed bottom-left corner keeps detail: \(after.ratio[0])")
+        #expect(after.ratio[1] > 0.5 && after.ratio[2] > 0.5, "another corner was blurred: \(after.ratio)")
+        let applied = (try manifest(f, job)["redactions"] as? [[String: Any]])?.first?["applied"] as? [[String: Any]]
+        #expect(applied?.first?["methods"] as? [String] == ["app_replacement", "server_blur"])
     }
 
     @Test func legacyRowsStillReadThroughTexturePath() throws {

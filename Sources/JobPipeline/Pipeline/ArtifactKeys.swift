@@ -49,6 +49,12 @@ struct ArtifactKeys: Equatable {
             common.append("redacted=\(t.relativePath)|\(Digest.hex(Digest.sha256(t.bytes)))")
         }
         for (path, n) in input.redactionRegions.sorted(by: { $0.key < $1.key }) { common.append("regions=\(path)|\(n)") }
+        // The areas the worker blurs change the texture every output shows.
+        for (path, rows) in input.redactionAreas.sorted(by: { $0.key < $1.key }) {
+            for row in rows where row.regionJSON != nil {
+                common.append("area=\(path)|\(row.id)|\(row.regionJSON ?? "")|\(row.fromBottom ? "bottom_left" : "top_left")|\(TextureRedactor.stageVersion)")
+            }
+        }
         let model = common + [
             "model=\(ArtifactStages.model)", "compression=\(input.glbCompression.rawValue)",
             "textures=\(input.textureFormat.rawValue)|\(input.maxTextureSize)", "materials=\(input.materials.rawValue)",

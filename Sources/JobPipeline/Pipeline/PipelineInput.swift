@@ -32,10 +32,12 @@ public struct PipelineInput: Sendable {
     /// The RoomPlan CapturedRoom JSON: file name and bytes.
     public var roomPlanJSON: (name: String, bytes: [UInt8])?
     public var redactedTextures: [RedactedTexture]
-    /// Redacted areas recorded per texture, keyed like `RedactedTexture.relativePath` (the path the
-    /// backend's `redactions` rows name); written as `redactions[].regions` of the manifest for the
-    /// textures that were replaced. Missing: 0.
-    public var redactionRegions: [String: Int] = [:]
+    /// The `redactions` rows per texture, keyed like `RedactedTexture.relativePath` (the path the
+    /// rows name). Every area is blurred before anything reads the texture; a row whose texture is
+    /// not in the package fails the conversion with `REDACTION_INVALID`.
+    public var redactionAreas: [String: [RedactionArea]] = [:]
+    /// Rows per texture (`redactionAreas`' counts): the manifest's `redactions[].regions`.
+    public var redactionRegions: [String: Int] { redactionAreas.mapValues(\.count) }
     /// `room_versions.id` and `rooms.id` when run by the worker (nil offline).
     public var versionId: String?
     public var roomId: String?

@@ -54,33 +54,17 @@ public enum TranscodePipeline {
             let budget = MemoryBudget(limits: input.limits)
             let opened = try USDParser.openStage(
                 usd.bytes, name: usd.name, limits: input.limits, budget: budget, siblings: usd.siblings)
-            let offers = input.redactedTextures.map { RedactingAssetProvider.Offer(relativePath: $0.relativePath, bytes: $0.bytes) }
             var entries: [String] = []
             if let package = opened.provider as? USDZPackage {
                 entries = package.entryNames
             } else {
-                entries = offers.compactMap { opened.provider.resolve($0.relativePath, anchor: usd.name) }
+                let named = input.redactedTextures.map(\.relativePath) + input.redactionAreas.keys.sorted()
+                entries = named.compactMap { opened.provider.resolve($0, anchor: usd.name) }
             }
-            let (matched, unmatched, ambiguous) = RedactingAssetProvider.match(offers, entries: entries)
-            // A replacement that cannot be applied would let the original, unblurred texture
-            // through to the public model and thumbnails: the conversion stops instead.
-            if let offer = unmatched.first ?? ambiguous.first {
-                let why = unmatched.first != nil ? "matches no texture of the package"
-                    : "matches more than one texture of the package (name its full path)"
-                throw PipelineError(code: "REDACTION_INVALID",
-                                    message: "redacted texture \(offer.relativePath) \(why); \(unmatched.count) unmatched, \(ambiguous.count) ambiguous",
-                                    phase: "parsing")
-            }
-            for (entry, offer) in matched.sorted(by: { $0.key < $1.key }) {
-                let hash = Digest.hex(Digest.sha256(offer.bytes))
-                redactions.append(TextureSubstitution(texturePath: entry, replacementName: offer.relativePath,
-                                                      replacementSHA256: hash,
-                                                      regions: input.redactionRegions[offer.relativePath] ?? 0))
-                redactionInputs.append(InputFile(role: "redacted_texture", name: offer.relativePath,
-                                                 format: Self.imageFormat(offer.bytes), bytes: offer.bytes.count,
-                                                 sha256: hash))
-            }
-            let provider = RedactingAssetProvider(base: opened.provider, replacements: matched.mapValues(\.bytes))
+            let redaction = try Self.redact(input, entries: entries, data: { try? opened.provider.data(at: $0).array })
+            redactions = redaction.records
+            redactionInputs = redaction.inputs
+            let provider = RedactingAssetProvider(base: opened.provider, replacements: redaction.replacements)
             var scene = try SceneBuilder.build(
                 stage: opened.stage, sourceFormat: opened.format.rawValue, limits: input.limits, budget: budget,
                 loadAsset: { path, layer in

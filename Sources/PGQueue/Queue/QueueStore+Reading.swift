@@ -21,18 +21,20 @@ extension QueueStore {
     }
 
     static let redactionsSQL = """
-        SELECT coalesce(texture_ref, texture_path) AS texture, redacted_path FROM redactions
+        SELECT id::text AS id, coalesce(texture_ref, texture_path) AS texture, redacted_path, kind,
+               region::text AS region, region_origin FROM redactions
          WHERE room_version_id = $1::uuid AND coalesce(texture_ref, texture_path) IS NOT NULL
-         ORDER BY 1, id
+         ORDER BY 2, id
         """
 
-    /// The redaction rows of a version, one per row, ordered by texture: the path inside the
-    /// package (`texture_ref`, else `texture_path`) and the storage key of the face-blurred
-    /// replacement, nil for a row that only records a redacted area (migration 9).
-    public func redactions(versionId: String) throws(DatabaseError) -> [(texturePath: String, storageKey: String?)] {
+    /// The redaction rows of a version, ordered by texture, then id: the path inside the package
+    /// (`texture_ref`, else `texture_path`), the storage key of the app's blurred replacement (nil
+    /// for a row that only marks an area), the kind, the area and its origin (migration 18).
+    public func redactions(versionId: String) throws(DatabaseError) -> [RedactionRow] {
         try connection.query(Self.redactionsSQL, [versionId]).compactMap { row in
-            guard let t = row["texture"] else { return nil }
-            return (t, row["redacted_path"])
+            guard let id = row["id"], let t = row["texture"] else { return nil }
+            return RedactionRow(id: id, texturePath: t, storageKey: row["redacted_path"], kind: row["kind"],
+                                regionJSON: row["region"], origin: row["region_origin"] ?? "bottom_left")
         }
     }
 

@@ -32,11 +32,32 @@ public enum TextureDecoder {
         switch Texture.sniffMIMEType(bytes) {
         case "image/png": return PNGDecoder.decode(bytes, limits: limits)
         case "image/jpeg": return JPEGDecoder.decode(bytes, limits: limits)
+        case "image/webp": return decodeWebP(bytes, limits: limits)
         default:
             return .failure(
                 ImageDecodeFailure(
                     code: ThumbnailWarningCode.textureUnsupported,
-                    message: bytes.isEmpty ? "texture has no bytes" : "texture is neither PNG nor JPEG"))
+                    message: bytes.isEmpty ? "texture has no bytes" : "texture is neither PNG, JPEG nor WebP"))
         }
+    }
+
+    /// A WebP texture (the worker writes one where it blurred a redacted area), its declared size
+    /// checked against `limits` before libwebp allocates.
+    static func decodeWebP(_ bytes: [UInt8], limits: ImageDecodeLimits) -> Result<DecodedImage, ImageDecodeFailure> {
+        guard let size = WebPCodec.size(bytes) else {
+            return .failure(ImageDecodeFailure(code: ThumbnailWarningCode.textureDecodeFailed, message: "WebP header not recognised"))
+        }
+        guard size.width <= limits.maxSide, size.height <= limits.maxSide else {
+            return .failure(ImageDecodeFailure(code: ThumbnailWarningCode.textureTooLarge,
+                                               message: "WebP texture is \(size.width)×\(size.height), over \(limits.maxSide)"))
+        }
+        guard size.width * size.height * 4 <= limits.maxBytes else {
+            return .failure(ImageDecodeFailure(code: ThumbnailWarningCode.textureBudget,
+                                               message: "WebP texture of \(size.width)×\(size.height) needs more than \(limits.maxBytes) bytes"))
+        }
+        guard let image = WebPCodec.decode(bytes) else {
+            return .failure(ImageDecodeFailure(code: ThumbnailWarningCode.textureDecodeFailed, message: "libwebp could not decode the texture"))
+        }
+        return .success(image)
     }
 }

@@ -54,6 +54,17 @@ enum WebPCodec {
         return [UInt8](UnsafeBufferPointer(start: mem, count: Int(writer.size)))
     }
 
+    /// The size a WebP file declares, read from its header without decoding; nil when libwebp
+    /// does not recognise it.
+    static func size(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
+        var width: Int32 = 0, height: Int32 = 0
+        return bytes.withUnsafeBufferPointer { buf -> (width: Int, height: Int)? in
+            guard let base = buf.baseAddress, buf.count > 0, WebPGetInfo(base, buf.count, &width, &height) != 0,
+                  width > 0, height > 0 else { return nil }
+            return (Int(width), Int(height))
+        }
+    }
+
     /// Decodes a WebP file to RGBA8; nil when libwebp refuses.
     static func decode(_ bytes: [UInt8]) -> DecodedImage? {
         var width: Int32 = 0, height: Int32 = 0

@@ -13,8 +13,9 @@ extension JobAttempt {
         var usd: String?
         var json: String?
         var redactions: Int
-        /// Redaction rows per texture path (with or without a replacement).
-        var regions: [String: Int] = [:]
+        /// Redaction rows per texture path (with or without a replacement), as the child reads
+        /// them: `{"id", "kind", "region_json", "origin", "replaced"}`.
+        var regions: [String: [JSONValue]] = [:]
         /// `regions` as the JSON file handed to the child, when there are any.
         var regionsFile: String?
     }
@@ -26,7 +27,8 @@ extension JobAttempt {
     /// for one texture: `REDACTION_INVALID`, permanent), then every object under
     /// `<prefix>redacted/`, at most `maxRedactions` of them and `maxRedactionBytes` in all
     /// (`REDACTION_INVALID`). Every row, with or without a replacement, counts as one redacted area
-    /// of its texture; the counts go to the child as `in/redaction_regions.json`.
+    /// of its texture; the rows (id, kind, area, origin) go to the child as `in/redaction_regions.json`,
+    /// which blurs every area before anything reads the texture.
     func download(_ ws: JobWorkspace) throws(Interruption) -> Inputs {
         enter(.downloading)
         let t0 = Clock.now()
@@ -43,7 +45,7 @@ extension JobAttempt {
         if let key = job.sourceUSDZPath { try confined(key, "source") }
         if let key = job.sourceJSONPath { try confined(key, "RoomPlan JSON") }
         do { try StorageConfinement.check(bucket: job.sourceBucket, store: storage) } catch { throw .failed(error) }
-        let rows: [(texturePath: String, storageKey: String?)]
+        let rows: [RedactionRow]
         switch database("read redactions", { (s) throws(DatabaseError) in try s.redactions(versionId: job.versionId) }) {
         case .success(let r): rows = r
         case .failure(let e): throw .failed(FailureReason(reason: FailureReason.sourceDownloadFailed,
@@ -65,7 +67,11 @@ extension JobAttempt {
         // `inputs.regions`); rows of one texture naming two different keys are refused.
         var chosen: [String: String] = [:]
         for row in rows {
-            inputs.regions[row.texturePath, default: 0] += 1
+            inputs.regions[row.texturePath, default: []].append(.object([
+                "id": .string(row.id), "kind": row.kind.map(JSONValue.string) ?? .null,
+                "region_json": row.regionJSON.map(JSONValue.string) ?? .null, "origin": .string(row.origin),
+                "replaced": .bool(row.storageKey != nil),
+            ]))
             guard let key = row.storageKey else { continue }
             if let other = chosen[row.texturePath] {
                 guard other == key else {
@@ -110,7 +116,7 @@ extension JobAttempt {
         // taken for a texture).
         if !inputs.regions.isEmpty {
             var object: [String: JSONValue] = [:]
-            for (path, n) in inputs.regions { object[path] = .int(Int64(n)) }
+            for (path, areas) in inputs.regions { object[path] = .array(areas) }
             inputs.regionsFile = try written(Array(JSONValue.object(object).serialized().utf8), to: "redaction_regions.json",
                                              in: ws.inputDirectory, ws)
         }
