@@ -13,7 +13,13 @@ extension TranscodePipeline {
         var replacements: [String: [UInt8]] = [:]
         var records: [TextureSubstitution] = []
         var inputs: [InputFile] = []
+        /// Per `redactions` row with an area: a small WebP of the published texture around it,
+        /// written as `privacy/<row id>.webp`.
+        var crops: [(redactionId: String, webp: [UInt8])] = []
     }
+
+    /// The folder of the privacy crops among the outputs; the worker stores them privately.
+    public static let privacyFolder = "privacy/"
 
     /// Applies `input.redactedTextures` and `input.redactionAreas` to the package entries.
     ///
@@ -52,11 +58,13 @@ extension TranscodePipeline {
             let offer = matched[entry]
             let rows = input.redactionAreas[path] ?? []
             var areas: [TextureRedactor.Area] = []
+            var areaRows: [String] = []
             var applied: [TextureSubstitution.Applied] = []
             for row in rows {
                 var methods: [TextureSubstitution.Method] = row.replaced && offer != nil ? [.appReplacement] : []
                 if let b = try row.box() {
                     areas.append(TextureRedactor.Area(x: b.x, y: b.y, width: b.w, height: b.h, fromBottom: row.fromBottom))
+                    areaRows.append(row.id)
                     methods.append(.serverBlur)
                 }
                 applied.append(TextureSubstitution.Applied(redactionId: row.id, methods: methods))
@@ -73,6 +81,7 @@ extension TranscodePipeline {
                                   + "(detail ratio \(result.detailRatio[sharp]))")
                 }
                 bytes = result.webp
+                for (id, crop) in zip(areaRows, result.crops) where !crop.isEmpty { plan.crops.append((id, crop)) }
             }
             if let bytes { plan.replacements[entry] = bytes }
             var hash: String?

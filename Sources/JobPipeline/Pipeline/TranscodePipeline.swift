@@ -49,6 +49,7 @@ public enum TranscodePipeline {
         // Parsing: container, layers, composition, stage → scene (with redacted textures swapped in).
         var redactions: [TextureSubstitution] = []
         var redactionInputs: [InputFile] = []
+        var privacyCrops: [(redactionId: String, webp: [UInt8])] = []
         let scene: Scene? = try phase("parsing") { () throws -> Scene? in
             guard let usd = input.usd else { return nil }
             let budget = MemoryBudget(limits: input.limits)
@@ -64,6 +65,7 @@ public enum TranscodePipeline {
             let redaction = try Self.redact(input, entries: entries, data: { try? opened.provider.data(at: $0).array })
             redactions = redaction.records
             redactionInputs = redaction.inputs
+            privacyCrops = redaction.crops
             let provider = RedactingAssetProvider(base: opened.provider, replacements: redaction.replacements)
             var scene = try SceneBuilder.build(
                 stage: opened.stage, sourceFormat: opened.format.rawValue, limits: input.limits, budget: budget,
@@ -217,7 +219,8 @@ public enum TranscodePipeline {
             manifestSchemaVersion: ManifestBuilder.schemaVersion,
             thumbnails: thumbnails.map { ($0.path, $0.kind, $0.width, $0.height) })
         let files: [(path: String, bytes: [UInt8])] =
-            [("model.glb", glb.bytes)] + views.map { ($0.path, $0.webp) } + plan.files + [("layer_manifest.json", manifest)]
+            [("model.glb", glb.bytes)] + views.map { ($0.path, $0.webp) } + plan.files
+            + privacyCrops.map { (Self.privacyFolder + $0.redactionId + ".webp", $0.webp) } + [("layer_manifest.json", manifest)]
         return PipelineResult(files: files, summary: summary, reused: Set(reused))
     }
 

@@ -123,3 +123,18 @@ extension QueueStore {
         }
     }
 }
+
+extension QueueStore {
+    static let redactionAppliedSQL = """
+        UPDATE redactions SET applied_methods = $3::text[], crop_path = $4, crop_bucket = $5, applied_at = now()
+         WHERE id = $2::uuid AND room_version_id = $1::uuid
+        """
+
+    /// Records what was done with one `redactions` row of the version (`methods`: `app_replacement`,
+    /// `server_blur`) and where its privacy crop is stored (nil: none). Throws `DatabaseError`.
+    public func recordRedactionApplied(versionId: String, redactionId: String, methods: [String],
+                                       cropPath: String?, cropBucket: String?) throws(DatabaseError) {
+        let array = "{" + methods.map { "\"\($0)\"" }.joined(separator: ",") + "}"
+        try connection.query(Self.redactionAppliedSQL, [versionId, redactionId, array, cropPath, cropBucket])
+    }
+}

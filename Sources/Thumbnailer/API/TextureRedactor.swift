@@ -48,7 +48,13 @@ public enum TextureRedactor {
         public var detail: [Double]
         /// The standard deviation used, in pixels.
         public var sigma: Double
+        /// Per area: a small WebP of the blurred texture around it (the area and a quarter of its
+        /// size on each side, at most `cropSide` pixels on its longest side), for the owner to check.
+        public var crops: [[UInt8]]
     }
+
+    /// Longest side of a privacy crop, in pixels.
+    public static let cropSide = 256
 
     /// Version of the blur: bumped whenever its output bytes change (part of every group's key).
     public static let stageVersion = 1
@@ -89,7 +95,9 @@ public enum TextureRedactor {
         guard let webp = WebPCodec.encode(rgba: rgba, width: w, height: h, quality: quality, method: 4,
                                           keepAlpha: rgba.enumerated().contains { $0.offset % 4 == 3 && $0.element != 255 })
         else { throw ThumbnailerError(code: ThumbnailerError.webpFailed, message: "libwebp refused a \(w)×\(h) texture") }
-        return Result(webp: webp, width: w, height: h, detailRatio: measured.ratio, detail: measured.inside, sigma: sigma)
+        let crops = boxes.map { crop(rgba, width: w, height: h, box: $0) }
+        return Result(webp: webp, width: w, height: h, detailRatio: measured.ratio, detail: measured.inside, sigma: sigma,
+                      crops: crops)
     }
 
     /// Measures the detail of `areas` of `bytes` without changing it (an app's replacement).
@@ -157,6 +165,23 @@ public enum TextureRedactor {
                 }
             }
         }
+    }
+
+    /// The area around `box` (a quarter of its size more on each side) as a small WebP; empty when
+    /// libwebp refuses.
+    static func crop(_ rgba: [UInt8], width w: Int, height h: Int, box: (x0: Int, y0: Int, x1: Int, y1: Int)) -> [UInt8] {
+        let mx = max(1, (box.x1 - box.x0) / 4), my = max(1, (box.y1 - box.y0) / 4)
+        let x0 = max(0, box.x0 - mx), x1 = min(w, box.x1 + mx), y0 = max(0, box.y0 - my), y1 = min(h, box.y1 + my)
+        let cw = x1 - x0, ch = y1 - y0
+        guard cw > 0, ch > 0 else { return [] }
+        var out = [UInt8](repeating: 0, count: cw * ch * 4)
+        for y in 0..<ch {
+            let from = ((y0 + y) * w + x0) * 4
+            out.replaceSubrange((y * cw * 4)..<((y + 1) * cw * 4), with: rgba[from..<(from + cw * 4)])
+        }
+        let scale = min(1, Double(cropSide) / Double(max(cw, ch)))
+        let size = (width: max(1, Int((Double(cw) * scale).rounded())), height: max(1, Int((Double(ch) * scale).rounded())))
+        return WebPCodec.encode(rgba: out, width: cw, height: ch, quality: 80, method: 4, resize: size) ?? []
     }
 
     /// Laplacian variance of luma inside each box, and its ratio to the variance outside every box.
