@@ -39,6 +39,8 @@ public enum SchemaCatalog {
                   sql: appRetryRules),
         Migration(version: 18, name: "what the app writes: canonical redaction regions once each; the worker's columns of rooms",
                   sql: appWrites),
+        Migration(version: 19, name: "deleting a room or a version deletes its stored objects: transcode_private.deletions, filled by delete triggers",
+                  sql: deletions),
     ]
 
     /// `rooms`, `room_versions` and `redactions`, created only when absent; the columns the worker
