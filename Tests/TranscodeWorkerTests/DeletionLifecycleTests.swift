@@ -21,7 +21,8 @@ struct DeletionLifecycleTests {
     @Test func deletingOneVersionLeavesTheRoomsOtherVersion() throws {
         let world = try DeletionWorld()
         let room = try world.room(versions: 2)
-        let (gone, kept) = (room.versions[0], room.versions[1])
+        // The room's current version (its card) is the one deleted.
+        let (gone, kept) = (room.versions[1], room.versions[0])
         #expect(try world.objects(ofRoom: room.room) == 30)
         try world.connection.query("DELETE FROM transcode_private.room_versions WHERE id = $1::uuid", [gone])
         let queue = try world.queue()
@@ -37,6 +38,8 @@ struct DeletionLifecycleTests {
         #expect(try world.objects(under: "rooms/\(room.room)/versions/\(gone)/") == 0)
         #expect(try world.objects(under: "rooms/\(room.room)/versions/\(kept)/") == 15)
         #expect(try world.queue().isEmpty)
+        let card = try world.connection.query("SELECT current_version_id::text AS v FROM rooms WHERE id = $1::uuid", [room.room]).first
+        #expect(card?["v"] == nil, "the room no longer names the deleted version")
     }
 
     @Test func keysOutsideTheDeletedRowsPrefixesAreNeverDeleted() throws {
@@ -77,6 +80,40 @@ struct DeletionLifecycleTests {
         #expect(outcome.skipped == 2 && outcome.finished == 0 && outcome.objects == 0)
         #expect(try world.objects(ofRoom: room.room) == 15)
         #expect(try world.queue().isEmpty)
+    }
+
+    /// `run` itself: a worker whose storage is down keeps the deletion queued; after its restart
+    /// with storage back, the room's objects are gone within the bounded wait.
+    @Test func theDaemonDeletesARoomsObjectsAndARestartedDaemonFinishesWhatAnOutageLeft() throws {
+        let world = try DeletionWorld()
+        let room = try world.room()
+        var config = world.config
+        config.pollSeconds = 0.2
+        config.gcIntervalSeconds = 0
+        config.deletion.retryBaseSeconds = 0.2
+        config.deletion.retryMaxSeconds = 5
+        func daemon(sources: any ObjectStore, outputs: any ObjectStore) -> (WorkerDaemon, DispatchSemaphore) {
+            let d = WorkerDaemon(config: config, storage: sources, outputStorage: outputs, logger: world.logger)
+            let exited = DispatchSemaphore(value: 0)
+            Thread { _ = d.run(); exited.signal() }.start()
+            return (d, exited)
+        }
+        try world.connection.query("DELETE FROM rooms WHERE id = $1::uuid", [room.room])
+
+        let (down, downExited) = daemon(sources: OutageStore(world.sources), outputs: OutageStore(world.outputs))
+        #expect(try world.eventually { try world.queue().contains { ($0.int("attempts") ?? 0) >= 1 } })
+        down.stopNow()
+        #expect(downExited.wait(timeout: .now() + 30) == .success)
+        #expect(try world.objects(ofRoom: room.room) == 15, "while storage was down")
+        #expect(try world.queue().count == 2)
+
+        let (up, upExited) = daemon(sources: world.sources, outputs: world.outputs)
+        #expect(try world.eventually { try world.queue().isEmpty })
+        // The pass records its counts after its last commit.
+        #expect(world.eventually { up.metrics.render().contains("transcode_deletion_objects_deleted_total 15\n") })
+        up.stopNow()
+        #expect(upExited.wait(timeout: .now() + 30) == .success)
+        #expect(try world.objects(ofRoom: room.room) == 0, "after the restart")
     }
 
     @Test func theClaimReadsTheRoomsVisibilityWhichPicksTheOutputsCacheControl() throws {
