@@ -26,16 +26,7 @@ final class DeletionWorld: @unchecked Sendable {
     static let sourceFiles = ["source.usdz", "roomplan.json", "redacted/textures/face.png"]
 
     init(supabase: Bool = false, s3: Bool = false) throws {
-        if supabase {
-            let p = try SupabaseProject()
-            project = p
-            db = p.db
-            connection = p.connection
-        } else {
-            project = nil
-            db = try TestDatabase()
-            connection = try db.connect()
-        }
+        (db, project, connection) = try worldDatabase(supabase: supabase)
         store = QueueStore(connection: connection)
         if s3 {
             sources = try TestS3.makeStore()
