@@ -172,11 +172,11 @@ struct DeletionLifecycleTests {
         // A pass before the backoff ends takes nothing.
         #expect(try world.sweep() == DeletionSweeper.Outcome())
 
-        // Storage is back; the worker dies after deleting a few objects (its session ends mid-way).
+        // Storage is back; the worker dies after deleting a few objects (its database connection ends mid-way).
         try world.makeDue()
-        let session = try world.db.connect()
-        let crashing = CrashingStore(world.outputs, session: session, deleteFirst: 4)
-        #expect(throws: DatabaseError.self) { try world.sweep(outputs: crashing, on: QueueStore(connection: session)) }
+        let doomed = try world.db.connect()
+        let crashing = CrashingStore(world.outputs, connection: doomed, deleteFirst: 4)
+        #expect(throws: DatabaseError.self) { try world.sweep(outputs: crashing, on: QueueStore(connection: doomed)) }
         #expect(crashing.crashed)
         let mid = try world.objects(ofRoom: room.room)
         // The 3 sources and 4 outputs went before the worker died.

@@ -50,7 +50,7 @@ extension QueueStore {
          FOR UPDATE OF d SKIP LOCKED
         """
 
-    /// The most overdue deletion no other session holds, locked until the caller's transaction
+    /// The most overdue deletion no other connection holds, locked until the caller's transaction
     /// ends; nil when none is due. Call inside a transaction. Throws `DatabaseError`.
     public func nextDeletion() throws(DatabaseError) -> DeletionTarget? {
         guard let row = try connection.query(Self.nextDeletionSQL).first else { return nil }

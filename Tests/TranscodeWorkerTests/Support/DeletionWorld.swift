@@ -155,17 +155,17 @@ final class OutageStore: ForwardingStore, @unchecked Sendable {
     }
 }
 
-/// A store that deletes `deleteFirst` objects, then ends the sweeper's database session (the
+/// A store that deletes `deleteFirst` objects, then closes the sweeper's database connection (the
 /// worker dies mid-deletion) and fails every later delete.
 final class CrashingStore: ForwardingStore, @unchecked Sendable {
-    let session: PGConnection
+    let connection: PGConnection
     let deleteFirst: Int
     private let lock = NSLock()
     private var deleted = 0
     private(set) var crashed = false
 
-    init(_ base: any ObjectStore, session: PGConnection, deleteFirst: Int) {
-        self.session = session
+    init(_ base: any ObjectStore, connection: PGConnection, deleteFirst: Int) {
+        self.connection = connection
         self.deleteFirst = deleteFirst
         super.init(base)
     }
@@ -177,7 +177,7 @@ final class CrashingStore: ForwardingStore, @unchecked Sendable {
         let first = dies && !crashed
         if dies { crashed = true }
         lock.unlock()
-        if first { session.close() }
+        if first { connection.close() }
         if dies { throw StorageError(code: StorageError.unavailable, message: "the process ended") }
         try base.delete(key)
     }
