@@ -36,6 +36,7 @@ struct DeletionLifecycleTests {
         let outcome = try world.sweep()
         #expect(outcome.finished == 1 && outcome.objects == 15 && outcome.failures == 0 && outcome.refusedKeys == 0)
         #expect(try world.objects(under: "rooms/\(room.room)/versions/\(gone)/") == 0)
+        #expect(!world.folderLeft("rooms/\(room.room)/versions/\(gone)/") && world.folderLeft("rooms/\(room.room)/versions/\(kept)/"))
         #expect(try world.objects(under: "rooms/\(room.room)/versions/\(kept)/") == 15)
         #expect(try world.queue().isEmpty)
         let card = try world.connection.query("SELECT current_version_id::text AS v FROM rooms WHERE id = $1::uuid", [room.room]).first
@@ -150,6 +151,7 @@ struct DeletionLifecycleTests {
         #expect(outcome.finished == 2 && outcome.failures == 0)
         #expect(outcome.objects == 15)
         #expect(try world.objects(ofRoom: room.room) == 0, "after the deletion")
+        #expect(!world.folderLeft("rooms/\(room.room)/"), "a file store keeps no folder named by the room")
         #expect(try world.objects(ofRoom: bystander.room) == 15)
         #expect(try world.queue().isEmpty)
     }

@@ -18,7 +18,8 @@ import PGQueue
 ///   the row named that lie under its source prefix;
 /// - for a room: every object under `rooms/<room>/`.
 ///
-/// Keys the row named elsewhere are never deleted (a row's keys are the backend's and could name
+/// A file store's directories that end up empty there go too. Keys the row named elsewhere are
+/// never deleted (a row's keys are the backend's and could name
 /// another room's objects): they are logged. When everything is gone the row is deleted; when
 /// storage fails the row stays with `attempts + 1`, `last_error` and a later `next_at`
 /// (`DeletionSettings.retryDelay`). A row whose room or version exists again (a restore) is
@@ -185,6 +186,7 @@ final class DeletionSweeper: @unchecked Sendable {
             let keys = try store.list(prefix: prefix)
             if let failed = store.delete(all: keys).sorted(by: { $0.key < $1.key }).first { throw failed.value }
             objects += keys.count
+            (store as? FileObjectStore)?.removeEmptyDirectories(under: prefix)
         }
         var refused: [String] = []
         var named: [String] = []

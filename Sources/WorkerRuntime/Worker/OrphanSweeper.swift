@@ -102,6 +102,7 @@ final class OrphanSweeper: @unchecked Sendable {
                     continue
                 }
                 let failed = objectStore.delete(all: members.map(\.key))
+                (objectStore as? FileObjectStore)?.removeEmptyDirectories(under: prefix)
                 outcome.failures += failed.count
                 outcome.objects += members.count - failed.count
                 outcome.bytes += members.filter { failed[$0.key] == nil }.reduce(0) { $0 + $1.bytes }

@@ -99,6 +99,15 @@ final class DeletionWorld: @unchecked Sendable {
         try sources.list(prefix: prefix).count + outputs.list(prefix: prefix).count
     }
 
+    /// Whether a directory for `prefix` is left in either file store (always false on S3).
+    func folderLeft(_ prefix: String) -> Bool {
+        [sources, outputs].contains { store in
+            guard let root = (store as? FileObjectStore)?.root else { return false }
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: root + "/" + prefix, isDirectory: &isDirectory) && isDirectory.boolValue
+        }
+    }
+
     /// Objects of `room` in both stores.
     func objects(ofRoom room: String) throws -> Int { try objects(under: "rooms/\(room)/") }
 
