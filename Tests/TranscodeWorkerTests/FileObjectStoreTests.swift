@@ -27,6 +27,24 @@ import Glibc
         (FileManager.default.enumerator(atPath: root)?.allObjects as? [String]) ?? []
     }
 
+    @Test func emptyDirectoriesGoAndFilesStay() throws {
+        let root = try makeRoot()
+        defer { cleanUp(root) }
+        let store = try FileObjectStore(root: root)
+        for key in ["rooms/a/versions/v/r1-x/thumbs/hero.webp", "rooms/a/versions/v/source.usdz", "rooms/a/kept/note.txt", "rooms/b/x.glb"] {
+            try store.put(key, bytes: [1], contentType: "application/octet-stream")
+        }
+        _ = store.delete(all: ["rooms/a/versions/v/r1-x/thumbs/hero.webp", "rooms/a/versions/v/source.usdz"])
+        #expect(store.removeEmptyDirectories(under: "rooms/a/") == 4)
+        #expect(allEntries(root).sorted() == ["rooms", "rooms/a", "rooms/a/kept", "rooms/a/kept/note.txt", "rooms/b", "rooms/b/x.glb"])
+        try store.delete("rooms/a/kept/note.txt")
+        #expect(store.removeEmptyDirectories(under: "rooms/a/") == 2)
+        #expect(allEntries(root).sorted() == ["rooms", "rooms/b", "rooms/b/x.glb"])
+        // Malformed or partial prefixes remove nothing.
+        for prefix in ["", "/", "rooms", "../", "rooms//", "rooms/../"] { #expect(store.removeEmptyDirectories(under: prefix) == 0) }
+        #expect(allEntries(root).sorted() == ["rooms", "rooms/b", "rooms/b/x.glb"])
+    }
+
     @Test func roundTrip() throws {
         let root = try makeRoot()
         defer { cleanUp(root) }

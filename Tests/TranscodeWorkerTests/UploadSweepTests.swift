@@ -24,16 +24,7 @@ struct UploadSweepTests {
         var config: WorkerConfig
 
         init(supabase: Bool = false) throws {
-            if supabase {
-                let p = try SupabaseProject()
-                project = p
-                db = p.db
-                connection = p.connection
-            } else {
-                project = nil
-                db = try TestDatabase()
-                connection = try db.connect()
-            }
+            (db, project, connection) = try worldDatabase(supabase: supabase)
             store = QueueStore(connection: connection)
             storageDir = NSTemporaryDirectory() + "upload-sweep-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: storageDir, withIntermediateDirectories: true)

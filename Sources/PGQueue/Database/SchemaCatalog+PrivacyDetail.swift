@@ -1,4 +1,4 @@
-/// Migration 19: the owner's privacy detail and redo requests.
+/// Migration 20: the owner's privacy detail and redo requests.
 ///
 /// - `redactions` gains what the worker did with each row: `applied_methods` (`app_replacement`,
 ///   `server_blur`), `crop_path` and `crop_bucket` (a small WebP of the *published* texture around

@@ -39,7 +39,9 @@ public enum SchemaCatalog {
                   sql: appRetryRules),
         Migration(version: 18, name: "what the app writes: canonical redaction regions once each; the worker's columns of rooms",
                   sql: appWrites),
-        Migration(version: 19, name: "privacy detail: what was applied to each redaction, its crop, the owner's read; redo requests",
+        Migration(version: 19, name: "deleting a room or a version deletes its stored objects: transcode_private.deletions, filled by delete triggers",
+                  sql: deletions),
+        Migration(version: 20, name: "privacy detail: what was applied to each redaction, its crop, the owner's read; redo requests",
                   sql: privacyDetail),
     ]
 

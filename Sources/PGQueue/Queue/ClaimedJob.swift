@@ -30,6 +30,9 @@ public struct ClaimedJob: Sendable, Equatable {
     public var previousOutputBucket: String?
     /// `reprocess_full` (migration 13): the reprocess must redo everything.
     public var reprocessFull: Bool
+    /// The room's `visibility` at the claim (`public`, `private`, …; nil when unknown), which
+    /// picks the `Cache-Control` of the outputs.
+    public var roomVisibility: String?
 
     /// Storage prefix of this attempt's outputs: `rooms/{room}/versions/{version}/r{rev}-{lease8}/`.
     /// Unique per lease, so a stale worker can never overwrite the files of the attempt that won.
@@ -55,5 +58,6 @@ public struct ClaimedJob: Sendable, Equatable {
         previousManifestPath = row["manifest_path"]
         previousOutputBucket = row["output_bucket"]
         reprocessFull = row.bool("reprocess_full") ?? false
+        roomVisibility = row["room_visibility"]
     }
 }

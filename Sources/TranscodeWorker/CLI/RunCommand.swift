@@ -78,6 +78,15 @@ struct RunCommand {
                                             SUPABASE_SERVICE_KEY_FILE): progress is broadcast through
                                             URL/realtime/v1/api/broadcast and versions are finalized by
                                             URL/functions/v1/transcode-done (unless --done-url is set).
+          --private-output-cache-control V  TRANSCODE_PRIVATE_OUTPUT_CACHE_CONTROL (unset: as public rooms):
+                                            the Cache-Control of outputs of rooms that are not public.
+          --deletion-interval-seconds S     TRANSCODE_DELETION_INTERVAL_SECONDS (5): how often the stored
+                                            objects of deleted rooms and versions are deleted; 0: never.
+          --deletion-retry-max-seconds S    TRANSCODE_DELETION_RETRY_MAX_SECONDS (300).
+          --orphan-sweep dry-run|on|off     TRANSCODE_ORPHAN_SWEEP (dry-run): objects under rooms/ with
+                                            no row, logged (dry-run) or deleted (on).
+          --orphan-interval-seconds S       TRANSCODE_ORPHAN_INTERVAL_SECONDS (3600).
+          --orphan-grace-seconds S          TRANSCODE_ORPHAN_GRACE_SECONDS (86400, at least 600).
 
         Secrets (DATABASE_URL with a password, TRANSCODE_API_TOKEN, TRANSCODE_DONE_SECRET,
         SUPABASE_SERVICE_KEY, AWS_*) come from the environment or from NAME_FILE (a file holding the

@@ -27,6 +27,10 @@ public final class Metrics: @unchecked Sendable {
     private var queueSampledAt: Double = -.infinity
     private var collectedObjects = 0, collectedBytes = 0, collectFailures = 0
     private var uploadsRequeued = 0, uploadsExpired = 0
+    private var deletions: [String: Int] = [:]
+    private var deletionObjects = 0, deletionsPending = 0
+    private var deletionOldest: Double = 0
+    private var orphanObjects: [String: Int] = [:], orphanBytes: [String: Int] = [:]
 
     public init() {}
 
@@ -86,6 +90,26 @@ public final class Metrics: @unchecked Sendable {
         lock.lock()
         uploadsRequeued += requeued
         uploadsExpired += expired
+        lock.unlock()
+    }
+
+    /// Counts what a deletion sweep pass did and samples the queue of deletions.
+    public func deletionsSwept(finished: Int, objects: Int, failures: Int, skipped: Int, pending: Int, oldestSeconds: Double) {
+        lock.lock()
+        deletions["done", default: 0] += finished
+        deletions["failed", default: 0] += failures
+        deletions["skipped", default: 0] += skipped
+        deletionObjects += objects
+        deletionsPending = pending
+        deletionOldest = oldestSeconds
+        lock.unlock()
+    }
+
+    /// Counts the objects the orphan sweep found (`dry-run`) or deleted (`on`), and their bytes.
+    public func orphansSwept(mode: String, objects: Int, bytes: Int) {
+        lock.lock()
+        orphanObjects[mode, default: 0] += objects
+        orphanBytes[mode, default: 0] += bytes
         lock.unlock()
     }
 
@@ -157,6 +181,7 @@ public final class Metrics: @unchecked Sendable {
         out += "transcode_uploads_requeued_total \(uploadsRequeued)\n"
         header("transcode_uploads_expired_total", "counter", "Uploading versions failed with UPLOAD_EXPIRED (sources missing past the expiry).")
         out += "transcode_uploads_expired_total \(uploadsExpired)\n"
+        out += renderDeletions()
         return out
     }
 
@@ -170,5 +195,34 @@ public final class Metrics: @unchecked Sendable {
     static func number(_ d: Double) -> String {
         if d.isFinite, d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
         return "\(d)"
+    }
+
+    /// The deletion and orphan sweep samples (the caller holds the lock).
+    private func renderDeletions() -> String {
+        var out = ""
+        func header(_ name: String, _ type: String, _ help: String) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        }
+        header("transcode_deletions_total", "counter",
+               "Deletions of a deleted room's or version's stored objects: done, failed (retried later), skipped (the row exists again).")
+        for result in ["done", "failed", "skipped"] {
+            out += "transcode_deletions_total{result=\"\(result)\"} \(deletions[result] ?? 0)\n"
+        }
+        header("transcode_deletion_objects_deleted_total", "counter", "Stored objects of deleted rooms and versions deleted.")
+        out += "transcode_deletion_objects_deleted_total \(deletionObjects)\n"
+        header("transcode_deletions_pending", "gauge", "Deletions waiting in transcode_private.deletions (sampled each deletion sweep).")
+        out += "transcode_deletions_pending \(deletionsPending)\n"
+        header("transcode_deletion_oldest_age_seconds", "gauge", "Age of the oldest waiting deletion (0 when none).")
+        out += "transcode_deletion_oldest_age_seconds \(Self.number(deletionOldest))\n"
+        header("transcode_orphan_objects_total", "counter",
+               "Objects under rooms/ with no row past the grace period: found by a dry run (mode dry-run) or deleted (mode on).")
+        for mode in ["dry-run", "on"] {
+            out += "transcode_orphan_objects_total{mode=\"\(mode)\"} \(orphanObjects[mode] ?? 0)\n"
+        }
+        header("transcode_orphan_bytes_total", "counter", "Bytes of those objects.")
+        for mode in ["dry-run", "on"] {
+            out += "transcode_orphan_bytes_total{mode=\"\(mode)\"} \(orphanBytes[mode] ?? 0)\n"
+        }
+        return out
     }
 }

@@ -58,7 +58,7 @@ extension JobAttempt {
         var refetch: Set<String> = []
         if !copies.isEmpty {
             try checkStop()
-            let failed = outputStore.copy(all: copies, cacheControl: config.outputCacheControl)
+            let failed = outputStore.copy(all: copies, cacheControl: config.outputCacheControl(visibility: job.roomVisibility))
             for c in copies where failed[c.destination] == nil {
                 copied += 1
                 uploaded.append(c.destination)
@@ -95,7 +95,7 @@ extension JobAttempt {
             let key = job.outputPrefix + file.path
             do {
                 try outputStore.put(key, bytes: bytes, contentType: Self.contentType(file.path),
-                                    cacheControl: config.outputCacheControl)
+                                    cacheControl: config.outputCacheControl(visibility: job.roomVisibility))
             } catch {
                 throw .failed(.upload(error))
             }

@@ -134,6 +134,8 @@ public struct WorkerConfig: Sendable {
     /// expiry may not be shorter than the stale time when both are set.
     public var uploadStaleSeconds: Double = 600
     public var uploadExpireSeconds: Double = 86_400
+    /// The deletion sweep, the orphan sweep and private rooms' `Cache-Control` (`DeletionSettings`).
+    public var deletion = DeletionSettings()
     /// What was wrong in the environment (unparsable values, unreadable secret files), one
     /// message per variable; `validate()` refuses to start with them.
     var environmentProblems: [String] = []
@@ -207,7 +209,7 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_OUTPUT_CACHE_CONTROL", "output-cache-control"),
         ("SUPABASE_URL", "supabase-url"),
         ("SUPABASE_SERVICE_KEY", "supabase-service-key"),
-    ]
+    ] + DeletionSettings.variables
 
     /// Flags every database command accepts, with their value's meaning (for `--help` texts).
     public static let commonFlagsHelp = """
@@ -336,7 +338,7 @@ public struct WorkerConfig: Sendable {
             }
             supabaseURL = value.isEmpty ? nil : value
         case "supabase-service-key": supabaseServiceKey = value.isEmpty ? nil : value
-        default: throw UsageError("unknown option --\(key)")
+        default: guard try deletion.assign(key, value, name: name) else { throw UsageError("unknown option --\(key)") }
         }
     }
 

@@ -14,7 +14,7 @@ import WorkerCore
 /// wakes on a notification, on a finished job, on a signal, or after `pollSeconds` (the fallback
 /// when a notification is lost or a backoff expires). Every `rescueSeconds` it sweeps expired
 /// leases (and `UploadSweeper`, on a thread of its own, versions whose upload-complete never
-/// came). Database outages are waited out with backoff; nothing is lost, because the database
+/// came; `DeletionSweeper` and `OrphanSweeper`, the stored objects of deleted rows). Database outages are waited out with backoff; nothing is lost, because the database
 /// is the only state.
 ///
 /// Shutdown: `beginShutdown()` (first SIGTERM/SIGINT) stops claiming and lets running jobs finish
@@ -146,6 +146,12 @@ public final class WorkerDaemon: @unchecked Sendable {
         let uploads = UploadSweeper(config: config, storage: storage, logger: logger, metrics: metrics)
         uploads.start()
         defer { uploads.stop() }
+        let deletions = DeletionSweeper(config: config, sources: storage, outputs: outputStorage, logger: logger, metrics: metrics)
+        deletions.start()
+        defer { deletions.stop() }
+        let orphans = OrphanSweeper(config: config, sources: storage, outputs: outputStorage, logger: logger, metrics: metrics)
+        orphans.start()
+        defer { orphans.stop() }
         let repeater = EventRepeater(databaseURL: config.databaseURL, logger: logger)
         repeater.start()
         defer { repeater.stop() }

@@ -50,6 +50,17 @@ final class TestDatabase: @unchecked Sendable {
     }
 }
 
+/// The database of a test world: a new Supabase project's (`supabase`) or a plain migrated one,
+/// with a connection to it. The project, when there is one, owns the database and the connection.
+func worldDatabase(supabase: Bool) throws -> (db: TestDatabase, project: SupabaseProject?, connection: PGConnection) {
+    if supabase {
+        let p = try SupabaseProject()
+        return (p.db, p, p.connection)
+    }
+    let db = try TestDatabase()
+    return (db, nil, try db.connect())
+}
+
 struct TestDatabaseUnavailable: Error, CustomStringConvertible {
     var description: String { "TRANSCODE_TEST_DATABASE_URL is not set (scripts/test.sh starts a Postgres and sets it)" }
 }
