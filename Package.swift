@@ -58,8 +58,9 @@ let package = Package(
         .systemLibrary(name: "CMeshOptimizer", providers: [.apt(["libmeshoptimizer-dev"])]),
         cLibrary("CCairo", pkg: "cairo", apt: "libcairo2-dev"),
 
-        // The job child launcher (fork, limits, namespaces, execve): our own C code.
-        .target(name: "CSandbox"),
+        // The job child launcher (fork, limits, namespaces, Landlock, seccomp, execve): our own C
+        // code; libseccomp (libseccomp-dev) builds its filter.
+        .target(name: "CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
 
         // The hub: pure Swift scene model.
         .target(name: "SceneModel", swiftSettings: strict),
