@@ -146,7 +146,7 @@ let package = Package(
             dependencies: ["TestSupport", "TranscodeWorker", "JobPipeline", "SourceFiles", "USDInspect", "WorkerCore", "WorkerRuntime", "PGQueue", "ObjectStorage",
                            "WorkerHTTP", "JSONCore",
                            "USDParse", "SceneModel", "Thumbnailer", "FloorPlan", "Layering"],
-            exclude: ["Support/edge/serve.ts", "Support/edge/same_secret_test.ts"],
+            exclude: ["Support/edge/serve.ts", "Support/edge/same_secret_test.ts", "Support/hostile"],
             swiftSettings: strict),
         .testTarget(name: "FloorPlanTests", dependencies: ["TestSupport", "FloorPlan", "SceneModel", "Layering", "USDParse"], swiftSettings: strict),
         .testTarget(name: "ManifestTests", dependencies: ["TestSupport", "Manifest", "SceneModel", "JSONCore"], exclude: ["Fixtures"], swiftSettings: strict),
