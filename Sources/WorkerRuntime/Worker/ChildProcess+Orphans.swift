@@ -8,7 +8,9 @@ import Glibc
 /// (`PR_SET_CHILD_SUBREAPER`, `adoptOrphans`): whatever a child forks and leaves behind, in a
 /// session of its own (`setsid`) or not, becomes the worker's child when its parent ends. When a
 /// job child has been reaped, every child of the worker that is not a live job child is killed
-/// and reaped, round after round until none is left (`sweepOrphans`).
+/// and reaped, round after round until none is left (`sweepOrphans`). So only a process whose
+/// every child is a job child may adopt orphans: the `transcode-worker` executable does it at
+/// start (`ChildSandbox.adoptOrphans`), never a process that embeds the commands (the tests).
 extension ChildProcess {
     /// The launcher's children that are alive and not yet reaped: never swept. Spawning holds the
     /// lock, so a sweep never sees a child between its fork and its registration.
@@ -23,7 +25,7 @@ extension ChildProcess {
 
     /// Makes this process a child subreaper and turns sweeping on. Returns nil or the `strerror` text.
     @discardableResult
-    public static func adoptOrphans() -> String? {
+    static func adoptOrphans() -> String? {
         let e = sandbox_set_subreaper()
         guard e == 0 else { return String(cString: strerror(e)) }
         registry.lock.lock()

@@ -6,6 +6,21 @@ import WorkerCore
 #endif
 
 extension ChildSandbox {
+    /// Makes this process a child subreaper whose orphans are killed and reaped after each job
+    /// (`ChildProcess.sweepOrphans`). Only for a process whose every child is a job child: the
+    /// `transcode-worker` executable calls it first thing. Returns nil or the `strerror` text.
+    @discardableResult
+    public static func adoptOrphans() -> String? {
+        let problem = ChildProcess.adoptOrphans()
+        subreaperState.lock()
+        subreaperProblem = problem
+        subreaperState.unlock()
+        return problem
+    }
+
+    nonisolated(unsafe) private static var subreaperProblem: String?
+    private static let subreaperState = NSLock()
+
     /// What a command that runs jobs (`run`, `process`) does before its first job: marks the
     /// process non-dumpable, makes it a child subreaper (orphans of job children are its to kill),
     /// removes stale work directories, checks the child id settings, probes the layers and logs
@@ -22,8 +37,9 @@ extension ChildSandbox {
         if let problem = markNonDumpable() {
             logger.warn("child sandbox: cannot mark the worker non-dumpable", ["reason": .string(problem)])
         }
-        if let problem = ChildProcess.adoptOrphans() {
-            logger.warn("child sandbox: cannot become a child subreaper", ["reason": .string(problem)])
+        if !ChildProcess.adoptsOrphans {
+            logger.warn("child sandbox: not a child subreaper; what a job child leaves in another session may outlive its job",
+                        ["reason": .string(subreaperProblem ?? "not asked for (the commands run inside another program)")])
         }
         JobWorkspace.removeStaleOnce()
 
