@@ -31,6 +31,8 @@ struct HostileChildTests {
         let otherWorkspaceFile: String
         let launcher: String
         let hostile: String
+        let worker: String
+        let job: String
 
         init() throws {
             fixture = try JobFixture()
@@ -53,6 +55,12 @@ struct HostileChildTests {
             try "another job".write(toFile: otherWorkspaceFile, atomically: false, encoding: .utf8)
             launcher = try SandboxPrograms.noNamespaces()
             hostile = dir + "/bin/hostile_child"
+            // The binaries, copied where the worker's user can reach them whatever the checkout's
+            // folder permissions (a checkout under /root is not).
+            worker = dir + "/bin/transcode-worker"
+            job = dir + "/bin/transcode-job"
+            try FileManager.default.copyItem(atPath: CommandLineToolTests.binary!, toPath: worker)
+            if let built = TestPaths.jobBinary { try FileManager.default.copyItem(atPath: built, toPath: job) }
             try SandboxPrograms.compile(SandboxPrograms.support + "/hostile_child.c", to: hostile, [
                 "-DTCP_PORT=\(tcp.port)", "-DUDP_PORT=\(udp.port)", "-DOTHER_OBJECT=\"\(otherObject)\"",
                 "-DSECRET_FILE=\"\(dir)/home/.pgpass\"", "-DOTHER_WORKSPACE_FILE=\"\(otherWorkspaceFile)\"",
@@ -92,7 +100,7 @@ struct HostileChildTests {
         func process(_ version: String, child: String) throws -> (status: Int32, logs: [[String: Any]]) {
             let f = fixture
             try handOver()
-            let r = try confined(CommandLineToolTests.binary!, [
+            let r = try confined(worker, [
                 "process", version, "--json", "--database-url", f.db.url, "--storage-url", f.config.storageURL,
                 "--heartbeat-seconds", "0.2", "--lease-seconds", "5", "--worker-id", "tw-hostile-test",
                 "--progress-interval-seconds", "0", "--attempt-timeout-seconds", "60",
@@ -159,7 +167,7 @@ struct HostileChildTests {
     func realChildConverts() throws {
         let world = try World()
         let version = try world.fixture.submitSample(maxAttempts: 1)
-        let run = try world.process(version, child: TestPaths.jobBinary!)
+        let run = try world.process(version, child: world.job)
         let row = try world.fixture.row(version)
         #expect(run.status == 0, "\(run.logs)")
         #expect(row["status"] == "ready", "\(run.logs)")
