@@ -26,6 +26,7 @@ RUN apt-get update \
         libpng-dev libjpeg62-turbo-dev libwebp-dev \
         libpq-dev libssl-dev libmicrohttpd-dev \
         libmeshoptimizer-dev libcairo2-dev \
+        libseccomp-dev \
         libcurl4-openssl-dev \
  && rm -rf /var/lib/apt/lists/*
 
@@ -66,6 +67,7 @@ FROM debian:bookworm-slim AS runtime
 #   libmicrohttpd12                    the HTTP API (libmicrohttpd)
 #   libmeshoptimizer2d                 the model's meshopt compression
 #   libcairo2                          the floor plan's PDF and raster (with fontconfig)
+#   libseccomp2                        the job child's seccomp filter (built by the launcher)
 #   fonts-dejavu-core fonts-noto-cjk   the plan's text: Latin, and Chinese
 #   libcurl4                           FoundationNetworking (the transcode-done POST)
 #   ca-certificates                    TLS to Postgres and the transcode-done endpoint
@@ -78,6 +80,7 @@ RUN apt-get update \
         libpq5 \
         libssl3 \
         libmicrohttpd12 \
+        libseccomp2 \
         libmeshoptimizer2d libcairo2 fonts-dejavu-core fonts-noto-cjk \
         libcurl4 \
         ca-certificates tzdata \

@@ -58,8 +58,9 @@ let package = Package(
         .systemLibrary(name: "CMeshOptimizer", providers: [.apt(["libmeshoptimizer-dev"])]),
         cLibrary("CCairo", pkg: "cairo", apt: "libcairo2-dev"),
 
-        // The job child launcher (fork, limits, namespaces, execve): our own C code.
-        .target(name: "CSandbox"),
+        // The job child launcher (fork, limits, namespaces, Landlock, seccomp, execve): our own C
+        // code; libseccomp (libseccomp-dev) builds its filter.
+        .target(name: "CSandbox", linkerSettings: [.linkedLibrary("seccomp")]),
 
         // The hub: pure Swift scene model.
         .target(name: "SceneModel", swiftSettings: strict),
@@ -145,7 +146,7 @@ let package = Package(
             dependencies: ["TestSupport", "TranscodeWorker", "JobPipeline", "SourceFiles", "USDInspect", "WorkerCore", "WorkerRuntime", "PGQueue", "ObjectStorage",
                            "WorkerHTTP", "JSONCore",
                            "USDParse", "SceneModel", "Thumbnailer", "FloorPlan", "Layering"],
-            exclude: ["Support/edge/serve.ts", "Support/edge/same_secret_test.ts"],
+            exclude: ["Support/edge/serve.ts", "Support/edge/same_secret_test.ts", "Support/hostile"],
             swiftSettings: strict),
         .testTarget(name: "FloorPlanTests", dependencies: ["TestSupport", "FloorPlan", "SceneModel", "Layering", "USDParse"], swiftSettings: strict),
         .testTarget(name: "ManifestTests", dependencies: ["TestSupport", "Manifest", "SceneModel", "JSONCore"], exclude: ["Fixtures"], swiftSettings: strict),

@@ -9,6 +9,7 @@ APT_PACKAGES=(
   zlib1g-dev liblz4-dev
   libpng-dev libjpeg62-turbo-dev libwebp-dev
   libpq-dev libssl-dev libmicrohttpd-dev libmeshoptimizer-dev libcairo2-dev
+  libseccomp-dev
   fonts-dejavu-core fonts-noto-cjk poppler-utils
   libcurl4-openssl-dev
   postgresql-15 postgresql-client-15

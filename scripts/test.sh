@@ -31,6 +31,7 @@ export TRANSCODE_TEST_DATABASE_URL="$DATABASE_URL"
 export TRANSCODE_REQUIRE_POSTGRES=1   # queue tests fail instead of skipping without a database
 export TRANSCODE_REQUIRE_DENO=1       # the Edge Functions run under Deno (PyPI package deno)
 export TRANSCODE_REQUIRE_BROWSER=1    # the console's browser test drives chromium through chromium-driver (selenium)
+export TRANSCODE_REQUIRE_SANDBOX=1    # every layer of the job child's sandbox must hold (Landlock, seccomp, namespaces)
 # The HTTP tests talk to servers on 127.0.0.1; a proxy from the environment must not catch them.
 export no_proxy="127.0.0.1,localhost${no_proxy:+,$no_proxy}" NO_PROXY="127.0.0.1,localhost${NO_PROXY:+,$NO_PROXY}"
 

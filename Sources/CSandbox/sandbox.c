@@ -7,6 +7,7 @@
 // list it finds in memory, which is the parent's.
 #define _GNU_SOURCE
 #include "csandbox.h"
+#include "sandbox_layers.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -80,9 +81,39 @@ static int install(int fd, int target) {
     return dup2(fd, target) < 0 ? -1 : 0;
 }
 
+/// What the parent prepared for the child (read before the parent goes on).
+struct child_args {
+    const struct sandbox_options *options;
+    int report_fd, close_fd, map_ids;
+    const char *uid_map, *gid_map;
+    size_t uid_len, gid_len;
+    pid_t parent;
+    int landlock_fd;                       /// -1: none
+    const struct sock_fprog *filter;      /// NULL: none
+};
+
+/// The last steps before execve, once the ids are final: the parent-death signal (a change of
+/// ids clears it), no new privileges, Landlock, then the seccomp filter (which must still allow
+/// execve and nothing after it needs more).
+static void confine(const struct sandbox_options *o, const struct child_args *a) {
+    if (o->parent_death_signal > 0) {
+        if (prctl(PR_SET_PDEATHSIG, o->parent_death_signal, 0, 0, 0) != 0) child_fail(a->report_fd, SANDBOX_STAGE_PARENT_DEATH);
+        // The parent may have ended before the call above: then nobody would signal.
+        if (getppid() != a->parent) { errno = ESRCH; child_fail(a->report_fd, SANDBOX_STAGE_PARENT_DEATH); }
+    }
+    if ((o->no_new_privs || a->landlock_fd >= 0 || a->filter) && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+        child_fail(a->report_fd, SANDBOX_STAGE_NO_NEW_PRIVS);
+    }
+    if (a->landlock_fd >= 0) {
+        if (sandbox_landlock_apply(a->landlock_fd) != 0) child_fail(a->report_fd, SANDBOX_STAGE_LANDLOCK);
+        close(a->landlock_fd);
+    }
+    if (a->filter && sandbox_seccomp_apply(a->filter) != 0) child_fail(a->report_fd, SANDBOX_STAGE_SECCOMP);
+}
+
 /// The child side: never returns.
-static void child_main(const struct sandbox_options *o, int report_fd, const char *uid_map, size_t uid_len,
-                       const char *gid_map, size_t gid_len, int map_ids) {
+static void child_main(const struct sandbox_options *o, const struct child_args *a) {
+    int report_fd = a->report_fd;
     // Default dispositions for every signal (handlers of the parent mean nothing here; ignored
     // signals would stay ignored across exec), then an empty mask (the parent blocked all).
     struct sigaction dfl;
@@ -130,18 +161,21 @@ static void child_main(const struct sandbox_options *o, int report_fd, const cha
 
     if (o->namespaces) {
         if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) child_fail(report_fd, SANDBOX_STAGE_UNSHARE);
-        if (map_ids) {
+        if (a->map_ids) {
             if (write_file("/proc/self/setgroups", "deny", 4) != 0) child_fail(report_fd, SANDBOX_STAGE_SETGROUPS);
-            if (write_file("/proc/self/uid_map", uid_map, uid_len) != 0) child_fail(report_fd, SANDBOX_STAGE_UID_MAP);
-            if (write_file("/proc/self/gid_map", gid_map, gid_len) != 0) child_fail(report_fd, SANDBOX_STAGE_GID_MAP);
+            if (write_file("/proc/self/uid_map", a->uid_map, a->uid_len) != 0) child_fail(report_fd, SANDBOX_STAGE_UID_MAP);
+            if (write_file("/proc/self/gid_map", a->gid_map, a->gid_len) != 0) child_fail(report_fd, SANDBOX_STAGE_GID_MAP);
         }
     }
+    // After the user namespace: a new one counts only its own processes against this limit.
+    if (o->rlimit_nproc > 0
+        && lower_limit(RLIMIT_NPROC, o->rlimit_nproc, o->rlimit_nproc) != 0) child_fail(report_fd, SANDBOX_STAGE_RLIMIT);
     if (o->change_ids) {
         if (syscall(SYS_setresgid, o->gid, o->gid, o->gid) != 0) child_fail(report_fd, SANDBOX_STAGE_IDS);
         if (syscall(SYS_setresuid, o->uid, o->uid, o->uid) != 0) child_fail(report_fd, SANDBOX_STAGE_IDS);
     }
 
-    if (o->no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) child_fail(report_fd, SANDBOX_STAGE_NO_NEW_PRIVS);
+    confine(o, a);
 
     sigset_t none;
     sigemptyset(&none);
@@ -152,19 +186,11 @@ static void child_main(const struct sandbox_options *o, int report_fd, const cha
     child_fail(report_fd, SANDBOX_STAGE_EXEC);
 }
 
-/// What the child needs, on the parent's stack (the child reads it before the parent goes on).
-struct child_args {
-    const struct sandbox_options *options;
-    int report_fd, close_fd, map_ids;
-    const char *uid_map, *gid_map;
-    size_t uid_len, gid_len;
-};
-
 /// The child's entry on its own stack: never returns.
 static int child_entry(void *p) {
     const struct child_args *a = p;
     close(a->close_fd);   // the child's own descriptor table (no CLONE_FILES)
-    child_main(a->options, a->report_fd, a->uid_map, a->uid_len, a->gid_map, a->gid_len, a->map_ids);
+    child_main(a->options, a);
     return 127;
 }
 
@@ -192,15 +218,29 @@ pid_t sandbox_spawn(const struct sandbox_options *o, struct sandbox_failure *fai
     int gid_len = snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
     int map_ids = geteuid() == 0 || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1;
 
-    void *stack = mmap(NULL, CHILD_STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    // The Landlock ruleset and the seccomp program are made here: making them allocates and opens
+    // files, which the child may not do.
+    struct child_args args = { o, report[1], report[0], map_ids, uid_map, gid_map, (size_t)uid_len, (size_t)gid_len,
+                               getpid(), -1, NULL };
+    struct sock_fprog filter = { 0, NULL };
+    int stage = SANDBOX_STAGE_NONE, error = 0;
+    if (o->landlock && (args.landlock_fd = sandbox_landlock_build(o->read_paths, o->write_paths, &error)) < 0) {
+        stage = SANDBOX_STAGE_LANDLOCK;
+    } else if (o->seccomp && (error = sandbox_seccomp_build(o->seccomp_allow_unix, &filter)) != 0) {
+        stage = SANDBOX_STAGE_SECCOMP;
+    }
+    if (o->seccomp) args.filter = &filter;
+    void *stack = stage ? MAP_FAILED
+                        : mmap(NULL, CHILD_STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (stack == MAP_FAILED) {
-        failure->stage = SANDBOX_STAGE_FORK;
-        failure->error = errno;
+        failure->stage = stage ? stage : SANDBOX_STAGE_FORK;
+        failure->error = stage ? error : errno;
+        if (args.landlock_fd >= 0) close(args.landlock_fd);
+        sandbox_seccomp_free(&filter);
         close(report[0]);
         close(report[1]);
         return -1;
     }
-    struct child_args args = { o, report[1], report[0], map_ids, uid_map, gid_map, (size_t)uid_len, (size_t)gid_len };
 
     // Every signal blocked across the clone: no handler of the parent may run in the child (it
     // has copies of the parent's handlers until it resets them, and shares its memory).
@@ -210,8 +250,10 @@ pid_t sandbox_spawn(const struct sandbox_options *o, struct sandbox_failure *fai
     pid_t pid = clone(child_entry, (char *)stack + CHILD_STACK_BYTES, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
     int fork_errno = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    // The child has called execve or exited: its stack is free again.
+    // The child has called execve or exited: its stack, the ruleset and the filter are free again.
     munmap(stack, CHILD_STACK_BYTES);
+    if (args.landlock_fd >= 0) close(args.landlock_fd);
+    sandbox_seccomp_free(&filter);
     close(report[1]);
     if (pid < 0) {
         close(report[0]);
@@ -230,6 +272,10 @@ pid_t sandbox_spawn(const struct sandbox_options *o, struct sandbox_failure *fai
         return -1;
     }
     return pid;   // end of file: execve succeeded (or a probe finished setting up)
+}
+
+int sandbox_set_subreaper(void) {
+    return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 ? 0 : errno;
 }
 
 int sandbox_set_nondumpable(void) {

@@ -4,4 +4,4 @@ import TranscodeWorker
 import Glibc
 #endif
 
-exit(CommandLineTool.main(Array(CommandLine.arguments.dropFirst())))
+exit(CommandLineTool.executableMain(Array(CommandLine.arguments.dropFirst())))

@@ -29,6 +29,9 @@ enum sandbox_stage {
     SANDBOX_STAGE_EXEC = 12,
     SANDBOX_STAGE_PIPE = 13,
     SANDBOX_STAGE_NICE = 14,
+    SANDBOX_STAGE_LANDLOCK = 15,
+    SANDBOX_STAGE_SECCOMP = 16,
+    SANDBOX_STAGE_PARENT_DEATH = 17,
 };
 
 /// What to apply in the child between clone and exec. Every pointer is owned by the caller and
@@ -54,10 +57,28 @@ struct sandbox_options {
     /// it, so the program's own start-up already yields to other work; never below the inherited
     /// one. 0 leaves it inherited.
     int niceness;
+    /// RLIMIT_NPROC (soft = hard), set after the namespaces (so a new user namespace counts only
+    /// its own processes against it); 0 or SANDBOX_KEEP_LIMIT leaves it alone.
+    long long rlimit_nproc;
     /// Non-zero: PR_SET_NO_NEW_PRIVS.
     int no_new_privs;
     /// Non-zero: unshare(CLONE_NEWUSER | CLONE_NEWNET), mapping the (new) uid and gid to themselves.
     int namespaces;
+    /// Above zero: the signal the child gets when the thread that started it ends (PR_SET_PDEATHSIG,
+    /// set after the id change, which would clear it).
+    int parent_death_signal;
+    /// Landlock (see sandbox_landlock_abi): NULL-terminated lists of paths the child may read and
+    /// execute, and read and write (files and folders beneath them; no execution). With
+    /// `landlock` non-zero every other path is out of reach, and TCP bind and connect are refused
+    /// where the kernel's ABI has network rules (4 and later), as are signals and abstract Unix
+    /// sockets outside the child's own domain (6 and later). A missing read path is skipped.
+    int landlock;
+    const char *const *read_paths;
+    const char *const *write_paths;
+    /// Non-zero: the seccomp filter of sandbox_seccomp_build, the last step before execve.
+    int seccomp;
+    /// Non-zero: the filter lets the child make AF_UNIX sockets (every other family is refused).
+    int seccomp_allow_unix;
     /// Non-zero: setgroups(0), setgid(gid), setuid(uid) before the namespaces (needs root).
     int change_ids;
     uid_t uid;
@@ -75,6 +96,18 @@ struct sandbox_failure {
 /// exec. Returns the child's pid, or -1 with `failure` filled (the child, if any, was reaped).
 /// Async-signal-safe work only runs in the child; safe to call from a multi-threaded process.
 pid_t sandbox_spawn(const struct sandbox_options *options, struct sandbox_failure *failure);
+
+/// The kernel's Landlock ABI version (1 and up), or 0 with `*error` set (ENOSYS: not built in;
+/// EOPNOTSUPP: built in but not enabled at boot).
+int sandbox_landlock_abi(int *error);
+
+/// Whether a seccomp filter can be installed here: 0, or the errno of the refusal (a throwaway
+/// child tries it).
+int sandbox_seccomp_available(void);
+
+/// Makes the calling process a child subreaper (PR_SET_CHILD_SUBREAPER): the orphans of its
+/// descendants become its children, so it can kill and reap them. Returns 0 or errno.
+int sandbox_set_subreaper(void);
 
 /// PR_SET_DUMPABLE 0 for the calling process: same-uid processes can no longer read its
 /// /proc/<pid>/environ or mem, nor ptrace it. Returns 0 or errno.

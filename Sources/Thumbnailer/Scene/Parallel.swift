@@ -1,4 +1,4 @@
-import Dispatch
+import SceneModel
 import Synchronization
 
 #if canImport(Glibc)
@@ -7,13 +7,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Runs independent iterations on every core. Callers write disjoint memory per iteration, so
-/// results never depend on scheduling.
+/// Runs independent iterations on every core (`ParallelLoop`: threads of its own, not Dispatch's
+/// pool). Callers write disjoint memory per iteration, so results never depend on scheduling.
 enum Parallel {
-    private struct Unchecked<T>: @unchecked Sendable {
-        let value: T
-    }
-
     private final class Counter: Sendable {
         let next = Atomic<Int>(0)
     }
@@ -27,10 +23,7 @@ enum Parallel {
             body(0)
             return
         }
-        withoutActuallyEscaping(body) { escapable in
-            let box = Unchecked(value: escapable)
-            DispatchQueue.concurrentPerform(iterations: iterations) { i in box.value(i) }
-        }
+        ParallelLoop.run(iterations, body)
     }
 
     /// Runs `tasks` tasks on `workers` workers that take the next task when free; each worker

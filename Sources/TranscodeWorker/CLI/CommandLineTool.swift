@@ -77,6 +77,13 @@ public enum CommandLineTool {
         }
     }
 
+    /// The `transcode-worker` executable's entry: the process adopts the orphans of its job
+    /// children (`ChildSandbox.adoptOrphans`; it starts no other child), then runs `main`.
+    public static func executableMain(_ args: [String]) -> Int32 {
+        ChildSandbox.adoptOrphans()
+        return main(args)
+    }
+
     public static func main(_ args: [String]) -> Int32 {
         guard let cmd = args.first else {
             print(help)

@@ -1,4 +1,4 @@
-import Dispatch
+import SceneModel
 import Synchronization
 
 /// Decodes the deferred (large) arrays of a composed stage, spread over all cores. Decoding is
@@ -41,7 +41,7 @@ public enum DeferredDecoding {
             do throws(USDParseError) { _ = try work[0].value.resolve() } catch { failures.withLock { $0[0] = error } }
         } else {
             let items = work
-            DispatchQueue.concurrentPerform(iterations: items.count) { i in
+            ParallelLoop.run(items.count) { i in
                 do throws(USDParseError) { _ = try items[i].value.resolve() } catch { failures.withLock { $0[i] = error } }
             }
         }

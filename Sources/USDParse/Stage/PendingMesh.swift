@@ -1,4 +1,3 @@
-import Dispatch
 import SceneModel
 import Synchronization
 
@@ -54,7 +53,7 @@ struct PendingMesh: Sendable {
         // Largest meshes first, so one big mesh started last does not leave the other cores idle.
         let order = jobs.indices.sorted { (jobs[$0].topology.cornerCount, $1) > (jobs[$1].topology.cornerCount, $0) }
         let results = Mutex<[Int: Output]>([:])
-        DispatchQueue.concurrentPerform(iterations: order.count) { k in
+        ParallelLoop.run(order.count) { k in
             let i = order[k]
             let out = jobs[i].run()
             results.withLock { $0[i] = out }

@@ -1,4 +1,4 @@
-import Dispatch
+import SceneModel
 import Synchronization
 
 /// What a Mesh prim's topology arrays hold: missing or mistyped, invalid, or valid.
@@ -60,7 +60,7 @@ enum TopologyPrepass {
         }
         guard corners >= minimumCorners else { return [:] }
         let results = Mutex<[Int: TopologyRead]>([:])
-        DispatchQueue.concurrentPerform(iterations: meshes.count) { k in
+        ParallelLoop.run(meshes.count) { k in
             let prim = stage.prims[meshes[k]]
             if let decoding { decode(prim, where: decoding) }
             let read = TopologyRead.read(prim, time: time)

@@ -62,9 +62,12 @@ final class ChildProcess {
             throw SpawnError(message: "socketpair: \(String(cString: strerror(e)))")
         }
         let child: pid_t
+        Self.registry.lock.lock()
+        defer { Self.registry.lock.unlock() }
         do {
             child = try sandbox.spawn(path: executable, arguments: [executable] + arguments, environment: environment,
                                       stdout: out[1], stderr: err[1])
+            Self.registry.live.insert(child)
         } catch {
             close(out[0]); close(out[1]); close(err[0]); close(err[1])
             throw SpawnError(message: "cannot start \(executable): \(error.message)")
@@ -181,6 +184,7 @@ final class ChildProcess {
             if r < 0 && errno == ECHILD {
                 // Reaped elsewhere (a process-wide SIGCHLD handler): the status is unknown.
                 termination = .exited(-1)
+                killLeftovers()
             }
             return termination
         }
@@ -205,10 +209,15 @@ final class ChildProcess {
         return termination!
     }
 
-    /// Kills what is left of the child's process group (processes it started that outlived it).
-    /// The group id cannot be reused while any member lives, so this reaches no one else.
+    /// Kills what is left of the child's process group (processes it started that outlived it;
+    /// the group id cannot be reused while any member lives, so this reaches no one else), then,
+    /// in a worker that adopts orphans, every descendant that left the group (`sweepOrphans`).
     private func killLeftovers() {
         _ = Glibc.kill(-pid, SIGKILL)
+        Self.registry.lock.lock()
+        Self.registry.live.remove(pid)
+        Self.registry.lock.unlock()
+        Self.sweepOrphans()
     }
 
     private func closePipes() {

@@ -6,7 +6,9 @@ import Glibc
 #endif
 
 /// How a job's child process is confined (applied by the launcher between fork and exec, so it
-/// holds for any program): resource limits, `PR_SET_NO_NEW_PRIVS`, and — where the kernel allows
+/// holds for any program): resource limits (RLIMIT_NPROC among them), `PR_SET_NO_NEW_PRIVS`, the
+/// parent-death signal, a Landlock ruleset (only the executable, its libraries, the fonts and
+/// the job's own folders), a seccomp filter (`Sources/CSandbox/seccomp.c`), and — where the kernel allows
 /// unprivileged user namespaces — a new user namespace and a new network namespace (no network
 /// at all, only a loopback that is down; no capability over the worker, so it can neither
 /// ptrace the worker nor read its `/proc/<pid>/environ`). As root the child can also run as
@@ -15,13 +17,14 @@ import Glibc
 /// The worker itself is marked non-dumpable at start (`markNonDumpable`), so no other process of
 /// its uid can read its environment (database URL, storage keys, service key, API token).
 public struct ChildSandbox: Sendable, Equatable {
-    /// `TRANSCODE_CHILD_SANDBOX`: whether namespaces are used.
+    /// `TRANSCODE_CHILD_SANDBOX`: which layers must hold.
     public enum Mode: String, Sendable {
-        /// Namespaces when the kernel allows them; without them, a warning at start.
+        /// Every layer the kernel allows; a warning at start for each one missing.
         case auto
-        /// Namespaces or the worker refuses to start.
+        /// The default: the worker refuses to start without Landlock and the seccomp filter, and
+        /// runs (with one warning) when only the namespaces are missing.
         case require
-        /// No namespaces (limits and no-new-privileges still apply).
+        /// No namespaces (the other layers still apply where the kernel has them).
         case off
     }
 
@@ -43,6 +46,14 @@ public struct ChildSandbox: Sendable, Equatable {
     var noNewPrivileges = true
     /// A new user and network namespace.
     var namespaces = false
+    /// Landlock's rules (nil: no ruleset).
+    var fileAccess: FileAccess?
+    /// The seccomp filter.
+    var syscallFilter = false
+    /// RLIMIT_NPROC (nil: inherited).
+    var processes: Int?
+    /// SIGKILL when the thread that started the child ends (PR_SET_PDEATHSIG).
+    var diesWithParent = false
     /// The uid and gid the child runs as (root only; nil: the worker's).
     var ids: (uid: uid_t, gid: gid_t)?
     /// The child's CPU niceness, 0–19, set right after fork (0, or less than the worker's own:
@@ -53,7 +64,8 @@ public struct ChildSandbox: Sendable, Equatable {
         a.memoryBytes == b.memoryBytes && a.cpuSeconds == b.cpuSeconds && a.fileBytes == b.fileBytes
             && a.openFiles == b.openFiles && a.noCoreFiles == b.noCoreFiles && a.noNewPrivileges == b.noNewPrivileges
             && a.namespaces == b.namespaces && a.ids?.uid == b.ids?.uid && a.ids?.gid == b.ids?.gid
-            && a.niceness == b.niceness
+            && a.niceness == b.niceness && a.fileAccess == b.fileAccess && a.syscallFilter == b.syscallFilter
+            && a.processes == b.processes && a.diesWithParent == b.diesWithParent
     }
 
     /// Nothing applied beyond what `ChildProcess` always does (process group, signals, stdio).
@@ -69,6 +81,11 @@ public struct ChildSandbox: Sendable, Equatable {
         s.openFiles = openFilesLimit
         s.ids = childIDs(config)
         s.namespaces = config.childSandbox != .off && namespaceProblem(ids: s.ids) == nil
+        s.diesWithParent = true
+        if layers.landlockProblem == nil {
+            s.fileAccess = FileAccess(read: systemReadPaths(), write: [])
+        }
+        s.syscallFilter = layers.seccompProblem == nil
         return s
     }
 
@@ -82,6 +99,10 @@ public struct ChildSandbox: Sendable, Equatable {
     var json: JSONValue {
         var o: [String: JSONValue] = [
             "namespaces": .string(namespaces ? "user+net" : "none"),
+            "landlock_abi": .int(Int64(fileAccess == nil ? 0 : Self.layers.landlockABI)),
+            "seccomp": .bool(syscallFilter),
+            "parent_death_signal": .bool(diesWithParent),
+            "rlimit_nproc": processes.map { .int(Int64($0)) } ?? .string(namespaces ? "\(Self.processBudget)" : "threads of the uid + \(Self.processBudget)"),
             "no_new_privs": .bool(noNewPrivileges),
             "rlimit_nofile": openFiles.map { .int(Int64($0)) } ?? .null,
             "rlimit_fsize_mb": fileBytes.map { .int(Int64($0 >> 20)) } ?? .null,
@@ -131,15 +152,7 @@ public struct ChildSandbox: Sendable, Equatable {
         var s = ChildSandbox.none
         s.namespaces = true
         s.ids = ids
-        var problem: String?
-        do {
-            let pid = try s.spawn(path: nil, arguments: [], environment: [], stdout: -1, stderr: -1)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            if status != 0 { problem = "the probe child ended with status \(status)" }
-        } catch {
-            problem = error.message
-        }
+        let problem = probe(s)
         probes[key] = Probe(problem: problem)
         return problem
     }
@@ -168,15 +181,27 @@ public struct ChildSandbox: Sendable, Equatable {
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
         let cPath = path.map { strdup($0) } ?? nil
+        // The program itself is always readable and executable (a descriptor path such as
+        // /proc/self/fd/N names the file the worker opened, even once removed from disk).
+        let readPaths = Self.cStrings((fileAccess?.read ?? []) + (path.map { [$0] } ?? []))
+        let writePaths = Self.cStrings(fileAccess?.write ?? [])
         defer {
-            for p in argv { free(p) }
-            for p in envp { free(p) }
+            for p in argv + envp { free(p) }
             free(cPath)
+            Self.freeCStrings(readPaths)
+            Self.freeCStrings(writePaths)
         }
         var failure = sandbox_failure()
         let pid: pid_t = argv.withUnsafeBufferPointer { a in
             envp.withUnsafeBufferPointer { e in
                 var o = sandbox_options()
+                o.landlock = fileAccess == nil ? 0 : 1
+                o.read_paths = UnsafePointer(readPaths)
+                o.write_paths = UnsafePointer(writePaths)
+                o.seccomp = syscallFilter ? 1 : 0
+                o.seccomp_allow_unix = 0
+                o.rlimit_nproc = processes.map(Int64.init) ?? Int64(SANDBOX_KEEP_LIMIT)
+                o.parent_death_signal = diesWithParent ? SIGKILL : 0
                 o.path = UnsafePointer(cPath)
                 o.argv = a.baseAddress
                 o.envp = e.baseAddress
@@ -203,6 +228,20 @@ public struct ChildSandbox: Sendable, Equatable {
         return pid
     }
 
+    /// A NULL-terminated C array of copies of `strings` (free with `freeCStrings`).
+    static func cStrings(_ strings: [String]) -> UnsafeMutablePointer<UnsafePointer<CChar>?> {
+        let list = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: strings.count + 1)
+        for (i, s) in strings.enumerated() { list[i] = UnsafePointer(strdup(s)) }
+        list[strings.count] = nil
+        return list
+    }
+
+    static func freeCStrings(_ list: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
+        var i = 0
+        while let p = list[i] { free(UnsafeMutablePointer(mutating: p)); i += 1 }
+        list.deallocate()
+    }
+
     static func stageName(_ stage: Int32) -> String {
         switch UInt32(stage) {
         case SANDBOX_STAGE_FORK.rawValue: return "fork"
@@ -219,6 +258,9 @@ public struct ChildSandbox: Sendable, Equatable {
         case SANDBOX_STAGE_NICE.rawValue: return "setpriority"
         case SANDBOX_STAGE_EXEC.rawValue: return "execve"
         case SANDBOX_STAGE_PIPE.rawValue: return "pipe"
+        case SANDBOX_STAGE_LANDLOCK.rawValue: return "landlock"
+        case SANDBOX_STAGE_SECCOMP.rawValue: return "seccomp"
+        case SANDBOX_STAGE_PARENT_DEATH.rawValue: return "PR_SET_PDEATHSIG"
         default: return "launch"
         }
     }

@@ -31,10 +31,12 @@ extension JobAttempt {
         let child: ChildProcess
         do {
             // A re-transcode's child yields the CPU to fresh uploads from its first instruction.
-            var sandbox = runner.childSandbox
+            var sandbox = runner.childSandbox.forWorkspace(ws)
             if job.isReprocess { sandbox.niceness = config.batchNice }
+            // Its temporary files go to its own folder, the only one beside out/ it may write.
+            let environment = JobRunner.childEnvironment().filter { !$0.hasPrefix("TMPDIR=") } + ["TMPDIR=" + ws.tempDirectory]
             child = try ChildProcess(executable: runner.childExecutable, arguments: args,
-                                     environment: JobRunner.childEnvironment(), sandbox: sandbox)
+                                     environment: environment, sandbox: sandbox)
         } catch {
             throw .failed(.internalFault(error.description, phase: .parsing))
         }

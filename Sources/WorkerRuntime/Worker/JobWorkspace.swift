@@ -10,6 +10,7 @@ import Glibc
 /// ROOT/in/json/<source file name>    the downloaded RoomPlan JSON
 /// ROOT/redacted/<texture path>       face-blurred replacement textures
 /// ROOT/out/                          what the child process writes
+/// ROOT/tmp/                          the child's own temporary folder (its TMPDIR)
 /// ```
 ///
 /// The owner calls `remove()` when the attempt ends (also after a failure). The directory is
@@ -32,6 +33,7 @@ final class JobWorkspace {
     var inputDirectory: String { root + "/in" }
     var redactedDirectory: String { root + "/redacted" }
     var outputDirectory: String { root + "/out" }
+    var tempDirectory: String { root + "/tmp" }
 
     /// Creates a new directory. Throws `FailureReason` `INTERNAL` (retryable) when it cannot
     /// (also when the owner lock of this process cannot be taken).
@@ -55,7 +57,7 @@ final class JobWorkspace {
             throw FailureReason.internalFault("WORKSPACE_FAILED: cannot open a work directory: \(String(cString: strerror(e)))",
                                               phase: .downloading)
         }
-        for dir in [inputDirectory, inputDirectory + "/usd", inputDirectory + "/json", redactedDirectory, outputDirectory] {
+        for dir in [inputDirectory, inputDirectory + "/usd", inputDirectory + "/json", redactedDirectory, outputDirectory, tempDirectory] {
             guard mkdir(dir, 0o700) == 0 || errno == EEXIST else {
                 let e = errno
                 remove()

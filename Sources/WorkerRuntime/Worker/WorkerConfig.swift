@@ -47,7 +47,7 @@ public struct WorkerConfig: Sendable {
     /// `TRANSCODE_CHILD_FILE_MB`: largest file a job's child process may write, MiB (RLIMIT_FSIZE; 1024).
     public var childFileMB: Int = 1024
     /// `TRANSCODE_CHILD_SANDBOX`: `auto` (namespaces when the kernel allows), `require`, `off` (auto).
-    public var childSandbox: ChildSandbox.Mode = .auto
+    public var childSandbox: ChildSandbox.Mode = .require
     /// `TRANSCODE_CHILD_UID` / `TRANSCODE_CHILD_GID`: as root, the ids a job's child runs as (unset: the worker's).
     public var childUID: Int?
     public var childGID: Int?
