@@ -42,8 +42,8 @@ BEGIN
   INSERT INTO bench_claims VALUES (NEW.id, NEW.lease_id, NEW.locked_by, NEW.enqueued_at, NEW.locked_at, NEW.attempt);
   RETURN NULL;
 END $$;
-DROP TRIGGER IF EXISTS bench_record_claim ON room_versions;
-CREATE TRIGGER bench_record_claim AFTER UPDATE OF lease_id ON room_versions
+DROP TRIGGER IF EXISTS bench_record_claim ON transcode_private.room_versions;
+CREATE TRIGGER bench_record_claim AFTER UPDATE OF lease_id ON transcode_private.room_versions
   FOR EACH ROW WHEN (NEW.lease_id IS NOT NULL AND NEW.lease_id IS DISTINCT FROM OLD.lease_id)
   EXECUTE FUNCTION bench_record_claim();
 """

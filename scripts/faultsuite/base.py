@@ -49,7 +49,7 @@ BEGIN
   VALUES (NEW.id, NEW.lease_id, NEW.locked_by, NEW.attempt, NEW.enqueued_at, NEW.locked_at);
   RETURN NULL;
 END $$;
-CREATE TRIGGER fault_record_claim AFTER UPDATE OF lease_id ON room_versions
+CREATE TRIGGER fault_record_claim AFTER UPDATE OF lease_id ON transcode_private.room_versions
   FOR EACH ROW WHEN (NEW.lease_id IS NOT NULL AND NEW.lease_id IS DISTINCT FROM OLD.lease_id)
   EXECUTE FUNCTION fault_record_claim();
 CREATE TABLE fault_finalized (
@@ -61,7 +61,7 @@ BEGIN
   VALUES (NEW.id, NEW.status::text, NEW.output_revision, NEW.glb_path, NEW.last_error_code, OLD.locked_by);
   RETURN NULL;
 END $$;
-CREATE TRIGGER fault_record_finalize AFTER UPDATE ON room_versions
+CREATE TRIGGER fault_record_finalize AFTER UPDATE ON transcode_private.room_versions
   FOR EACH ROW WHEN (NEW.output_revision IS DISTINCT FROM OLD.output_revision
                      OR (NEW.status = 'failed' AND OLD.status IS DISTINCT FROM 'failed'))
   EXECUTE FUNCTION fault_record_finalize();
