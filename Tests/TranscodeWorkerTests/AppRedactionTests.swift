@@ -145,6 +145,20 @@ import Testing
         #expect(after.ratio[1] > 0.5 && after.ratio[2] > 0.5, "another corner was blurred: \(after.ratio)")
         let applied = (try manifest(f, job)["redactions"] as? [[String: Any]])?.first?["applied"] as? [[String: Any]]
         #expect(applied?.first?["methods"] as? [String] == ["app_replacement", "server_blur"])
+        // The owner's privacy detail: a crop of the published texture beside the upload, never
+        // among the public outputs, and what was applied, on the row.
+        let row = try #require(try f.store.connection.query("""
+            SELECT id::text AS id, array_to_string(applied_methods, ',') AS methods, crop_path FROM redactions WHERE room_version_id = $1::uuid
+            """, [version]).first)
+        #expect(row["methods"] == "app_replacement,server_blur")
+        let crop = try #require(row["crop_path"])
+        #expect(crop == dir + "privacy/\(row["id"] ?? "").webp")
+        #expect(!crop.hasPrefix(job.outputPrefix))
+        let cropBytes = try f.files.get(crop, maxBytes: 1 << 20)
+        #expect(Array(cropBytes[8..<12]) == Array("WEBP".utf8))
+        #expect(try TextureRedactor.measure(cropBytes, areas: [.init(x: 0.2, y: 0.2, width: 0.6, height: 0.6, fromBottom: false)]).ratio[0] < 0.2,
+                "the crop shows the blurred area")
+        #expect(try f.files.list(prefix: job.outputPrefix).allSatisfy { !$0.contains("privacy") })
     }
 
     @Test func legacyRowsStillReadThroughTexturePath() throws {

@@ -12,7 +12,7 @@ extension JobAttempt {
     /// Rules: a reported path is relative, inside `out/`, made of plain components (no empty,
     /// `.` or `..` component, no NUL); its name is one the pipeline writes (`model.glb`,
     /// `layer_manifest.json`, `plan.svg` (which must pass `SVGSafety`), `plan.pdf`, `plan.dxf`,
-    /// `thumbs/<name>.webp` with `<name>` of `[a-z0-9-]`); no path is
+    /// `thumbs/<name>.webp` with `<name>` of `[a-z0-9-]`, `privacy/<uuid>.webp`); no path is
     /// reported twice. Each file is opened component by component from the work directory's
     /// descriptor with `O_NOFOLLOW` (a symbolic link anywhere along the path is refused, with no
     /// check-then-open race), must be a regular file with one link, and at most `maxFileBytes`;
@@ -59,6 +59,13 @@ extension JobAttempt {
         /// True when `path` is a name the pipeline writes.
         static func isAllowedName(_ path: String) -> Bool {
             if ["model.glb", "layer_manifest.json", "plan.svg", "plan.pdf", "plan.dxf", "report.html"].contains(path) { return true }
+            // A privacy crop: `privacy/<redaction id>.webp`, the id a lower-case UUID.
+            if path.hasPrefix("privacy/"), path.hasSuffix(".webp") {
+                let stem = path.utf8.dropFirst("privacy/".count).dropLast(".webp".count)
+                return stem.count == 36 && stem.enumerated().allSatisfy { i, c in
+                    [8, 13, 18, 23].contains(i) ? c == UInt8(ascii: "-") : (97...102).contains(c) || (48...57).contains(c)
+                }
+            }
             guard path.hasPrefix("thumbs/"), path.hasSuffix(".webp") else { return false }
             let stem = path.utf8.dropFirst("thumbs/".count).dropLast(".webp".count)
             return (1...64).contains(stem.count) && stem.first != UInt8(ascii: "-")

@@ -18,6 +18,8 @@ extension JobAttempt {
         var regions: [String: [JSONValue]] = [:]
         /// `regions` as the JSON file handed to the child, when there are any.
         var regionsFile: String?
+        /// The version's `redactions` rows, for the privacy detail recorded after the upload.
+        var rows: [RedactionRow] = []
     }
 
     /// Downloads the sources and the redacted textures into the workspace. Every key must lie
@@ -53,6 +55,7 @@ extension JobAttempt {
                                                             phase: .downloading, isRetryable: true))
         }
         for row in rows { if let key = row.storageKey { try confined(key, "redacted texture") } }
+        inputs.rows = rows
         let listed: [String]
         do {
             listed = try storage.list(prefix: prefix + "redacted/")

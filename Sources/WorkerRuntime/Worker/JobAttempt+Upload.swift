@@ -35,7 +35,9 @@ extension JobAttempt {
         }
         let t0 = Clock.now()
         defer { timings["upload"] = Clock.ms(t0, Clock.now()) }
-        let ordered = report.files.filter { $0.path != "layer_manifest.json" } + report.files.filter { $0.path == "layer_manifest.json" }
+        // Privacy crops go to the private source store (`storePrivacyDetail`), never to the outputs.
+        let published = report.files.filter { !$0.path.hasPrefix(Self.privacyFolder) }
+        let ordered = published.filter { $0.path != "layer_manifest.json" } + published.filter { $0.path == "layer_manifest.json" }
         let limits = ChildOutputs.limits(config)
         let outputs: ChildOutputs
         do {

@@ -158,6 +158,7 @@ final class JobAttempt {
             let report = try transcode(ws, inputs: inputs, previous: previous)
             try requirePreview(report)
             try upload(ws, report: report, previous: previous)
+            try storePrivacyDetail(ws, report: report, rows: inputs.rows)
             return (complete(report), nil)
         } catch {
             switch error {
