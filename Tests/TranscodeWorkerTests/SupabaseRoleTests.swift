@@ -166,7 +166,7 @@ struct SupabaseRoleTests {
             """)
         #expect(Set(tables.compactMap { $0["relname"] }) == ["redactions", "room_versions", "rooms", "transcode_schema_migrations",
                                                              "transcode_attempts", "transcode_event_log", "transcode_retry_requests",
-                                                             "transcode_console_signouts"])
+                                                             "transcode_console_signouts", "transcode_redo_requests"])
         for t in tables {
             let name = try #require(t["relname"])
             if name == "room_versions" { continue }   // the app's view: below
@@ -213,10 +213,11 @@ struct SupabaseRoleTests {
              WHERE n.nspname IN ('public', 'transcode_private') AND has_function_privilege(r.rolname, p.oid, 'EXECUTE')
              ORDER BY 1, 2
             """).map { "\($0["rolname"] ?? "")→\($0["proname"] ?? "")" }
-        // The app's retry button is the one function a signed-in client may call (migration 12);
-        // the retry limit is read by the app's view for its `retries_left`.
+        // The app's retry button (migration 12) and the owner's redo request (migration 20) are the
+        // functions a signed-in client may call; the retry limit is read by the app's view for its
+        // `retries_left`.
         #expect(callable == ["authenticated→transcode_app_retry", "anon→transcode_app_retry_limit",
-                             "authenticated→transcode_app_retry_limit"])
+                             "authenticated→transcode_app_retry_limit", "authenticated→transcode_request_redo"])
         func retryColumns(_ role: String, _ privilege: String) throws -> [String] {
             try c.query("""
                 SELECT attname FROM pg_attribute WHERE attrelid = 'public.transcode_retry_requests'::regclass AND attnum > 0

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Blurs redacted areas of a texture before anything else reads it, and measures the detail left.
 ///
 /// The app blurs faces with Core Image's Gaussian of radius 18 on the photo it captured
