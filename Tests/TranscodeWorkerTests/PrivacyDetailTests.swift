@@ -15,13 +15,10 @@ struct PrivacyDetailTests {
         return world
     }
 
-    /// The owner's own columns: reading `*` names every column, so the owner reads them by name.
-    static let ownerColumns = SchemaCatalog.ownerReadableRedactionColumns.map { "\"\($0)\"" }.joined(separator: ", ")
-
     @Test func onlyTheOwnerReadsTheirRedactions() throws {
         let world = try Self.world()
         defer { withExtendedLifetime(world) {} }
-        let sql = "SELECT \(Self.ownerColumns) FROM \"public\".\"redactions\" WHERE \"room_version_id\" = $1::uuid"
+        let sql = Self.ownRows
         let mine = try AppReadsAsItsCodeDoesTests.asPostgREST(world, .user(world.owner), sql, [world.readyVersion])
         #expect(mine.count == 2)
         #expect(mine.contains { $0["kind"] == "face" && $0["region"]?.contains("\"w\": 0.2") == true && $0["region_origin"] == "bottom_left" })

@@ -93,7 +93,7 @@ struct SupabaseRoleTests {
         let world = try RoleWorld()
         defer { withExtendedLifetime(world) {} }
         #expect(world.through(.user(world.owner)) == ["read the room", "read version status and outputs",
-                                                      "read whole version rows", "change the room"])
+                                                      "read whole version rows", "read redactions", "change the room"])
         let read = world.actions.attempt(ClientActions.all[1], as: .user(world.owner), room: world.room,
                                          version: world.readyVersion, lease: world.runningLease)
         let rows = Dictionary(uniqueKeysWithValues: read.rows.map { ($0["id"] ?? "", $0) })
@@ -172,7 +172,10 @@ struct SupabaseRoleTests {
             if name == "room_versions" { continue }   // the app's view: below
             #expect(t.bool("relrowsecurity") == true, "\(name) has no row level security")
             for role in ["anon", "authenticated"] {
-                let privileges = name == "rooms" ? "TRUNCATE, REFERENCES, TRIGGER" : "SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER"
+                // Owners read their redactions (migration 20; the policy keeps everyone else out).
+                let privileges = name == "rooms" ? "TRUNCATE, REFERENCES, TRIGGER"
+                    : name == "redactions" && role == "authenticated" ? "INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER"
+                    : "SELECT, INSERT, UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER"
                 let held = try c.query("SELECT has_table_privilege($1, $2, $3) AS held", [role, "public." + name, privileges])
                 #expect(held.first?.bool("held") == false, "\(role) holds a table privilege on \(name)")
             }

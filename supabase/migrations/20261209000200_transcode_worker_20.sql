@@ -86,7 +86,7 @@ DO $$ DECLARE r text; BEGIN
   DROP POLICY IF EXISTS redactions_owner_read ON redactions;
   IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'authenticated') THEN
     GRANT EXECUTE ON FUNCTION transcode_request_redo(uuid, jsonb) TO authenticated;
-    GRANT SELECT (id, room_version_id, texture_ref, texture_path, kind, region, region_origin, method, applied_methods, crop_path, crop_bucket, applied_at, created_at) ON redactions TO authenticated;
+    GRANT SELECT ON redactions TO authenticated;
     IF EXISTS (SELECT 1 FROM information_schema.columns
                 WHERE table_schema = 'public' AND table_name = 'rooms' AND column_name = 'owner_id')
        AND to_regprocedure('auth.uid()') IS NOT NULL THEN

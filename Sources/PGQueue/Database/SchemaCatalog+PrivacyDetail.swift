@@ -4,8 +4,8 @@
 ///   `server_blur`), `crop_path` and `crop_bucket` (a small WebP of the *published* texture around
 ///   the row's area, in the private source bucket, never in the public output bucket: the app shows
 ///   it through a signed URL), `applied_at`.
-/// - The room's owner, and nobody else, reads their versions' rows (`redactions_owner_read`, where
-///   `rooms` has an `owner_id`): id, version, texture, kind, area, origin, method and what was applied.
+/// - The room's owner, and nobody else, reads their versions' rows, every column, `select=*`
+///   included (`redactions_owner_read`, where `rooms` has an `owner_id`).
 /// - `transcode_request_redo(version_id, regions jsonb)`: the owner asks for a redo with new `manual`
 ///   areas (the app's JSON, as `transcode_add_redactions` takes it); the rows are added and the
 ///   ready version is re-transcoded in full at interactive priority, so the new areas are blurred
@@ -22,8 +22,7 @@ extension SchemaCatalog {
     public static let defaultRedoLimit = 3
 
     static let privacyDetail: String = {
-        let columns = ownerReadableRedactionColumns.joined(separator: ", ")
-        return """
+        """
             ALTER TABLE redactions
               ADD COLUMN IF NOT EXISTS applied_methods text[],
               ADD COLUMN IF NOT EXISTS crop_path       text,
@@ -102,7 +101,7 @@ extension SchemaCatalog {
               DROP POLICY IF EXISTS redactions_owner_read ON redactions;
               IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'authenticated') THEN
                 GRANT EXECUTE ON FUNCTION transcode_request_redo(uuid, jsonb) TO authenticated;
-                GRANT SELECT (\(columns)) ON redactions TO authenticated;
+                GRANT SELECT ON redactions TO authenticated;
                 IF EXISTS (SELECT 1 FROM information_schema.columns
                             WHERE table_schema = 'public' AND table_name = 'rooms' AND column_name = 'owner_id')
                    AND to_regprocedure('auth.uid()') IS NOT NULL THEN
@@ -118,4 +117,7 @@ extension SchemaCatalog {
             END $$;
             """
     }()
+
+    /// Every column of `redactions` is the owner's to read (their own upload's keys included), so
+    /// the app's `select=*` works; `ownerReadableRedactionColumns` names those the app shows.
 }
