@@ -43,6 +43,7 @@ public enum SchemaCatalog {
                   sql: deletions),
         Migration(version: 20, name: "privacy detail: what was applied to each redaction, its crop, the owner's read; redo requests",
                   sql: privacyDetail),
+        Migration(version: 21, name: "retention: sources_erased_at, redactions_erased_at", sql: retention),
     ]
 
     /// `rooms`, `room_versions` and `redactions`, created only when absent; the columns the worker

@@ -80,6 +80,10 @@ struct RunCommand {
                                             URL/functions/v1/transcode-done (unless --done-url is set).
           --private-output-cache-control V  TRANSCODE_PRIVATE_OUTPUT_CACHE_CONTROL (unset: as public rooms):
                                             the Cache-Control of outputs of rooms that are not public.
+          --source-retention-days D         TRANSCODE_SOURCE_RETENTION_DAYS (0: kept): delete a ready version's
+                                            uploaded sources D days after it became ready.
+          --redaction-retention-days D      TRANSCODE_REDACTION_RETENTION_DAYS (0: kept): delete its redaction
+                                            rows and privacy crops D days after it became ready.
           --deletion-interval-seconds S     TRANSCODE_DELETION_INTERVAL_SECONDS (5): how often the stored
                                             objects of deleted rooms and versions are deleted; 0: never.
           --deletion-retry-max-seconds S    TRANSCODE_DELETION_RETRY_MAX_SECONDS (300).

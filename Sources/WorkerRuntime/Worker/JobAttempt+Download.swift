@@ -47,6 +47,20 @@ extension JobAttempt {
         if let key = job.sourceUSDZPath { try confined(key, "source") }
         if let key = job.sourceJSONPath { try confined(key, "RoomPlan JSON") }
         do { try StorageConfinement.check(bucket: job.sourceBucket, store: storage) } catch { throw .failed(error) }
+        // Retention may have deleted what a re-transcode needs: it fails at once, for good (the
+        // version, a reprocess, stays ready on the outputs it has, made with the blur).
+        if case .success(let erased) = database("read retention", { (s) throws(DatabaseError) in try s.erasure(versionId: job.versionId) }) {
+            if erased.sources {
+                throw .failed(FailureReason(reason: FailureReason.sourceNotFound,
+                                            message: "SOURCE_EXPIRED: the sources were deleted by TRANSCODE_SOURCE_RETENTION_DAYS",
+                                            phase: .downloading, isRetryable: false))
+            }
+            if erased.redactions {
+                throw .failed(FailureReason(reason: FailureReason.redactionInvalid,
+                                            message: "REDACTIONS_ERASED: the redactions were deleted by TRANSCODE_REDACTION_RETENTION_DAYS; the blur cannot be made again",
+                                            phase: .downloading, isRetryable: false))
+            }
+        }
         let rows: [RedactionRow]
         switch database("read redactions", { (s) throws(DatabaseError) in try s.redactions(versionId: job.versionId) }) {
         case .success(let r): rows = r

@@ -31,6 +31,12 @@ public struct DeletionSettings: Sendable, Equatable {
     /// `TRANSCODE_PRIVATE_OUTPUT_CACHE_CONTROL`: the `Cache-Control` of the outputs of rooms whose
     /// `visibility` is not `public`; nil: `TRANSCODE_OUTPUT_CACHE_CONTROL`. `none` stores none.
     public var privateOutputCacheControl: String?
+    /// `TRANSCODE_SOURCE_RETENTION_DAYS`: days after a version became ready at which its uploaded
+    /// sources (the unblurred scan, its JSON, the app's replacement textures) are deleted (0: kept).
+    public var sourceRetentionDays: Double = 0
+    /// `TRANSCODE_REDACTION_RETENTION_DAYS`: days after a version became ready at which its
+    /// redaction rows (their areas) and privacy crops are deleted (0: kept).
+    public var redactionRetentionDays: Double = 0
 
     public init() {}
 
@@ -42,6 +48,8 @@ public struct DeletionSettings: Sendable, Equatable {
         ("TRANSCODE_ORPHAN_INTERVAL_SECONDS", "orphan-interval-seconds"),
         ("TRANSCODE_ORPHAN_GRACE_SECONDS", "orphan-grace-seconds"),
         ("TRANSCODE_PRIVATE_OUTPUT_CACHE_CONTROL", "private-output-cache-control"),
+        ("TRANSCODE_SOURCE_RETENTION_DAYS", "source-retention-days"),
+        ("TRANSCODE_REDACTION_RETENTION_DAYS", "redaction-retention-days"),
     ]
 
     /// Sets one of these settings by its key; false when `key` is not one of them. Throws
@@ -70,6 +78,11 @@ public struct DeletionSettings: Sendable, Equatable {
                 throw UsageError("\(name) needs at most 200 printable ASCII characters, or none")
             }
             privateOutputCacheControl = value
+        case "source-retention-days", "redaction-retention-days":
+            guard let d = Double(value), d.isFinite, d >= 0, d <= 36_500 else {
+                throw UsageError("\(name) needs a number of days from 0 (keep) to 36500, got '\(WorkerConfig.shown(value))'")
+            }
+            if key == "source-retention-days" { sourceRetentionDays = d } else { redactionRetentionDays = d }
         default: return false
         }
         return true

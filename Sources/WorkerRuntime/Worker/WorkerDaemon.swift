@@ -152,6 +152,9 @@ public final class WorkerDaemon: @unchecked Sendable {
         let orphans = OrphanSweeper(config: config, sources: storage, outputs: outputStorage, logger: logger, metrics: metrics)
         orphans.start()
         defer { orphans.stop() }
+        let retention = RetentionSweeper(config: config, storage: storage, logger: logger)
+        retention.start()
+        defer { retention.stop() }
         let repeater = EventRepeater(databaseURL: config.databaseURL, logger: logger)
         repeater.start()
         defer { repeater.stop() }
