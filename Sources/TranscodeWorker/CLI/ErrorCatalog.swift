@@ -101,6 +101,8 @@ public enum ErrorCatalog {
         entry("REDACTION_LIMIT_EXCEEDED", "WorkerRuntime", false, "more redacted textures, or more bytes of them, than the limits allow"),
         entry("PREVIEW_MISSING", "WorkerRuntime", false, "the conversion made no card or hero image: the scan has nothing to draw"),
         entry("SOURCE_MISSING", "WorkerRuntime", false, "the version names no source file"),
+        entry("SOURCE_EXPIRED", "WorkerRuntime", false, "retention deleted the version's sources (TRANSCODE_SOURCE_RETENTION_DAYS): it cannot be made again"),
+        entry("REDACTIONS_ERASED", "WorkerRuntime", false, "retention deleted the version's redactions (TRANSCODE_REDACTION_RETENTION_DAYS): the blur cannot be made again"),
         entry("INVALID_PATH", "WorkerRuntime", false, "a redacted texture's path inside the package cannot be used as a file name"),
         entry("IO_NOT_FOUND", "TranscodeWorker", false, "an input file does not exist"),
         entry("IO_READ_FAILED", "TranscodeWorker", true, "an input file could not be read"),
