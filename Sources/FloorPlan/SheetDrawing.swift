@@ -65,8 +65,9 @@ struct SheetDrawing {
         for o in outlines {
             add(.polygon(o.polygon.map(p), fill: PlanColours.floor, stroke: nil, strokeWidth: 0, layer: .floor))
         }
-        // Boundaries drawn between rooms that share one floor (split along the halfway lines).
-        for r in rooms where r.polygonSource.hasSuffix("+split") {
+        // Boundaries drawn between rooms that share one floor (split along the halfway lines), and
+        // around each room of a structure.
+        for r in rooms where r.polygonSource.hasSuffix("+split") || r.polygonSource == "room" {
             add(.polygon(r.polygon.map(p), fill: nil, stroke: PlanColours.opening, strokeWidth: 0.18, layer: .floor))
         }
     }
