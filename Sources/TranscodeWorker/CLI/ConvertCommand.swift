@@ -7,12 +7,13 @@ import JSONCore
 import WorkerRuntime
 import WorkerCore
 import JobPipeline
+import Layering
 import SourceFiles
 
-/// `transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR] [--report] [--json]`
+/// `transcode-worker convert INPUT [--roomplan ROOM.json]… --out DIR [--redacted-textures DIR] [--report] [--json]`
 struct ConvertCommand {
     static let help = """
-        USAGE: transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR]
+        USAGE: transcode-worker convert INPUT [--roomplan ROOM.json]… --out DIR [--redacted-textures DIR]
                                         [--no-thumbnails] [--views LIST] [--thumb-size SIZE] [--orbit-size SIZE]
                                         [--webp-quality Q]
                                         [--glb-compression meshopt|none] [--texture-format webp|original]
@@ -35,10 +36,18 @@ struct ConvertCommand {
                                     inputs, stats (written last)
 
         INPUT is a .usdz, .usdc, .usda or .usd file, or a RoomPlan CapturedRoom .json alone (the room
-        is then built from the JSON).
+        is then built from the JSON). A CapturedStructure .json (iOS 17, several rooms) is read with its
+        rooms: each is measured from its own floor, named by its section, and holds its elements.
+
+        Several rooms of one home, scanned in one world frame: INPUT is one room's .json and each
+        other room's .json follows --roomplan; they are merged into one structure (one model, one
+        plan, a record per room). The same file twice, a structure among them, rooms sharing an
+        element, or a USD INPUT with more than one --roomplan is a usage error (exit 2), and so is
+        a USD whose element UUIDs are none of its JSON's (another room's JSON).
 
         OPTIONS:
-          --roomplan FILE           The RoomPlan CapturedRoom JSON exported with the USDZ.
+          --roomplan FILE           The RoomPlan CapturedRoom JSON exported with the USDZ; with a .json
+                                    INPUT, one more room to merge (repeatable).
           --out DIR                 Output directory (created when missing; existing outputs replaced).
           --redacted-textures DIR   Face-blurred textures: DIR/<path> replaces the package texture at
                                     <path> (or the one texture with the same file name) before anything
@@ -82,7 +91,7 @@ struct ConvertCommand {
         """
 
     var input = ""
-    var roomPlan: String?
+    var roomPlans: [String] = []
     var out = ""
     var redacted: String?
     var json = false
@@ -104,7 +113,7 @@ struct ConvertCommand {
         }
         while let a = it.next() {
             switch a {
-            case "--roomplan": roomPlan = try value(a)
+            case "--roomplan": roomPlans.append(try value(a))
             case "--out": out = try value(a)
             case "--redacted-textures": redacted = try value(a)
             case "--json": json = true
@@ -169,6 +178,7 @@ struct ConvertCommand {
         if let orbitSize { thumbnails?.sizes.orbit = orbitSize }
         if input.isEmpty { throw UsageError("convert needs an INPUT file") }
         if out.isEmpty { throw UsageError("convert needs --out DIR") }
+        try Self.checkRoomInputs(input: input, roomPlans: roomPlans)
     }
 
     func run() -> Int32 {
@@ -191,13 +201,16 @@ struct ConvertCommand {
             let name = (input as NSString).lastPathComponent
             let isJSON = input.lowercased().hasSuffix(".json")
             if isJSON {
-                pipelineInput.roomPlanJSON = (name, try FileReader.read(input, maxBytes: limits.maxInputBytes))
+                switch try readRooms(maxBytes: limits.maxInputBytes) {
+                case .success(let json): pipelineInput.roomPlanJSON = json
+                case .failure(let e): return report(e, status: e.code == LayeringError.inputsMismatched ? ExitStatus.usage : ExitStatus.invalidInput)
+                }
             } else {
                 let dir = (input as NSString).deletingLastPathComponent
                 pipelineInput.usd = PipelineInput.USDSource(
                     name: name, bytes: try FileReader.map(input, maxBytes: limits.maxInputBytes),
                     siblings: DirectoryAssetProvider(root: dir.isEmpty ? "." : dir, maxBytes: limits.maxInputBytes))
-                if let roomPlan {
+                if let roomPlan = roomPlans.first {
                     pipelineInput.roomPlanJSON = ((roomPlan as NSString).lastPathComponent,
                                                   try FileReader.read(roomPlan, maxBytes: limits.maxInputBytes))
                 }
@@ -213,7 +226,9 @@ struct ConvertCommand {
         do {
             result = try TranscodePipeline.run(pipelineInput)
         } catch {
-            return report(error, status: error.isInputError ? ExitStatus.invalidInput : ExitStatus.internalError)
+            let status = error.code == LayeringError.inputsMismatched ? ExitStatus.usage
+                : error.isInputError ? ExitStatus.invalidInput : ExitStatus.internalError
+            return report(error, status: status)
         }
         if writeReport {
             do {

@@ -1,0 +1,57 @@
+import Foundation
+import JobPipeline
+import Layering
+import SourceFiles
+import WorkerCore
+
+/// `convert`'s RoomPlan inputs: one JSON, or several rooms of one world frame merged into one
+/// structure (`RoomSetMerger`).
+extension ConvertCommand {
+    /// Usage errors found from the paths alone: a file given twice, more than one JSON beside a
+    /// USD INPUT, a USD file among rooms to merge.
+    static func checkRoomInputs(input: String, roomPlans: [String]) throws {
+        let all = [input] + roomPlans
+        var seen: [String: String] = [:]
+        for p in all {
+            let key = URL(fileURLWithPath: p).standardizedFileURL.path
+            if let first = seen[key] { throw UsageError("\(p) is given twice (as \(first))") }
+            seen[key] = p
+        }
+        if input.lowercased().hasSuffix(".json") {
+            if let usd = roomPlans.first(where: { !$0.lowercased().hasSuffix(".json") }) {
+                throw UsageError("--roomplan \(usd): rooms to merge are CapturedRoom .json files")
+            }
+        } else if roomPlans.count > 1 {
+            throw UsageError(
+                "a USD INPUT goes with one --roomplan (its own room's JSON); to merge rooms, give each room's .json "
+                    + "(INPUT and --roomplan)")
+        }
+    }
+
+    /// The JSON the pipeline reads: INPUT alone, or INPUT and every `--roomplan` merged into one
+    /// structure named after them (`Kitchen/capturedRoom.json+Bedroom2/capturedRoom.json`, the
+    /// folder kept when file names repeat). A merge refusal is returned as a failure.
+    func readRooms(maxBytes: Int) throws -> Result<(name: String, bytes: [UInt8]), PipelineError> {
+        let paths = [input] + roomPlans
+        let names = Self.displayNames(paths)
+        if paths.count == 1 { return .success((names[0], try FileReader.read(input, maxBytes: maxBytes))) }
+        var docs: [(name: String, bytes: [UInt8])] = []
+        for (p, n) in zip(paths, names) { docs.append((n, try FileReader.read(p, maxBytes: maxBytes))) }
+        do {
+            return .success((names.joined(separator: "+"), try RoomSetMerger.merge(docs)))
+        } catch let e as LayeringError {
+            return .failure(PipelineError(code: e.code, message: e.message, phase: "reading",
+                                          context: e.jsonPath.map { ["json_path": $0] } ?? [:]))
+        }
+    }
+
+    /// Each path's file name, with its folder when two file names are the same.
+    static func displayNames(_ paths: [String]) -> [String] {
+        let last = paths.map { ($0 as NSString).lastPathComponent }
+        return zip(paths, last).map { p, name in
+            guard last.filter({ $0 == name }).count > 1 else { return name }
+            let folder = ((p as NSString).deletingLastPathComponent as NSString).lastPathComponent
+            return folder.isEmpty ? name : folder + "/" + name
+        }
+    }
+}
