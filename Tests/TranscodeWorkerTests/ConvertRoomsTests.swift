@@ -21,6 +21,12 @@ import WorkerCore
             try ConvertCommand(["r.usdz", "--roomplan", "a.json", "--roomplan", "b.json", "--out", "o"])
         }
         #expect(throws: UsageError.self) { try ConvertCommand(["a.json", "--roomplan", "b.usdz", "--out", "o"]) }
+        #expect(throws: UsageError.self) {
+            try ConvertCommand(["a.usdz", "b.usdz", "c.usdz", "--roomplan", "a.json", "--roomplan", "b.json", "--out", "o"])
+        }
+        #expect(throws: UsageError.self) { try ConvertCommand(["a.json", "b.json", "--out", "o"]) }
+        let usd = try ConvertCommand(["a.usdz", "b.usdz", "--roomplan", "a.json", "--roomplan", "b.json", "--out", "o"])
+        #expect(usd.input == "a.usdz" && usd.moreInputs == ["b.usdz"] && usd.roomPlans == ["a.json", "b.json"])
         let c = try ConvertCommand(["a.json", "--roomplan", "b.json", "--roomplan", "c.json", "--out", "o"])
         #expect(c.roomPlans == ["b.json", "c.json"])
         #expect(ConvertCommand.displayNames(["x/Kitchen/capturedRoom.json", "y/Hall/capturedRoom.json", "z/a.json"])
@@ -44,6 +50,25 @@ import WorkerCore
         for f in ["model.glb", "plan.svg", "plan.pdf", "plan.dxf", "thumbs/hero.webp", "thumbs/plan.webp"] {
             #expect(FileManager.default.fileExists(atPath: out + "/" + f), "\(f)")
         }
+    }
+
+    @Test(.enabled(if: ready, "the executable or ../shared/homes is missing"))
+    func sixRoomsUSDZFilesMergeAndLinkByUUID() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("rooms-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let names = HomeStructureFixture.roomNames
+        let args = ["convert"] + names.map { Self.home + "/" + $0 + "/floorplan.usdz" }
+            + names.flatMap { ["--roomplan", Self.room($0)] } + ["--out", out, "--no-thumbnails", "--no-plan"]
+        let r = try ProgramRun.run(Self.binary!, args)
+        #expect(r.exited && r.status == 0, "\(r.stderr)")
+        let data = try #require(FileManager.default.contents(atPath: out + "/layer_manifest.json"))
+        let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let inputs = try #require(manifest["inputs"] as? [[String: Any]])
+        #expect(inputs.filter { $0["role"] as? String == "usd" }.count == 6)
+        let elements = try #require(manifest["elements"] as? [[String: Any]])
+        // Every element but the openings (holes in the wall meshes, no prim of their own) has USD geometry.
+        let synthesized = elements.filter { $0["geometry"] as? String != "usd" }.compactMap { $0["category"] as? String }
+        #expect(elements.count == 114 && synthesized == Array(repeating: "opening", count: 6), "\(synthesized)")
     }
 
     @Test(.enabled(if: ready, "the executable or ../shared/homes is missing"))

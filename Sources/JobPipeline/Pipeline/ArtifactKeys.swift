@@ -45,7 +45,7 @@ struct ArtifactKeys: Equatable {
     static func compute(_ input: PipelineInput, usdSHA256: String?, jsonSHA256: String?) -> ArtifactKeys {
         var common = [
             "scene=\(ArtifactStages.scene)",
-            "usd=\(input.usd?.name ?? "")|\(usdSHA256 ?? "")",
+            "usd=\(([input.usd].compactMap { $0 } + input.moreUSD).map(\.name).joined(separator: "+"))|\(usdSHA256 ?? "")",
             "json=\(input.roomPlanJSON?.name ?? "")|\(jsonSHA256 ?? "")",
             "version=\(input.versionId ?? "")", "room=\(input.roomId ?? "")",
         ]

@@ -29,6 +29,10 @@ public struct PipelineInput: Sendable {
     }
 
     public var usd: USDSource?
+    /// More rooms' USD files in the same world frame as `usd` (rooms of one home exported one by
+    /// one), read and merged with it into one scene (`Scene.merging`). Redacted textures apply to
+    /// a single USD only.
+    public var moreUSD: [USDSource] = []
     /// The RoomPlan CapturedRoom JSON: file name and bytes.
     public var roomPlanJSON: (name: String, bytes: [UInt8])?
     public var redactedTextures: [RedactedTexture]

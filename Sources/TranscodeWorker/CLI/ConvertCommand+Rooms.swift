@@ -7,34 +7,34 @@ import WorkerCore
 /// `convert`'s RoomPlan inputs: one JSON, or several rooms of one world frame merged into one
 /// structure (`RoomSetMerger`).
 extension ConvertCommand {
-    /// Usage errors found from the paths alone: a file given twice, more than one JSON beside a
-    /// USD INPUT, a USD file among rooms to merge.
-    static func checkRoomInputs(input: String, roomPlans: [String]) throws {
-        let all = [input] + roomPlans
+    /// Usage errors found from the paths alone: a file given twice, a .json among several
+    /// INPUTs, USD INPUTs and --roomplan files that do not pair up, a USD file among rooms to merge.
+    static func checkRoomInputs(inputs: [String], roomPlans: [String]) throws {
         var seen: [String: String] = [:]
-        for p in all {
+        for p in inputs + roomPlans {
             let key = URL(fileURLWithPath: p).standardizedFileURL.path
             if let first = seen[key] { throw UsageError("\(p) is given twice (as \(first))") }
             seen[key] = p
         }
-        if input.lowercased().hasSuffix(".json") {
-            if let usd = roomPlans.first(where: { !$0.lowercased().hasSuffix(".json") }) {
-                throw UsageError("--roomplan \(usd): rooms to merge are CapturedRoom .json files")
-            }
-        } else if roomPlans.count > 1 {
+        if let usd = roomPlans.first(where: { !$0.lowercased().hasSuffix(".json") }) {
+            throw UsageError("--roomplan \(usd): a RoomPlan CapturedRoom .json is expected")
+        }
+        let jsonInput = inputs.contains { $0.lowercased().hasSuffix(".json") }
+        if jsonInput && inputs.count > 1 {
+            throw UsageError("one .json INPUT at most; more rooms' JSON follow --roomplan")
+        }
+        if !jsonInput && roomPlans.count > 1 && roomPlans.count != inputs.count {
             throw UsageError(
-                "a USD INPUT goes with one --roomplan (its own room's JSON); to merge rooms, give each room's .json "
-                    + "(INPUT and --roomplan)")
+                "\(inputs.count) USD INPUTs and \(roomPlans.count) --roomplan files: each room's USD goes with its own JSON")
         }
     }
 
-    /// The JSON the pipeline reads: INPUT alone, or INPUT and every `--roomplan` merged into one
-    /// structure named after them (`Kitchen/capturedRoom.json+Bedroom2/capturedRoom.json`, the
-    /// folder kept when file names repeat). A merge refusal is returned as a failure.
-    func readRooms(maxBytes: Int) throws -> Result<(name: String, bytes: [UInt8]), PipelineError> {
-        let paths = [input] + roomPlans
+    /// The JSON the pipeline reads: one file, or several rooms merged into one structure named
+    /// after them (`Kitchen/capturedRoom.json+Bedroom2/capturedRoom.json`, the folder kept when
+    /// file names repeat). A merge refusal is returned as a failure.
+    func readRooms(_ paths: [String], maxBytes: Int) throws -> Result<(name: String, bytes: [UInt8]), PipelineError> {
         let names = Self.displayNames(paths)
-        if paths.count == 1 { return .success((names[0], try FileReader.read(input, maxBytes: maxBytes))) }
+        if paths.count == 1 { return .success((names[0], try FileReader.read(paths[0], maxBytes: maxBytes))) }
         var docs: [(name: String, bytes: [UInt8])] = []
         for (p, n) in zip(paths, names) { docs.append((n, try FileReader.read(p, maxBytes: maxBytes))) }
         do {

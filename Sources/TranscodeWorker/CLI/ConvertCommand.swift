@@ -13,7 +13,7 @@ import SourceFiles
 /// `transcode-worker convert INPUT [--roomplan ROOM.json]… --out DIR [--redacted-textures DIR] [--report] [--json]`
 struct ConvertCommand {
     static let help = """
-        USAGE: transcode-worker convert INPUT [--roomplan ROOM.json]… --out DIR [--redacted-textures DIR]
+        USAGE: transcode-worker convert INPUT… [--roomplan ROOM.json]… --out DIR [--redacted-textures DIR]
                                         [--no-thumbnails] [--views LIST] [--thumb-size SIZE] [--orbit-size SIZE]
                                         [--webp-quality Q]
                                         [--glb-compression meshopt|none] [--texture-format webp|original]
@@ -39,11 +39,12 @@ struct ConvertCommand {
         is then built from the JSON). A CapturedStructure .json (iOS 17, several rooms) is read with its
         rooms: each is measured from its own floor, named by its section, and holds its elements.
 
-        Several rooms of one home, scanned in one world frame: INPUT is one room's .json and each
-        other room's .json follows --roomplan; they are merged into one structure (one model, one
-        plan, a record per room). The same file twice, a structure among them, rooms sharing an
-        element, or a USD INPUT with more than one --roomplan is a usage error (exit 2), and so is
-        a USD whose element UUIDs are none of its JSON's (another room's JSON).
+        Several rooms of one home, scanned in one world frame, are merged into one structure (one
+        model, one plan, a record per room): either each room's .json (INPUT and one --roomplan per
+        other room), or each room's USD as an INPUT with one --roomplan per INPUT. The same file
+        twice, a structure among them, rooms sharing an element, USD INPUTs and --roomplan files
+        that do not pair up, or a USD whose element UUIDs are none of its JSON's (another room's
+        JSON) is a usage error (exit 2).
 
         OPTIONS:
           --roomplan FILE           The RoomPlan CapturedRoom JSON exported with the USDZ; with a .json
@@ -92,6 +93,8 @@ struct ConvertCommand {
 
     var input = ""
     var roomPlans: [String] = []
+    /// USD files of more rooms of the same home (INPUT is the first).
+    var moreInputs: [String] = []
     var out = ""
     var redacted: String?
     var json = false
@@ -171,14 +174,13 @@ struct ConvertCommand {
             case "-h", "--help": throw UsageError.helpRequested
             default:
                 if a.hasPrefix("-") { throw UsageError("unknown option \(a)") }
-                guard input.isEmpty else { throw UsageError("convert takes one INPUT") }
-                input = a
+                if input.isEmpty { input = a } else { moreInputs.append(a) }
             }
         }
         if let orbitSize { thumbnails?.sizes.orbit = orbitSize }
         if input.isEmpty { throw UsageError("convert needs an INPUT file") }
         if out.isEmpty { throw UsageError("convert needs --out DIR") }
-        try Self.checkRoomInputs(input: input, roomPlans: roomPlans)
+        try Self.checkRoomInputs(inputs: [input] + moreInputs, roomPlans: roomPlans)
     }
 
     func run() -> Int32 {
@@ -198,10 +200,10 @@ struct ConvertCommand {
             pipelineInput.previous = found
         }
         do {
-            let name = (input as NSString).lastPathComponent
+            let name = Self.displayNames([input] + moreInputs)[0]
             let isJSON = input.lowercased().hasSuffix(".json")
             if isJSON {
-                switch try readRooms(maxBytes: limits.maxInputBytes) {
+                switch try readRooms([input] + roomPlans, maxBytes: limits.maxInputBytes) {
                 case .success(let json): pipelineInput.roomPlanJSON = json
                 case .failure(let e): return report(e, status: e.code == LayeringError.inputsMismatched ? ExitStatus.usage : ExitStatus.invalidInput)
                 }
@@ -210,9 +212,18 @@ struct ConvertCommand {
                 pipelineInput.usd = PipelineInput.USDSource(
                     name: name, bytes: try FileReader.map(input, maxBytes: limits.maxInputBytes),
                     siblings: DirectoryAssetProvider(root: dir.isEmpty ? "." : dir, maxBytes: limits.maxInputBytes))
-                if let roomPlan = roomPlans.first {
-                    pipelineInput.roomPlanJSON = ((roomPlan as NSString).lastPathComponent,
-                                                  try FileReader.read(roomPlan, maxBytes: limits.maxInputBytes))
+                for more in moreInputs {
+                    let moreDir = (more as NSString).deletingLastPathComponent
+                    pipelineInput.moreUSD.append(PipelineInput.USDSource(
+                        name: Self.displayNames([input] + moreInputs)[pipelineInput.moreUSD.count + 1],
+                        bytes: try FileReader.map(more, maxBytes: limits.maxInputBytes),
+                        siblings: DirectoryAssetProvider(root: moreDir.isEmpty ? "." : moreDir, maxBytes: limits.maxInputBytes)))
+                }
+                if !roomPlans.isEmpty {
+                    switch try readRooms(roomPlans, maxBytes: limits.maxInputBytes) {
+                    case .success(let json): pipelineInput.roomPlanJSON = json
+                    case .failure(let e): return report(e, status: e.code == LayeringError.inputsMismatched ? ExitStatus.usage : ExitStatus.invalidInput)
+                    }
                 }
             }
             if let redacted { pipelineInput.redactedTextures = try FileReader.readRedactions(redacted, maxBytes: limits.maxInputBytes) }
