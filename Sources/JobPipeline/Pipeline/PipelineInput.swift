@@ -105,6 +105,8 @@ public struct PipelineResult: Sendable {
 public struct PipelineSummary: Sendable {
     public var layers: [(id: String, elements: Int)]
     public var elements: Int
+    /// JSON elements joined to a USD element (`LayeredScene.linkedElements`), not elements with
+    /// USD geometry: a USD element without a JSON one is not linked.
     public var linkedElements: Int
     public var synthesizedElements: Int
     public var triangles: Int

@@ -230,7 +230,7 @@ public enum TranscodePipeline {
         let summary = PipelineSummary(
             layers: layered.layers.map { ($0.id.rawValue, $0.elements.count) },
             elements: layered.elements.count,
-            linkedElements: layered.elements.filter { $0.geometry == .usd }.count,
+            linkedElements: layered.linkedElements,
             synthesizedElements: layered.elements.filter { $0.geometry == .synthesized }.count,
             triangles: glb.triangleCount, vertices: glb.vertexCount, glbBytes: glb.bytes.count,
             manifestBytes: manifest.count, phaseMilliseconds: timings,

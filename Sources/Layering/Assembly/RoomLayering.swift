@@ -271,6 +271,7 @@ public enum RoomLayering {
             referenceOriginTransform: room?.referenceOriginTransform.map { Matrix4(columnMajorFloats: $0) },
             warnings: warnings)
         layered.rooms = structureRooms
+        layered.linkedElements = link.usdForJSON.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
         return layered
     }
 
