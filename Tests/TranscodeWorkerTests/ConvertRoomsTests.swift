@@ -25,6 +25,8 @@ import WorkerCore
             try ConvertCommand(["a.usdz", "b.usdz", "c.usdz", "--roomplan", "a.json", "--roomplan", "b.json", "--out", "o"])
         }
         #expect(throws: UsageError.self) { try ConvertCommand(["a.json", "b.json", "--out", "o"]) }
+        let many = (0..<300).flatMap { ["--roomplan", "r\($0).json"] }
+        #expect(throws: UsageError.self) { try ConvertCommand(["a.json", "--out", "o"] + many) }
         let usd = try ConvertCommand(["a.usdz", "b.usdz", "--roomplan", "a.json", "--roomplan", "b.json", "--out", "o"])
         #expect(usd.input == "a.usdz" && usd.moreInputs == ["b.usdz"] && usd.roomPlans == ["a.json", "b.json"])
         let c = try ConvertCommand(["a.json", "--roomplan", "b.json", "--roomplan", "c.json", "--out", "o"])

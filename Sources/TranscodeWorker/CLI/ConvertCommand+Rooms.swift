@@ -7,9 +7,14 @@ import WorkerCore
 /// `convert`'s RoomPlan inputs: one JSON, or several rooms of one world frame merged into one
 /// structure (`RoomSetMerger`).
 extension ConvertCommand {
-    /// Usage errors found from the paths alone: a file given twice, a .json among several
+    /// Usage errors found from the paths alone: more rooms than `maxRooms`, a file given twice, a .json among several
     /// INPUTs, USD INPUTs and --roomplan files that do not pair up, a USD file among rooms to merge.
     static func checkRoomInputs(inputs: [String], roomPlans: [String]) throws {
+        // Counted before any file is read.
+        let maxRooms = CapturedRoomDecoder.Limits.default.maxRooms
+        guard inputs.count <= maxRooms, roomPlans.count < maxRooms else {
+            throw UsageError("more than \(maxRooms) rooms (maxRooms)")
+        }
         var seen: [String: String] = [:]
         for p in inputs + roomPlans {
             let key = URL(fileURLWithPath: p).standardizedFileURL.path
