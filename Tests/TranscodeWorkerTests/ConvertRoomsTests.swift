@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TranscodeWorker
+import JobPipeline
 import TestSupport
 import WorkerCore
 
@@ -33,6 +34,15 @@ import WorkerCore
         #expect(c.roomPlans == ["b.json", "c.json"])
         #expect(ConvertCommand.displayNames(["x/Kitchen/capturedRoom.json", "y/Hall/capturedRoom.json", "z/a.json"])
             == ["Kitchen/capturedRoom.json", "Hall/capturedRoom.json", "a.json"])
+    }
+
+    @Test func theWorkersOneSourceOptionsRefuseARepeat() {
+        #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--roomplan", "a.json", "--roomplan", "b.json"]) }
+        #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--usd", "a.usdz", "--usd", "b.usdz"]) }
+        #expect(throws: UsageError.self) {
+            try SubmitCommand(["--usdz", "a.usdz", "--roomplan", "a.json", "--roomplan", "b.json",
+                               "--database-url", "postgresql://127.0.0.1:1/none"])
+        }
     }
 
     @Test(.enabled(if: ready, "the executable or ../shared/homes is missing"))
