@@ -43,7 +43,9 @@ public enum PlanBuilder {
         let vocabulary = PlanVocabulary(locale: options.locale)
         let format = MeasureFormatter(units: options.units)
         let outlines = Dictionary(uniqueKeysWithValues: g.stories.map { ($0, RoomPartition.outlines(g, story: $0)) })
-        let rooms = RoomPartition.rooms(g, outlines: outlines, sections: layered.sections, vocabulary: vocabulary)
+        let rooms = layered.rooms.isEmpty
+            ? RoomPartition.rooms(g, outlines: outlines, sections: layered.sections, vocabulary: vocabulary)
+            : RoomPartition.rooms(g, structure: layered.rooms, vocabulary: vocabulary)
         var sheets: [PlanSheet] = []
         let rotation = sheetRotation(g)
         for story in g.stories where !g.walls(story: story).isEmpty {

@@ -1,3 +1,5 @@
+import SceneModel
+
 /// The plan's words in each locale: RoomPlan section labels, object categories and the sheet's
 /// title. Unknown labels are shown as found (camelCase split into words).
 public struct PlanVocabulary: Sendable {
@@ -45,11 +47,5 @@ public struct PlanVocabulary: Sendable {
     }
 
     /// `livingRoom` → `Living room` (at most 40 characters of the label are shown).
-    static func words(_ s: String) -> String {
-        var out = ""
-        for ch in s.prefix(40) where !ch.isNewline && ch.unicodeScalars.allSatisfy({ $0.value >= 0x20 }) {
-            if ch.isUppercase && !out.isEmpty { out += " " + ch.lowercased() } else { out.append(ch) }
-        }
-        return out.prefix(1).uppercased() + out.dropFirst()
-    }
+    static func words(_ s: String) -> String { StructureRoom.words(s) }
 }

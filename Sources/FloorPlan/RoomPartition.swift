@@ -8,6 +8,8 @@ import SceneModel
 ///   centre, or the nearest one; several sections in one outline divide it along the lines
 ///   halfway between their centres (RoomPlan reports no boundary between them);
 /// - a story without sections is one room, labelled `room`;
+/// - a multi-room structure's rooms are not cut at all: each is its own RoomPlan floor
+///   (`RoomPartition+Structure`);
 /// - areas and perimeters are those of the polygons: openings and wall thickness are not
 ///   subtracted.
 enum RoomPartition {
@@ -96,10 +98,12 @@ enum RoomPartition {
         for s in g.walls(story: story) + g.openings(story: story) where distanceOutside(s.mid, polygon) <= boundaryReach {
             ids.append(s.identifier)
         }
-        return RoomFigures(
+        var out = RoomFigures(
             label: label, name: vocabulary.section(label), story: story, area: abs(Polygon2D.signedArea(polygon)),
             perimeter: Polygon2D.perimeter(polygon), center: section?.center, polygonSource: source,
             elements: ids.sorted(), polygon: polygon)
+        out.wallLengths = wallLengths(g, story: story, of: ids)
+        return out
     }
 
     /// The part of `polygon` nearer to `c` than to `d` (one half-plane clip; the area is exact for

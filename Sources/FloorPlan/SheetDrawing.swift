@@ -62,11 +62,15 @@ struct SheetDrawing {
     }
 
     mutating func drawFloor(_ rooms: [RoomFigures], outlines: [RoomPartition.Outline]) {
-        for o in outlines {
-            add(.polygon(o.polygon.map(p), fill: PlanColours.floor, stroke: nil, strokeWidth: 0, layer: .floor))
+        // A structure's rooms are their own floors: those are filled (its merged floor may cover
+        // what no room does); otherwise the story's outlines.
+        let ownFloors = rooms.filter { $0.polygonSource == "room" }
+        for polygon in ownFloors.isEmpty ? outlines.map(\.polygon) : ownFloors.map(\.polygon) {
+            add(.polygon(polygon.map(p), fill: PlanColours.floor, stroke: nil, strokeWidth: 0, layer: .floor))
         }
-        // Boundaries drawn between rooms that share one floor (split along the halfway lines).
-        for r in rooms where r.polygonSource.hasSuffix("+split") {
+        // Boundaries drawn between rooms that share one floor (split along the halfway lines), and
+        // around each room of a structure.
+        for r in rooms where r.polygonSource.hasSuffix("+split") || r.polygonSource == "room" {
             add(.polygon(r.polygon.map(p), fill: nil, stroke: PlanColours.opening, strokeWidth: 0.18, layer: .floor))
         }
     }
@@ -89,6 +93,10 @@ struct SheetDrawing {
         }
     }
 
+    /// Each room's name above its area, near its section's centre (else its centroid), at the
+    /// first of these that fits inside the room: the two lines clear of objects; side by side on
+    /// one smaller line (`Room 1  9.2 m²`) clear of objects; the same two over objects; else the
+    /// two lines at the anchor.
     mutating func drawRoomLabels(_ rooms: [RoomFigures]) {
         for r in rooms {
             let at: SIMD2<Double>
@@ -97,11 +105,29 @@ struct SheetDrawing {
             } else {
                 at = Self.centroid(r.polygon)
             }
-            let q = freeSpot(near: p(at), size: SIMD2(max(Self.textWidth(r.name, size: 3.6), Self.textWidth(format.area(r.area), size: 2.8)), 10),
-                             inside: r.polygon.map(p), clearOf: [(r.name, SIMD2(0, -2.4), 3.6), (format.area(r.area), SIMD2(0, 2.4), 2.8)])
-            add(.text(r.name, at: q - SIMD2(0, 2.4), size: 3.6, angle: 0, colour: PlanColours.roomText, bold: true, role: .roomName, layer: .text))
-            add(.text(format.area(r.area), at: q + SIMD2(0, 2.4), size: 2.8, angle: 0, colour: PlanColours.roomText, bold: false,
-                      role: .roomArea(squareMetres: r.area), layer: .text))
+            let area = format.area(r.area)
+            let twoLines: [(String, SIMD2<Double>, Double)] = [(r.name, SIMD2(0, -2.4), 3.6), (area, SIMD2(0, 2.4), 2.8)]
+            let wName = Self.textWidth(r.name, size: 2.6), wArea = Self.textWidth(area, size: 2.4), gap = 2.0
+            let w = wName + gap + wArea
+            let oneLine: [(String, SIMD2<Double>, Double)] = [(r.name, SIMD2(-w / 2 + wName / 2, 0), 2.6),
+                                                              (area, SIMD2(w / 2 - wArea / 2, 0), 2.4)]
+            let layouts = [
+                (twoLines, SIMD2(max(Self.textWidth(r.name, size: 3.6), Self.textWidth(area, size: 2.8)), 10)),
+                (oneLine, SIMD2(w, 3.4)),
+            ]
+            var placed: [(String, SIMD2<Double>, Double)]?
+            search: for avoidObjects in [true, false] {
+                for (texts, size) in layouts {
+                    if let q = findSpot(near: p(at), size: size, inside: r.polygon.map(p), clearOf: texts, avoidObjects: avoidObjects) {
+                        placed = texts.map { ($0.0, q + $0.1, $0.2) }
+                        break search
+                    }
+                }
+            }
+            for (k, t) in (placed ?? twoLines.map { ($0.0, p(at) + $0.1, $0.2) }).enumerated() {
+                add(.text(t.0, at: t.1, size: t.2, angle: 0, colour: PlanColours.roomText, bold: k == 0,
+                          role: k == 0 ? .roomName : .roomArea(squareMetres: r.area), layer: .text))
+            }
         }
     }
 
@@ -144,9 +170,17 @@ struct SheetDrawing {
         near anchor: SIMD2<Double>, size: SIMD2<Double>, inside polygon: [SIMD2<Double>],
         clearOf texts: [(text: String, offset: SIMD2<Double>, size: Double)] = []
     ) -> SIMD2<Double> {
+        findSpot(near: anchor, size: size, inside: polygon, clearOf: texts) ?? anchor
+    }
+
+    /// As `freeSpot`, nil when no place fits; `avoidObjects` false lets the box cover footprints.
+    func findSpot(
+        near anchor: SIMD2<Double>, size: SIMD2<Double>, inside polygon: [SIMD2<Double>],
+        clearOf texts: [(text: String, offset: SIMD2<Double>, size: Double)] = [], avoidObjects: Bool = true
+    ) -> SIMD2<Double>? {
         // The object boxes that could meet a label placed within the search radius (at most 200).
         let reach = Double(Self.searchRings) * 2 + (size.x + size.y)
-        let boxes = geometry.objects(story: sheet.story).map { o -> (SIMD2<Double>, SIMD2<Double>) in
+        let boxes = (avoidObjects ? geometry.objects(story: sheet.story) : []).map { o -> (SIMD2<Double>, SIMD2<Double>) in
             let c = o.corners.map(p)
             return (c.reduce(c[0], pointwiseMin), c.reduce(c[0], pointwiseMax))
         }
@@ -179,7 +213,7 @@ struct SheetDrawing {
                 if fits(q) { return q }
             }
         }
-        return anchor
+        return nil
     }
 
     static func centroid(_ polygon: [SIMD2<Double>]) -> SIMD2<Double> {

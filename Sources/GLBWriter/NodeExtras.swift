@@ -22,7 +22,7 @@ enum NodeExtras {
 
     /// `{"crowdroom": {"attributes", "category", "confidence"?, "dimensions"? [w, h, d],
     /// "geometry", "identifier", "isOpen"?, "kind": "element", "layer", "parent"?,
-    /// "sourcePrimPath"?, "story"?}}`.
+    /// "room"?, "sourcePrimPath"?, "story"?}}` (`room`: the structure room's name).
     static func element(_ element: RoomElement) -> JSONValue {
         let attributes = element.attributes.map { JSONMember($0.key, .string($0.value)) }
         var members = [
@@ -39,6 +39,7 @@ enum NodeExtras {
         if let story = element.story { members.append(JSONMember("story", .int(story))) }
         if let isOpen = element.isOpen { members.append(JSONMember("isOpen", .bool(isOpen))) }
         if let path = element.sourcePrimPath { members.append(JSONMember("sourcePrimPath", .string(path))) }
+        if let room = element.room { members.append(JSONMember("room", .string(room))) }
         return wrap(members)
     }
 

@@ -3,8 +3,9 @@
 ///   number length are capped, so memory and recursion are bounded;
 /// - every failure is a `JSONReadError` (syntax or limit) carrying the JSON path where parsing stopped
 ///   (`walls[2].transform[7]`);
-/// - string values of selected top-level keys (RoomPlan's base64 `coreModel`) are scanned for
-///   syntax only and never decoded;
+/// - string values of selected keys (RoomPlan's base64 `coreModel`), at any depth, are scanned for
+///   syntax only and never decoded: they take no string budget and no memory, only their length is
+///   kept (the whole document is bounded by the caller);
 /// - nothing traps: all indices are checked and no arithmetic can overflow at the enforced limits.
 public struct JSONReader {
     /// The caps a document is parsed under (counts; bytes for strings; characters for numbers).
@@ -24,20 +25,22 @@ public struct JSONReader {
 
     private let bytes: [UInt8]
     private let limits: Limits
-    private let skipTopLevelKeys: Set<String>
+    private let skipKeys: Set<String>
     private var pos = 0
     private var path: [JSONPathComponent] = []
     private var values = 0
 
-    private init(bytes: [UInt8], limits: Limits, skipTopLevelKeys: Set<String>) {
+    private init(bytes: [UInt8], limits: Limits, skipKeys: Set<String>) {
         self.bytes = bytes
         self.limits = limits
-        self.skipTopLevelKeys = skipTopLevelKeys
+        self.skipKeys = skipKeys
     }
 
     /// Parses one JSON document (an optional UTF-8 byte order mark, one value, whitespace).
-    public static func parse(_ bytes: [UInt8], limits: Limits, skipTopLevelKeys: Set<String> = []) throws(JSONReadError) -> ParsedJSON {
-        var reader = JSONReader(bytes: bytes, limits: limits, skipTopLevelKeys: skipTopLevelKeys)
+    /// A string value of a member named in `skipKeys`, in any object at any depth, becomes
+    /// `.skipped(byteCount:)`; a non-string value of such a member is parsed as usual.
+    public static func parse(_ bytes: [UInt8], limits: Limits, skipKeys: Set<String> = []) throws(JSONReadError) -> ParsedJSON {
+        var reader = JSONReader(bytes: bytes, limits: limits, skipKeys: skipKeys)
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { reader.pos = 3 }
         reader.skipWhitespace()
         guard reader.pos < bytes.count else { throw JSONReadError.syntax("empty document", at: "$") }
@@ -134,7 +137,7 @@ public struct JSONReader {
             skipWhitespace()
             path.append(.key(key))
             let value: ParsedJSON
-            if depth == 1, skipTopLevelKeys.contains(key), pos < bytes.count, bytes[pos] == UInt8(ascii: "\"") {
+            if skipKeys.contains(key), pos < bytes.count, bytes[pos] == UInt8(ascii: "\"") {
                 try countValue()
                 value = .skipped(byteCount: try skipString())
             } else {

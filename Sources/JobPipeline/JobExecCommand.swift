@@ -116,8 +116,10 @@ public struct JobExecCommand {
         while let a = it.next() {
             switch a {
             case "--out": out = try value(a)
-            case "--usd": usd = try value(a)
-            case "--roomplan": roomPlan = try value(a)
+            case "--usd", "--roomplan":
+                // One source each: a repeated one is refused, never silently replaced.
+                guard (a == "--usd" ? usd : roomPlan) == nil else { throw UsageError("\(a) is given twice") }
+                if a == "--usd" { usd = try value(a) } else { roomPlan = try value(a) }
             case "--redacted-textures": redacted = try value(a)
             case "--redaction-regions": regions = try value(a)
             case "--version-id": versionId = try value(a)

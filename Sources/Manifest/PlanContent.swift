@@ -49,6 +49,7 @@ enum PlanContent {
                 "polygon_source": .string(r.polygonSource),
                 "polygon": .array(r.polygon.map { .array([ManifestNumbers.measure($0.x), ManifestNumbers.measure($0.y)]) }),
                 "elements": .array(r.elements.map { .string($0) }),
+                "wall_lengths": .object(r.wallLengths.mapValues { ManifestNumbers.measure($0) }),
             ])
         })
     }

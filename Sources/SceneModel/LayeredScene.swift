@@ -18,6 +18,12 @@ public struct LayeredScene: Hashable, Sendable {
     public var elements: [RoomElement]
     /// RoomPlan sections (iOS 17+): labels and centres, not geometry.
     public var sections: [RoomSection]
+    /// The rooms of a multi-room structure (RoomPlan `CapturedStructure`, or several rooms merged),
+    /// in input order; empty for a single room.
+    public var rooms: [StructureRoom] = []
+    /// How many JSON elements were joined to a USD element (by UUID, or by transform and
+    /// dimensions); 0 without a JSON or without a USD scene.
+    public var linkedElements: Int = 0
     public var metrics: RoomMetrics
     public var quality: QualityGrade
     /// True when the input carried RoomPlan identity (a CapturedRoom JSON, or USD element layers

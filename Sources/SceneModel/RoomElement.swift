@@ -29,6 +29,9 @@ public struct RoomElement: Hashable, Sendable {
     public var node: NodeIndex
     /// Floors: polygon corners in the element's local XY plane (metres), as in the JSON.
     public var polygonCorners: [SIMD3<Double>]
+    /// The name of the structure room the element belongs to (`StructureRoom.name`, `Bedroom 2`);
+    /// nil for a single room and for an element of no room.
+    public var room: String? = nil
 
     public init(
         identifier: String, category: ElementCategory, layer: LayerID, confidence: String? = nil,

@@ -14,13 +14,17 @@ public struct RoomFigures: Hashable, Sendable {
     public var center: SIMD3<Double>?
     /// Which polygon the figures measure: `floor` (RoomPlan's floor polygon), `walls` (the outline
     /// of the story's walls, when it has no floor polygon); `…+split` when a floor shared by several
-    /// sections was divided between them.
+    /// sections was divided between them; `room` for a room of a multi-room structure (its own
+    /// RoomPlan floor).
     public var polygonSource: String
     /// Identifiers of the elements in the room: objects whose centre lies inside the polygon, and
-    /// walls, doors, windows and openings whose centre lies within 0.15 m of it.
+    /// walls, doors, windows and openings whose centre lies within 0.15 m of it; for a room of a
+    /// structure, the elements the structure assigns to it.
     public var elements: [String]
     /// The polygon's corners in world XZ (metres), counter-clockwise seen from above.
     public var polygon: [SIMD2<Double>]
+    /// RoomPlan's width (metres) of each of the room's walls, by identifier.
+    public var wallLengths: [String: Double] = [:]
 
     public init(
         label: String, name: String, story: Int, area: Double, perimeter: Double, center: SIMD3<Double>?,

@@ -219,10 +219,15 @@ enum SampleRoom {
                 ],
                 units: "metric", locale: "en", wallThickness: 0.1, sheets: 1, note: nil,
                 rooms: [
-                    RoomFigures(
-                        label: "livingRoom", name: "Living room", story: 0, area: 6, perimeter: 10, center: SIMD3(-0.8, 0, 0.4),
-                        polygonSource: "floor+split", elements: ["6EA34F07-2B1C-4E52-9A0F-3C1D2E4F5A60"],
-                        polygon: [SIMD2(-2, -1.5), SIMD2(0, -1.5), SIMD2(0, 1.5), SIMD2(-2, 1.5)]),
+                    {
+                        var r = RoomFigures(
+                            label: "livingRoom", name: "Living room", story: 0, area: 6, perimeter: 10,
+                            center: SIMD3(-0.8, 0, 0.4), polygonSource: "floor+split",
+                            elements: ["6EA34F07-2B1C-4E52-9A0F-3C1D2E4F5A60"],
+                            polygon: [SIMD2(-2, -1.5), SIMD2(0, -1.5), SIMD2(0, 1.5), SIMD2(-2, 1.5)])
+                        r.wallLengths = ["6EA34F07-2B1C-4E52-9A0F-3C1D2E4F5A60": 4]
+                        return r
+                    }(),
                     RoomFigures(
                         label: "diningRoom", name: "Dining room", story: 0, area: 6, perimeter: 10, center: SIMD3(0.6, 0, 0.5),
                         polygonSource: "floor+split", elements: [],

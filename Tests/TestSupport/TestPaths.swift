@@ -17,6 +17,10 @@ public enum TestPaths {
     /// machine without the shared folder; the suites that need it say so).
     public static let sharedCorpus = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
 
+    /// `../shared/homes/apple_myhome` beside the repository: six real rooms of one home in one world
+    /// frame (a `capturedRoom.json` and `floorplan.usdz` each); absent on a machine without it.
+    public static let sharedHome = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/homes/apple_myhome")
+
     /// The `transcode-worker` executable built beside the test bundle, or nil when it is not built.
     public static let workerBinary: String? = builtExecutable("transcode-worker")
 

@@ -79,7 +79,9 @@ import TestSupport
                 let extras = (nodes[index]["extras"] as? [String: Any])?["crowdroom"] as? [String: Any]
                 #expect(extras?["identifier"] as? String == e["identifier"] as? String)
             }
-            #expect(r.summary.synthesizedElements + r.summary.linkedElements == r.summary.elements)
+            // Linked: JSON elements joined to a USD one; USD elements without JSON are neither.
+            let usdOnly = elements.filter { $0["geometry"] as? String == "usd" }.count - r.summary.linkedElements
+            #expect(usdOnly >= 0 && r.summary.synthesizedElements + r.summary.linkedElements + usdOnly == r.summary.elements)
         }
     }
 

@@ -9,10 +9,13 @@ import WorkerCore
 /// the pinned hashes of the files it makes and fails when hashes change under the same version.
 public enum ArtifactStages {
     /// Reading the USD and the RoomPlan JSON, and layering: the scene every group is made from.
-    public static let scene = 1
+    /// 2: a `CapturedStructure` is read with its rooms (every `coreModel` skipped, elements
+    /// assigned to rooms), and several rooms of one frame are merged into one structure.
+    public static let scene = 2
     /// The `.glb` writer (`model`). 2: node names that loaders keep (`NodeName`: `layer_walls`
-    /// instead of `layer:walls`, only `A–Z a–z 0–9 _ -`, unique).
-    public static let model = 2
+    /// instead of `layer:walls`, only `A–Z a–z 0–9 _ -`, unique). 3: an element of a structure
+    /// names its room in its extras (`room`).
+    public static let model = 3
     /// The thumbnail renderer and its WebP encoding (`thumbnails`, and the plan thumbnail of a
     /// room, which is in the `plan` group). 2: adaptive supersampling. 3: one WebP segment at
     /// quality 75 by default, eight occlusion samples per pixel. 4: a magnified texture's
@@ -25,8 +28,9 @@ public enum ArtifactStages {
     /// dimensions' lines too, and from moving onto another dimension's text. 7: a dimension text
     /// may turn over to the other side of its line. 8: a wall's dimension is drawn on the other
     /// side of the wall when its text has no clear place or its line crosses a shape or a label,
-    /// and the other side is clear.
-    public static let plan = 8
+    /// and the other side is clear. 9: a structure's rooms are its RoomPlan room floors, each
+    /// outlined and named (numbered when repeated), instead of one floor cut between sections.
+    public static let plan = 9
 }
 
 /// The key of each output group: SHA-256 over a canonical text of everything the group's bytes
@@ -41,7 +45,7 @@ struct ArtifactKeys: Equatable {
     static func compute(_ input: PipelineInput, usdSHA256: String?, jsonSHA256: String?) -> ArtifactKeys {
         var common = [
             "scene=\(ArtifactStages.scene)",
-            "usd=\(input.usd?.name ?? "")|\(usdSHA256 ?? "")",
+            "usd=\(([input.usd].compactMap { $0 } + input.moreUSD).map(\.name).joined(separator: "+"))|\(usdSHA256 ?? "")",
             "json=\(input.roomPlanJSON?.name ?? "")|\(jsonSHA256 ?? "")",
             "version=\(input.versionId ?? "")", "room=\(input.roomId ?? "")",
         ]

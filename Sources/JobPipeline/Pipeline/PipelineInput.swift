@@ -29,6 +29,10 @@ public struct PipelineInput: Sendable {
     }
 
     public var usd: USDSource?
+    /// More rooms' USD files in the same world frame as `usd` (rooms of one home exported one by
+    /// one), read and merged with it into one scene (`Scene.merging`). Redacted textures apply to
+    /// a single USD only.
+    public var moreUSD: [USDSource] = []
     /// The RoomPlan CapturedRoom JSON: file name and bytes.
     public var roomPlanJSON: (name: String, bytes: [UInt8])?
     public var redactedTextures: [RedactedTexture]
@@ -103,6 +107,8 @@ public struct PipelineResult: Sendable {
 public struct PipelineSummary: Sendable {
     public var layers: [(id: String, elements: Int)]
     public var elements: Int
+    /// JSON elements joined to a USD element (`LayeredScene.linkedElements`), not elements with
+    /// USD geometry: a USD element without a JSON one is not linked.
     public var linkedElements: Int
     public var synthesizedElements: Int
     public var triangles: Int

@@ -40,7 +40,7 @@ public enum TranscodePipeline {
         }
 
         // What each output group depends on, and what a reprocess may take from the previous revision.
-        let usdSHA256 = input.usd.map { Digest.hex(Digest.sha256($0.bytes)) }
+        let usdSHA256 = input.usd.map { Self.usdDigest([$0] + input.moreUSD) }
         let jsonSHA256 = input.roomPlanJSON.map { Digest.hex(Digest.sha256($0.bytes)) }
         let keys = ArtifactKeys.compute(input, usdSHA256: usdSHA256, jsonSHA256: jsonSHA256)
         let reusable = input.previous?.reusable(keys) ?? PreviousOutputs.Reusable()
@@ -52,6 +52,7 @@ public enum TranscodePipeline {
         var privacyCrops: [(redactionId: String, webp: [UInt8])] = []
         let scene: Scene? = try phase("parsing") { () throws -> Scene? in
             guard let usd = input.usd else { return nil }
+            if !input.moreUSD.isEmpty { return try Self.mergedScene([usd] + input.moreUSD, input: input) }
             let budget = MemoryBudget(limits: input.limits)
             let opened = try USDParser.openStage(
                 usd.bytes, name: usd.name, limits: input.limits, budget: budget, siblings: usd.siblings)
@@ -166,7 +167,11 @@ public enum TranscodePipeline {
         var inputs: [InputFile] = []
         if let usd = input.usd {
             inputs.append(InputFile(role: "usd", name: usd.name, format: layered.scene.metadata.sourceFormat,
-                                    bytes: usd.bytes.count, sha256: usdSHA256 ?? ""))
+                                    bytes: usd.bytes.count, sha256: input.moreUSD.isEmpty ? usdSHA256 ?? "" : Digest.hex(Digest.sha256(usd.bytes))))
+            for more in input.moreUSD {
+                inputs.append(InputFile(role: "usd", name: more.name, format: layered.scene.metadata.sourceFormat,
+                                        bytes: more.bytes.count, sha256: Digest.hex(Digest.sha256(more.bytes))))
+            }
         }
         if let json = input.roomPlanJSON {
             inputs.append(InputFile(role: "roomplan_json", name: json.name, format: "json", bytes: json.bytes.count,
@@ -211,7 +216,7 @@ public enum TranscodePipeline {
         let summary = PipelineSummary(
             layers: layered.layers.map { ($0.id.rawValue, $0.elements.count) },
             elements: layered.elements.count,
-            linkedElements: layered.elements.filter { $0.geometry == .usd }.count,
+            linkedElements: layered.linkedElements,
             synthesizedElements: layered.elements.filter { $0.geometry == .synthesized }.count,
             triangles: glb.triangleCount, vertices: glb.vertexCount, glbBytes: glb.bytes.count,
             manifestBytes: manifest.count, phaseMilliseconds: timings,

@@ -8,6 +8,9 @@
 /// - `ROOMPLAN_JSON_TOO_LARGE`: the JSON is larger than `CapturedRoomDecoder.Limits.maxBytes`.
 /// - `ROOMPLAN_LIMIT_EXCEEDED`: a named limit was exceeded (nesting depth, values, string bytes,
 ///   elements, polygon corners, scene nodes…); `jsonPath` is set for JSON limits.
+/// - `ROOMPLAN_INPUTS_MISMATCHED`: the inputs do not go together: the USD's element UUIDs are
+///   none of the JSON's (a USDZ paired with another room's JSON), or rooms to merge repeat one
+///   another or are not single rooms (`RoomSetMerger`).
 ///
 /// Layering errors are properties of the input: retrying the same input gives the same error, so
 /// `isRetryable` is always false.
@@ -37,6 +40,7 @@ public struct LayeringError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let jsonInvalid = "ROOMPLAN_JSON_INVALID"
     public static let jsonTooLarge = "ROOMPLAN_JSON_TOO_LARGE"
     public static let limitExceeded = "ROOMPLAN_LIMIT_EXCEEDED"
+    public static let inputsMismatched = "ROOMPLAN_INPUTS_MISMATCHED"
 
     static func invalid(_ message: String, at path: String) -> LayeringError {
         LayeringError(code: jsonInvalid, message: message, jsonPath: path)

@@ -49,6 +49,10 @@ import SceneModel
 /// elements have category `unclassified`, identifier `usd:<prim path>`, and their node's world
 /// transform. No quality grade is given.
 ///
+/// **Structures** (`CapturedStructure`, several rooms): the model is the top-level (merged)
+/// lists; each element names its room and `LayeredScene.rooms` holds the rooms measured from their
+/// own floors; see `StructureRooms`.
+///
 /// **Metrics and grade**: see `RoomMeasurements` and `QualityGrader`.
 public enum RoomLayering {
     /// Joins the USD scene (nil when only JSON was uploaded) with the CapturedRoom JSON bytes (nil
@@ -130,6 +134,7 @@ public enum RoomLayering {
                 "\(json.count + usd.count) elements; the limit is \(options.maxElements) (maxElements)", at: nil)
         }
 
+        try checkPairing(json: json, usd: usd)
         let link = ElementLinker(json: json, usd: usd, options: options)
         if link.linkedByTransform > 0 {
             warn(LayeringWarningCode.linkedByTransform,
@@ -247,10 +252,12 @@ public enum RoomLayering {
             ?? SceneMetadata(sourceUpAxis: .y, sourceMetersPerUnit: 1, defaultPrim: nil, sourceFormat: "roomplan-json")
         let assembled = LayeredSceneAssembler.assemble(
             planned, source: index, metadata: metadata, sceneWarnings: scene?.warnings ?? [])
+        var elements = assembled.elements
+        let structureRooms = StructureRooms.apply(room, to: &elements, warnings: &warnings)
         let measured = RoomMeasurements.metrics(
-            elements: assembled.elements, curves: curves, usdFloorMeasures: floorMeasures, options: options)
+            elements: elements, curves: curves, usdFloorMeasures: floorMeasures, options: options)
         let quality = QualityGrader.grade(
-            elements: assembled.elements, wallsClosed: measured.wallsClosed, hasJSON: room != nil)
+            elements: elements, wallsClosed: measured.wallsClosed, hasJSON: room != nil)
         let sections = room.map { r in
             r.sections.map {
                 RoomSection(label: $0.label, center: SIMD3(Double($0.center.x), Double($0.center.y), Double($0.center.z)),
@@ -258,10 +265,26 @@ public enum RoomLayering {
             }
         } ?? usdSections
 
-        return LayeredScene(
-            scene: assembled.scene, layers: assembled.layers, elements: assembled.elements, sections: sections,
+        var layered = LayeredScene(
+            scene: assembled.scene, layers: assembled.layers, elements: elements, sections: sections,
             metrics: measured.metrics, quality: quality, isRoomPlan: room != nil || identityFound,
             referenceOriginTransform: room?.referenceOriginTransform.map { Matrix4(columnMajorFloats: $0) },
             warnings: warnings)
+        layered.rooms = structureRooms
+        layered.linkedElements = link.usdForJSON.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
+        return layered
+    }
+
+    /// Refuses a USD whose element UUIDs are none of the JSON's: the two files are of different
+    /// rooms (an export paired with another scan's JSON), and linking would silently keep neither.
+    static func checkPairing(json: [JSONElement], usd: [USDElement]) throws {
+        let uuids = Set(usd.compactMap { $0.uuid?.uppercased() })
+        guard !uuids.isEmpty, !json.isEmpty else { return }
+        guard json.contains(where: { uuids.contains($0.identifier.uppercased()) }) else {
+            throw LayeringError(
+                code: LayeringError.inputsMismatched,
+                message: "none of the USD's \(uuids.count) element UUIDs is among the JSON's \(json.count) elements: "
+                    + "the two files are of different rooms")
+        }
     }
 }

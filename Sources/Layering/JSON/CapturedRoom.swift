@@ -24,6 +24,13 @@ public struct CapturedRoom: Sendable, Hashable {
     public var referenceOriginTransform: [Float]?
     /// Length in bytes of the base64 `coreModel` text, nil when absent. The text is not kept.
     public var coreModelLength: Int?
+    /// A `CapturedStructure` (iOS 17 `StructureBuilder`): one complete room per scanned room, each
+    /// with its own floors and sections, its walls, doors, windows, openings and objects repeating
+    /// identifiers of the top-level (merged) lists. Empty for a single room. Rooms never nest.
+    public var rooms: [CapturedRoom] = []
+
+    /// True when the file is a `CapturedStructure` (it has `rooms`).
+    public var isStructure: Bool { !rooms.isEmpty }
 
     public init(
         version: Int? = nil, story: Int? = nil, walls: [Surface] = [], doors: [Surface] = [], windows: [Surface] = [],

@@ -12,7 +12,10 @@ import JSONCore
 ///   post-iOS-16 key is optional, and so are `confidence`, `completedEdges` and `curve`;
 /// - unknown keys are ignored;
 /// - enums are accepted as single-key objects (`{"door":{"isOpen":true}}`) or bare strings (`"door"`);
-/// - `coreModel` is scanned for syntax and skipped, never decoded;
+/// - `coreModel` is scanned for syntax and skipped, never decoded, wherever it sits (the top
+///   level of a room, each room of a structure's `rooms[]`): its size counts only towards `maxBytes`;
+/// - a `CapturedStructure` (iOS 17 `StructureBuilder`: top-level merged lists plus `rooms[]`, one
+///   complete room each) decodes into `CapturedRoom.rooms`; room copies count towards `maxElements`;
 /// - `completedEdges` items may be strings or single-key objects (`{"top":{}}`); other items are
 ///   dropped with a `ROOMPLAN_JSON_VALUE_IGNORED` warning;
 /// - `curve` (never observed) is accepted as an object with `startAngle`, `endAngle`, `radius`,
@@ -53,6 +56,8 @@ public enum CapturedRoomDecoder {
         public var maxAttributes: Int
         /// Most completed edges of one surface. Default 16.
         public var maxCompletedEdges: Int
+        /// Most rooms of a structure. Default 256 (a home has tens).
+        public var maxRooms: Int = 256
 
         public init(
             maxBytes: Int = 20 * 1024 * 1024, maxDepth: Int = 32, maxValues: Int = 2_000_000,
@@ -83,12 +88,10 @@ public enum CapturedRoomDecoder {
                 code: LayeringError.jsonTooLarge,
                 message: "CapturedRoom JSON is \(bytes.count) bytes; the limit is \(limits.maxBytes) (maxBytes)")
         }
-        let readerLimits = JSONReader.Limits(
-            maxDepth: min(max(limits.maxDepth, 1), 512), maxValues: max(limits.maxValues, 1),
-            maxStringBytes: max(limits.maxStringBytes, 0), maxNumberLength: max(limits.maxNumberLength, 1))
+        let readerLimits = readerLimits(limits)
         let root: ParsedJSON
         do {
-            root = try JSONReader.parse(bytes, limits: readerLimits, skipTopLevelKeys: ["coreModel"])
+            root = try JSONReader.parse(bytes, limits: readerLimits, skipKeys: ["coreModel"])
         } catch {
             throw LayeringError(code: error.kind == .syntax ? LayeringError.jsonInvalid : LayeringError.limitExceeded,
                                 message: error.message, jsonPath: error.path)
@@ -96,5 +99,12 @@ public enum CapturedRoomDecoder {
         var mapper = RoomJSONMapper(limits: limits)
         let room = try mapper.room(JSONField(value: root, path: "$"))
         return (room, mapper.warnings)
+    }
+
+    /// The parser's caps for `limits` (sanitised: at least 1, depth at most 512).
+    static func readerLimits(_ limits: Limits) -> JSONReader.Limits {
+        JSONReader.Limits(
+            maxDepth: min(max(limits.maxDepth, 1), 512), maxValues: max(limits.maxValues, 1),
+            maxStringBytes: max(limits.maxStringBytes, 0), maxNumberLength: max(limits.maxNumberLength, 1))
     }
 }

@@ -14,7 +14,9 @@ struct RoomJSONMapper {
 
     static let listKeys = ["walls", "doors", "windows", "openings", "floors", "objects"]
 
-    mutating func room(_ root: JSONField) throws -> CapturedRoom {
+    /// A room, or a structure when `root` is the document and has `rooms` (a room's own `rooms`
+    /// is ignored with a warning: rooms never nest).
+    mutating func room(_ root: JSONField, nested: Bool = false) throws -> CapturedRoom {
         let members = try root.object()
         guard Self.listKeys.contains(where: { k in members.contains { $0.key == k } }) else {
             throw root.invalid("not a CapturedRoom: none of walls, doors, windows, openings, floors, objects is present")
@@ -38,6 +40,14 @@ struct RoomJSONMapper {
             room.sections = try items.enumerated().map { try section(list.item($0.offset, $0.element)) }
         }
         if let t = root.member("referenceOriginTransform") { room.referenceOriginTransform = try transform(t) }
+        if let list = root.member("rooms") {
+            if nested {
+                warn(LayeringWarningCode.jsonValueIgnored, list.path, "rooms inside a room are ignored")
+            } else {
+                let items = try list.array(max: limits.maxRooms, limitName: "maxRooms")
+                room.rooms = try items.enumerated().map { try self.room(list.item($0.offset, $0.element), nested: true) }
+            }
+        }
         return room
     }
 

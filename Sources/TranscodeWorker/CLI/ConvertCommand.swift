@@ -7,12 +7,13 @@ import JSONCore
 import WorkerRuntime
 import WorkerCore
 import JobPipeline
+import Layering
 import SourceFiles
 
-/// `transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR] [--report] [--json]`
+/// `transcode-worker convert INPUT [--roomplan ROOM.json]… --out DIR [--redacted-textures DIR] [--report] [--json]`
 struct ConvertCommand {
     static let help = """
-        USAGE: transcode-worker convert INPUT [--roomplan ROOM.json] --out DIR [--redacted-textures DIR]
+        USAGE: transcode-worker convert INPUT… [--roomplan ROOM.json]… --out DIR [--redacted-textures DIR]
                                         [--no-thumbnails] [--views LIST] [--thumb-size SIZE] [--orbit-size SIZE]
                                         [--webp-quality Q]
                                         [--glb-compression meshopt|none] [--texture-format webp|original]
@@ -35,10 +36,19 @@ struct ConvertCommand {
                                     inputs, stats (written last)
 
         INPUT is a .usdz, .usdc, .usda or .usd file, or a RoomPlan CapturedRoom .json alone (the room
-        is then built from the JSON).
+        is then built from the JSON). A CapturedStructure .json (iOS 17, several rooms) is read with its
+        rooms: each is measured from its own floor, named by its section, and holds its elements.
+
+        Several rooms of one home, scanned in one world frame, are merged into one structure (one
+        model, one plan, a record per room): either each room's .json (INPUT and one --roomplan per
+        other room), or each room's USD as an INPUT with one --roomplan per INPUT. The same file
+        twice, a structure among them, rooms sharing an element, USD INPUTs and --roomplan files
+        that do not pair up, or a USD whose element UUIDs are none of its JSON's (another room's
+        JSON) is a usage error (exit 2).
 
         OPTIONS:
-          --roomplan FILE           The RoomPlan CapturedRoom JSON exported with the USDZ.
+          --roomplan FILE           The RoomPlan CapturedRoom JSON exported with the USDZ; with a .json
+                                    INPUT, one more room to merge (repeatable).
           --out DIR                 Output directory (created when missing; existing outputs replaced).
           --redacted-textures DIR   Face-blurred textures: DIR/<path> replaces the package texture at
                                     <path> (or the one texture with the same file name) before anything
@@ -82,7 +92,9 @@ struct ConvertCommand {
         """
 
     var input = ""
-    var roomPlan: String?
+    var roomPlans: [String] = []
+    /// USD files of more rooms of the same home (INPUT is the first).
+    var moreInputs: [String] = []
     var out = ""
     var redacted: String?
     var json = false
@@ -104,7 +116,7 @@ struct ConvertCommand {
         }
         while let a = it.next() {
             switch a {
-            case "--roomplan": roomPlan = try value(a)
+            case "--roomplan": roomPlans.append(try value(a))
             case "--out": out = try value(a)
             case "--redacted-textures": redacted = try value(a)
             case "--json": json = true
@@ -162,13 +174,13 @@ struct ConvertCommand {
             case "-h", "--help": throw UsageError.helpRequested
             default:
                 if a.hasPrefix("-") { throw UsageError("unknown option \(a)") }
-                guard input.isEmpty else { throw UsageError("convert takes one INPUT") }
-                input = a
+                if input.isEmpty { input = a } else { moreInputs.append(a) }
             }
         }
         if let orbitSize { thumbnails?.sizes.orbit = orbitSize }
         if input.isEmpty { throw UsageError("convert needs an INPUT file") }
         if out.isEmpty { throw UsageError("convert needs --out DIR") }
+        try Self.checkRoomInputs(inputs: [input] + moreInputs, roomPlans: roomPlans)
     }
 
     func run() -> Int32 {
@@ -188,18 +200,30 @@ struct ConvertCommand {
             pipelineInput.previous = found
         }
         do {
-            let name = (input as NSString).lastPathComponent
+            let name = Self.displayNames([input] + moreInputs)[0]
             let isJSON = input.lowercased().hasSuffix(".json")
             if isJSON {
-                pipelineInput.roomPlanJSON = (name, try FileReader.read(input, maxBytes: limits.maxInputBytes))
+                switch try readRooms([input] + roomPlans, maxBytes: limits.maxInputBytes) {
+                case .success(let json): pipelineInput.roomPlanJSON = json
+                case .failure(let e): return report(e, status: e.code == LayeringError.inputsMismatched ? ExitStatus.usage : ExitStatus.invalidInput)
+                }
             } else {
                 let dir = (input as NSString).deletingLastPathComponent
                 pipelineInput.usd = PipelineInput.USDSource(
                     name: name, bytes: try FileReader.map(input, maxBytes: limits.maxInputBytes),
                     siblings: DirectoryAssetProvider(root: dir.isEmpty ? "." : dir, maxBytes: limits.maxInputBytes))
-                if let roomPlan {
-                    pipelineInput.roomPlanJSON = ((roomPlan as NSString).lastPathComponent,
-                                                  try FileReader.read(roomPlan, maxBytes: limits.maxInputBytes))
+                for more in moreInputs {
+                    let moreDir = (more as NSString).deletingLastPathComponent
+                    pipelineInput.moreUSD.append(PipelineInput.USDSource(
+                        name: Self.displayNames([input] + moreInputs)[pipelineInput.moreUSD.count + 1],
+                        bytes: try FileReader.map(more, maxBytes: limits.maxInputBytes),
+                        siblings: DirectoryAssetProvider(root: moreDir.isEmpty ? "." : moreDir, maxBytes: limits.maxInputBytes)))
+                }
+                if !roomPlans.isEmpty {
+                    switch try readRooms(roomPlans, maxBytes: limits.maxInputBytes) {
+                    case .success(let json): pipelineInput.roomPlanJSON = json
+                    case .failure(let e): return report(e, status: e.code == LayeringError.inputsMismatched ? ExitStatus.usage : ExitStatus.invalidInput)
+                    }
                 }
             }
             if let redacted { pipelineInput.redactedTextures = try FileReader.readRedactions(redacted, maxBytes: limits.maxInputBytes) }
@@ -213,7 +237,9 @@ struct ConvertCommand {
         do {
             result = try TranscodePipeline.run(pipelineInput)
         } catch {
-            return report(error, status: error.isInputError ? ExitStatus.invalidInput : ExitStatus.internalError)
+            let status = error.code == LayeringError.inputsMismatched ? ExitStatus.usage
+                : error.isInputError ? ExitStatus.invalidInput : ExitStatus.internalError
+            return report(error, status: status)
         }
         if writeReport {
             do {

@@ -80,6 +80,8 @@ public enum ErrorCatalog {
               "the bytes are not JSON, or not of the CapturedRoom shape (the JSON path names the value)"),
         entry(LayeringError.jsonTooLarge, "Layering", false, "the JSON is larger than the decoder's limit"),
         entry(LayeringError.limitExceeded, "Layering", false, "a named limit was exceeded (nesting, values, elements, polygon corners, nodes)"),
+        entry(LayeringError.inputsMismatched, "Layering", false,
+              "the inputs do not go together: a USD whose element UUIDs are none of its JSON's, or rooms to merge that repeat one another or are not single rooms"),
     ]
 
     static let writers: [Entry] = [

@@ -56,8 +56,12 @@ struct SubmitCommand {
         var maxAttempts: Int?
         options = try DatabaseOptions(args) { flag, value in
             switch flag {
-            case "--usdz": usdz = try value()
-            case "--roomplan": roomplan = try value()
+            case "--usdz":
+                guard usdz == nil else { throw UsageError("--usdz is given twice: a version has one USDZ") }
+                usdz = try value()
+            case "--roomplan":
+                guard roomplan == nil else { throw UsageError("--roomplan is given twice: a version has one RoomPlan JSON") }
+                roomplan = try value()
             case "--room": room = try value()
             case "--version": version = try value()
             case "--name": name = try value()
