@@ -17,6 +17,33 @@ public enum Digest {
         bytes.withUnsafeBytes { sha256($0) }
     }
 
+    /// SHA-256 over bytes given in parts (a file read in chunks): `update` with each part in
+    /// order, then `finish` once for the 32 raw bytes. Owns a libcrypto context, freed on deinit.
+    public final class SHA256Stream {
+        private let context: OpaquePointer?
+
+        public init() {
+            context = EVP_MD_CTX_new()
+            _ = EVP_DigestInit_ex(context, EVP_sha256(), nil)
+        }
+
+        deinit { EVP_MD_CTX_free(context) }
+
+        /// Adds `bytes` to the digest.
+        public func update(_ bytes: UnsafeRawBufferPointer) {
+            guard bytes.count > 0 else { return }
+            _ = EVP_DigestUpdate(context, bytes.baseAddress, bytes.count)
+        }
+
+        /// The digest of everything added, as 32 raw bytes (call once).
+        public func finish() -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: 32)
+            var len: UInt32 = 32
+            out.withUnsafeMutableBufferPointer { o in _ = EVP_DigestFinal_ex(context, o.baseAddress, &len) }
+            return out
+        }
+    }
+
     /// HMAC-SHA-256 of `message` with `key`, as 32 raw bytes.
     public static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)

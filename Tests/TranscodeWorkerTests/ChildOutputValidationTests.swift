@@ -25,9 +25,9 @@ struct ChildOutputValidationTests {
             outside = NSTemporaryDirectory() + "outside-" + UUID().uuidString
             try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
             _ = FileManager.default.createFile(atPath: outside + "/secret", contents: Data("top secret".utf8))
-            try put("model.glb", Array("glTF-binary".utf8))
-            try put("thumbs/hero.webp", Array("RIFF-webp".utf8))
-            try put("layer_manifest.json", Array(#"{"schema_version":1}"#.utf8))
+            try put("model.glb", OutputSamples.glb())
+            try put("thumbs/hero.webp", OutputSamples.webp())
+            try put("layer_manifest.json", OutputSamples.manifest())
         }
 
         deinit {
@@ -76,7 +76,7 @@ struct ChildOutputValidationTests {
         #expect(f.refusal() == nil)
         let o = try f.outputs()
         defer { o.close() }
-        #expect(try o.read("thumbs/hero.webp", phase: .uploadingOutputs) == Array("RIFF-webp".utf8))
+        #expect(try o.read("thumbs/hero.webp", phase: .uploadingOutputs) == OutputSamples.webp())
     }
 
     @Test("a symbolic link in out/ pointing outside is refused, as a file or a directory")
@@ -140,7 +140,7 @@ struct ChildOutputValidationTests {
     @Test("files over the cap, alone or in total, are refused; so are false sizes")
     func caps() throws {
         let f = try Fixture()
-        try f.put("model.glb", [UInt8](repeating: 7, count: 5000))
+        try f.put("model.glb", OutputSamples.glb(jsonBytes: 4900))
         #expect(Self.isViolation(f.refusal(file: 4096)))
         #expect(Self.isViolation(f.refusal(file: 8192, total: 5010)))
         #expect(f.refusal(file: 8192, total: 1 << 20) == nil)

@@ -99,6 +99,26 @@ struct PlanOutputSafetyTests {
         #expect(ChildOutputValidationTests.isViolation(refusal) && refusal.message.contains("plan.pdf"))
     }
 
+    /// A `stream` keyword inside a comment or a string must not make the check skip what follows
+    /// it up to an `endstream` elsewhere: a viewer would run the action in between.
+    @Test func aStreamKeywordInACommentOrAStringHidesNothing() throws {
+        let pdf = String(decoding: try #require(try Self.realPlan()["plan.pdf"]), as: UTF8.self)
+        let catalog = "/Type /Catalog"
+        let action = " /OpenAction << /S /JavaScript /JS (app.alert(1)) >>"
+        let hidden = [
+            pdf.replacingOccurrences(of: catalog, with: "%stream\n" + catalog + action + "\n%endstream\n"),
+            pdf.replacingOccurrences(of: catalog, with: catalog + " /Title (stream\n)" + action + " /Subject (endstream)"),
+            pdf.replacingOccurrences(of: catalog, with: catalog + " /Title (a \\) stream\n)" + action + " /Subject (endstream)"),
+        ]
+        for (i, text) in hidden.enumerated() {
+            #expect(text != pdf, "variant \(i) changed nothing")
+            #expect(PDFSafety.problem(Array(text.utf8)) == "the name /OpenAction", "variant \(i) hid the action")
+        }
+        // Comments and strings that hide nothing are still accepted.
+        let harmless = pdf.replacingOccurrences(of: catalog, with: "%stream\n" + catalog + " /Title (stream\n)")
+        #expect(PDFSafety.problem(Array(harmless.utf8)) == nil)
+    }
+
     @Test func aDXFThatIsNotDXFTextIsRefused() throws {
         let dxf = String(decoding: try #require(try Self.realPlan()["plan.dxf"]), as: UTF8.self)
         let hostile = [dxf + "\u{0}", "<script>alert(1)</script>\n" + dxf, String(dxf.dropLast(4)), dxf + "  0\n",

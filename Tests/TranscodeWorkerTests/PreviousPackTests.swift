@@ -141,7 +141,7 @@ import SourceFiles
     @Test func aChildClaimingReuseOfBytesTheWorkerDidNotFetchIsRefused() throws {
         let ws = try JobWorkspace()
         defer { ws.remove() }
-        let manifest = Array(#"{"schema_version":5}"#.utf8), hero = Array("RIFF-webp".utf8)
+        let manifest = OutputSamples.manifest(), hero = OutputSamples.webp()
         _ = try ws.write(manifest, to: "layer_manifest.json", in: ws.outputDirectory)
         let heroFile = ChildMessage.File(path: "thumbs/hero.webp", bytes: hero.count, sha256: Digest.hex(Digest.sha256(hero)))
         let files = [heroFile, ChildMessage.File(path: "layer_manifest.json", bytes: manifest.count,

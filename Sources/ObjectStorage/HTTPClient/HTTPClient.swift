@@ -48,7 +48,9 @@ public final class HTTPClient: Sendable {
 
         let shared = Self.shared
         let exchange = HTTPExchange(limit: maxResponseBytes)
-        let task = shared.session.dataTask(with: urlRequest)
+        let task: URLSessionDataTask = request.bodyFile.map {
+            shared.session.uploadTask(with: urlRequest, fromFile: URL(fileURLWithPath: $0.path))
+        } ?? shared.session.dataTask(with: urlRequest)
         shared.delegate.register(task, exchange)
         task.resume()
 
@@ -117,7 +119,13 @@ public final class HTTPClient: Sendable {
         }
         if !hasUserAgent { urlRequest.setValue("transcode-worker", forHTTPHeaderField: "User-Agent") }
         let method = request.method.uppercased()
-        if !request.body.isEmpty {
+        if let file = request.bodyFile {
+            guard request.body.isEmpty, file.bytes >= 0 else {
+                throw HTTPClientError(code: HTTPClientError.invalidRequest, message: "a request has one body: bytes or a file")
+            }
+            if !hasContentType { urlRequest.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type") }
+            urlRequest.setValue(String(file.bytes), forHTTPHeaderField: "Content-Length")
+        } else if !request.body.isEmpty {
             if !hasContentType { urlRequest.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type") }
             urlRequest.setValue(String(request.body.count), forHTTPHeaderField: "Content-Length")
             urlRequest.httpBody = Data(request.body)

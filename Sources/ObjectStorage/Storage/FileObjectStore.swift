@@ -121,6 +121,19 @@ public struct FileObjectStore: ObjectStore {
     /// (retryable), `STORAGE_NO_SPACE`, `STORAGE_INVALID_KEY` (also when `key` clashes with a
     /// prefix).
     public func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError) {
+        try writeAtomically(key) { fd in
+            bytes.withUnsafeBytes { raw in ObjectSource.writeAll(fd, raw) }
+        }
+    }
+
+    /// Writes the file of `key` from `source`, chunk by chunk, as `put(_:bytes:…)` does.
+    public func put(_ key: String, source: ObjectSource, contentType: String, cacheControl: String?) throws(StorageError) {
+        try writeAtomically(key) { fd in source.forEachChunk { ObjectSource.writeAll(fd, $0) } }
+    }
+
+    /// Makes the file of `key` from what `fill` writes to a temporary file beside it (fsync,
+    /// rename, fsync of the directory); `fill` returns 0 or an errno. Throws as `put`.
+    func writeAtomically(_ key: String, fill: (Int32) -> Int32) throws(StorageError) {
         try validate(key)
         let target = path(key)
         let directory = String(target[..<target.lastIndex(of: "/")!])
@@ -139,19 +152,7 @@ public struct FileObjectStore: ObjectStore {
             throw StorageError.system(e, "cannot create a temporary file for \(key)", key: key, writing: true)
         }
 
-        var failure: Int32 = 0
-        bytes.withUnsafeBytes { raw in
-            var written = 0
-            while written < raw.count {
-                let n = write(fd, raw.baseAddress! + written, raw.count - written)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                written += n
-            }
-        }
+        var failure = fill(fd)
         if failure == 0 && fsync(fd) != 0 { failure = errno }
         if close(fd) != 0 && failure == 0 && errno != EINTR { failure = errno }
         if failure != 0 {

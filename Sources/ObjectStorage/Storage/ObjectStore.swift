@@ -20,6 +20,10 @@ public protocol ObjectStore: Sendable {
     /// (nil: none; backends without metadata ignore it).
     func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError)
 
+    /// Writes an object as `put(_:bytes:…)` does, its bytes streamed from `source` (never held
+    /// whole in memory). Throws what `put(_:bytes:…)` throws.
+    func put(_ key: String, source: ObjectSource, contentType: String, cacheControl: String?) throws(StorageError)
+
     /// Copies the object at `source` to `destination` inside this store, with `contentType` and
     /// `cacheControl` as `put` sets them, without the bytes passing through the caller where the
     /// backend allows (S3 `CopyObject`; a hard link on a file store). Throws `STORAGE_NOT_FOUND`

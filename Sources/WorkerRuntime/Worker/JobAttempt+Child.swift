@@ -46,10 +46,16 @@ extension JobAttempt {
             interval: 0.2,
             onLine: { line in self.childLine(line, seen: seen, ws) },
             onStderr: { line in self.childStderr(line, pid: child.pid, seen: seen, ws) },
-            tick: { self.childTick(seen: seen, deadline: deadline) })
+            tick: { self.childTick(seen: seen, deadline: deadline, ws) })
         // The last step reached goes out before anything about the end of the job.
         progress.flushNow()
+        logSuppressedLines(seen)
         if let stopCause = seen.stopCause { throw .stopped(stopCause) }
+        if seen.diskExceeded {
+            throw .failed(ChildOutputs.violation(
+                "the job held more than \(config.jobDiskMB) MiB (or \(WorkspaceUsage.maxEntries) entries) in its work directory; the child process was killed",
+                phase: currentStep))
+        }
         if seen.timedOut {
             throw .failed(FailureReason(
                 reason: FailureReason.timeout,
@@ -75,11 +81,21 @@ extension JobAttempt {
         var final: ChildMessage?
         var stopCause: JobControl.StopReason?
         var timedOut = false
+        var diskExceeded = false
+        /// Monotonic nanoseconds of the last disk measurement.
+        var measuredAt: UInt64 = 0
         var stderrLines = 0
+        var unexpectedLines = 0
     }
+
+    /// The most unexpected standard-output lines, and standard-error lines, logged per job (the
+    /// rest are counted: a child cannot flood the worker's log).
+    static let loggedChildLines = 40
 
     func childLine(_ line: String, seen: ChildState, _ ws: JobWorkspace) {
         guard let message = ChildMessage(line: line) else {
+            seen.unexpectedLines += 1
+            guard seen.unexpectedLines <= Self.loggedChildLines else { return }
             logger.warn("unexpected child output", ids.merging(["line": .string(String(ws.scrub(line).prefix(300)))]) { a, _ in a })
             return
         }
@@ -91,17 +107,34 @@ extension JobAttempt {
 
     func childStderr(_ line: String, pid: pid_t, seen: ChildState, _ ws: JobWorkspace) {
         seen.stderrLines += 1
-        guard seen.stderrLines <= 40, !line.isEmpty else { return }
+        guard seen.stderrLines <= Self.loggedChildLines, !line.isEmpty else { return }
         logger.warn("child stderr", ids.merging(["pid": .int(Int64(pid)),
                                                  "line": .string(String(ws.scrub(line).prefix(500)))]) { a, _ in a })
     }
 
-    /// Called at least every 200 ms while the child runs; true kills it.
-    func childTick(seen: ChildState, deadline: UInt64) -> Bool {
+    /// Called at least every 200 ms while the child runs; true kills it. Measures what the child
+    /// holds on disk about once a second.
+    func childTick(seen: ChildState, deadline: UInt64, _ ws: JobWorkspace) -> Bool {
         progress.flush()
         if let r = control.stopReason { seen.stopCause = r; return true }
-        if Clock.now() >= deadline { seen.timedOut = true; return true }
+        let now = Clock.now()
+        if now >= deadline { seen.timedOut = true; return true }
+        if now - seen.measuredAt >= 1_000_000_000 {
+            seen.measuredAt = now
+            let used = WorkspaceUsage.bytes(below: [ws.outputDirectory, ws.tempDirectory])
+            if used.map({ $0 > config.jobDiskMB << 20 }) ?? true { seen.diskExceeded = true; return true }
+        }
         return false
+    }
+
+    /// One line for the child's lines that were counted but not logged.
+    func logSuppressedLines(_ seen: ChildState) {
+        let unexpected = max(0, seen.unexpectedLines - Self.loggedChildLines)
+        let stderr = max(0, seen.stderrLines - Self.loggedChildLines)
+        guard unexpected + stderr > 0 else { return }
+        logger.warn("child output not logged", ids.merging([
+            "unexpected_lines": .int(Int64(unexpected)), "stderr_lines": .int(Int64(stderr)),
+        ]) { a, _ in a })
     }
 
     /// Checks the child's files and reads what the report needs from the manifest.
@@ -116,18 +149,11 @@ extension JobAttempt {
         if case .object(let o) = summary, case .array(let list)? = o["reused"] {
             for case .string(let path) in list where reported.contains(path) && path != "layer_manifest.json" { reused.insert(path) }
         }
-        // Every reported file is checked before anything is uploaded (names, links, types, sizes),
-        // except reused ones with the hash of what the worker downloaded: they are copied from there.
+        // Every reported file is checked and taken in before anything is uploaded (names, links,
+        // types, sizes, hashes, content), except reused ones with the hash of what the worker
+        // downloaded: they are copied from there.
         let copied = Self.copiedFromPrevious(files, reused: reused, previous: previous)
-        let limits = ChildOutputs.limits(config)
-        do {
-            let outputs = try ChildOutputs(ws, maxFileBytes: limits.file, maxTotalBytes: limits.total, phase: .preview)
-            defer { outputs.close() }
-            try outputs.validate(files, copied: copied, phase: .preview)
-        } catch {
-            throw .failed(error)
-        }
-        // What the report needs comes typed in the summary; the manifest is uploaded, never parsed.
+        // What the report needs comes typed in the summary; it also says what the files must be.
         guard let result = ChildMessage.result(summary) else {
             throw .failed(.internalFault("CHILD_PROTOCOL: the child's summary lacks the manifest schema version, layers or thumbnails",
                                          phase: .preview))
@@ -135,10 +161,22 @@ extension JobAttempt {
         guard result.thumbnails.allSatisfy({ reported.contains($0.path) }) else {
             throw .failed(.internalFault("CHILD_PROTOCOL: the summary names a thumbnail the child did not report", phase: .preview))
         }
+        var expected = OutputStructure.Expectations(manifestSchemaVersion: result.manifestSchemaVersion,
+                                                    versionId: job.versionId, roomId: job.roomId)
+        for t in result.thumbnails { expected.imageSizes[t.path] = (t.width, t.height) }
+        let limits = ChildOutputs.limits(config)
+        let intake: OutputIntake
+        do {
+            let outputs = try ChildOutputs(ws, maxFileBytes: limits.file, maxTotalBytes: limits.total, phase: .preview)
+            defer { outputs.close() }
+            intake = try outputs.validate(files, copied: copied, expected: expected, phase: .preview)
+        } catch {
+            throw .failed(error)
+        }
         return ChildReport(files: files, phaseMilliseconds: ChildMessage.phaseMilliseconds(summary),
                            manifestSchemaVersion: result.manifestSchemaVersion, layerCount: result.layerCount,
                            thumbnails: result.thumbnails.map { (job.outputPrefix + $0.path, $0.kind, $0.width, $0.height) },
-                           qualityGrade: result.qualityGrade, copied: copied)
+                           qualityGrade: result.qualityGrade, copied: copied, intake: intake)
     }
 }
 

@@ -33,6 +33,8 @@ extension JobAttempt {
         /// Largest sum of all outputs, bytes.
         let maxTotalBytes: Int
         private let outFD: Int32
+        /// The job's work directory, where the intake's unnamed files are made.
+        private let workDirectory: String
 
         /// The limits under `config`: a file may be as large as the child may write one
         /// (`TRANSCODE_CHILD_FILE_MB`), all of them together twice that.
@@ -51,6 +53,7 @@ extension JobAttempt {
                 throw Self.violation("the output directory was replaced (\(String(cString: strerror(errno))))", phase: phase)
             }
             outFD = fd
+            workDirectory = workspace.root
         }
 
         /// Closes the directory.
@@ -72,15 +75,21 @@ extension JobAttempt {
                 && stem.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == UInt8(ascii: "-") }
         }
 
-        /// Checks every reported file before anything is uploaded: names, duplicates, sizes, and
-        /// that each opens safely as a regular file of its reported size. A file in `copied` is one
-        /// the worker copies in the output store from bytes it downloaded and hashed itself (a
-        /// reused file whose reported hash is theirs): the child does not write it, so only its
-        /// name and reported size are checked. Throws `CHILD_PROTOCOL`.
-        func validate(_ files: [ChildMessage.File], copied: Set<String> = [], phase: JobStep) throws(FailureReason) {
+        /// Checks every reported file before anything is uploaded and takes it in: names,
+        /// duplicates, sizes, that each opens safely as a regular file of its reported size; then
+        /// its bytes are copied once into the returned `OutputIntake` (at most `maxTotalBytes` in
+        /// all), and the hash and content checks run on that copy, which is what gets uploaded.
+        /// A file in `copied` is one the worker copies in the output store from bytes it
+        /// downloaded and hashed itself (a reused file whose reported hash is theirs): the child
+        /// does not write it, so only its name and reported size are checked. Throws
+        /// `CHILD_PROTOCOL`.
+        @discardableResult
+        func validate(_ files: [ChildMessage.File], copied: Set<String> = [], expected: OutputStructure.Expectations = .init(),
+                      phase: JobStep) throws(FailureReason) -> OutputIntake {
             guard files.count <= Self.maxFiles else {
                 throw Self.violation("the child reported \(files.count) files; at most \(Self.maxFiles) are accepted", phase: phase)
             }
+            let intake = OutputIntake(directory: workDirectory, budget: maxTotalBytes)
             var seen: Set<String> = []
             var total = 0
             for f in files {
@@ -94,23 +103,56 @@ extension JobAttempt {
                     throw Self.violation("the outputs exceed \(maxTotalBytes) bytes in all", phase: phase)
                 }
                 if copied.contains(f.path) { continue }
-                let (fd, size) = try open(f.path, maxBytes: maxFileBytes, phase: phase)
-                Glibc.close(fd)
-                guard size == f.bytes else {
-                    throw Self.violation("\(f.path) is \(size) bytes, not the \(f.bytes) reported", phase: phase)
-                }
-                if Self.contentChecked.contains(f.path), let problem = Self.contentProblem(f.path, try read(f.path, phase: phase)) {
+                try take(f, into: intake, phase: phase)
+                if let problem = Self.contentProblem(f.path, intake, expected: expected) {
                     throw Self.violation(problem, phase: phase)
                 }
             }
+            return intake
         }
 
-        /// The outputs whose content is checked, not only their size and type.
-        static let contentChecked: Set<String> = ["plan.svg", "plan.pdf", "plan.dxf"]
+        /// Opens the reported file, copies it into `intake` and compares what was copied with the
+        /// report. Throws `CHILD_PROTOCOL`.
+        private func take(_ f: ChildMessage.File, into intake: OutputIntake, phase: JobStep) throws(FailureReason) {
+            let (fd, size) = try open(f.path, maxBytes: maxFileBytes, phase: phase)
+            defer { Glibc.close(fd) }
+            guard size == f.bytes else {
+                throw Self.violation("\(f.path) is \(size) bytes, not the \(f.bytes) reported", phase: phase)
+            }
+            do { try intake.take(f.path, from: fd, size: size) } catch {
+                switch error {
+                case .violation(let what): throw Self.violation(what, phase: phase)
+                case .system(let e): throw Self.unreadable(f.path, e, phase: phase)
+                }
+            }
+            guard intake.source(f.path)?.sha256 == f.sha256 else {
+                throw Self.violation("\(f.path) does not match its reported SHA-256", phase: phase)
+            }
+        }
+
+        /// The outputs whose content is checked as text documents read whole.
+        static let contentChecked: Set<String> = ["plan.svg", "plan.pdf", "plan.dxf", "layer_manifest.json"]
+
+        /// Why the held output `path` may not be published; nil when it may. Browsers run what an
+        /// SVG may hold, a PDF can carry scripts and actions, a DXF is text; the glb, the images
+        /// and the manifest must have the structure their readers expect.
+        static func contentProblem(_ path: String, _ intake: OutputIntake,
+                                   expected: OutputStructure.Expectations = .init()) -> String? {
+            guard let source = intake.source(path) else { return "\(path) was not taken in" }
+            guard contentChecked.contains(path) else {
+                return OutputStructure.problem(path, size: source.bytes, dimensions: expected.imageSizes[path]) {
+                    intake.read(path, offset: $0, count: $1)
+                }
+            }
+            guard let bytes = intake.bytes(path, maxBytes: OutputStructure.maxCheckedDocumentBytes) else {
+                return "\(path) is larger than the \(OutputStructure.maxCheckedDocumentBytes) bytes checked"
+            }
+            if path == "layer_manifest.json" { return OutputStructure.manifestProblem(bytes, expected: expected) }
+            return contentProblem(path, bytes)
+        }
 
         /// Why the plan file `path` holding `bytes` may not be published; nil when it may (and for
-        /// every other output). Browsers run what an SVG may hold, a PDF can carry scripts and
-        /// actions, a DXF is text: only the plain drawing goes out.
+        /// every other output).
         static func contentProblem(_ path: String, _ bytes: [UInt8]) -> String? {
             switch path {
             case "plan.svg": return SVGSafety.problem(bytes).map { "plan.svg is not a plain drawing (\($0))" }
@@ -212,7 +254,7 @@ extension JobAttempt {
             FailureReason(reason: FailureReason.`internal`, message: "\(code): \(what)", phase: phase, isRetryable: false)
         }
 
-        private static func unreadable(_ path: String, _ e: Int32, phase: JobStep) -> FailureReason {
+        static func unreadable(_ path: String, _ e: Int32, phase: JobStep) -> FailureReason {
             .internalFault("\(code): cannot read the output \(path): \(String(cString: strerror(e)))", phase: phase)
         }
 

@@ -10,6 +10,8 @@ import WorkerCore
 extension JobAttempt {
     /// The folder of the crops among the child's outputs, and below the version's source prefix.
     static let privacyFolder = "privacy/"
+    /// The largest crop stored, bytes.
+    static let maxCropBytes = 1 << 20
 
     /// Whether `path` is a crop the child may write: `privacy/<id>.webp` for the id of one of the
     /// version's rows with an area.
@@ -25,12 +27,6 @@ extension JobAttempt {
     func storePrivacyDetail(_ ws: JobWorkspace, report: ChildReport, rows: [RedactionRow]) throws(Interruption) {
         guard !rows.isEmpty else { return }
         let prefix = StorageConfinement.prefix(config.sourcePrefixTemplate, roomId: job.roomId, versionId: job.versionId)
-        let limits = ChildOutputs.limits(config)
-        let outputs: ChildOutputs
-        do { outputs = try ChildOutputs(ws, maxFileBytes: limits.file, maxTotalBytes: limits.total, phase: .uploadingOutputs) } catch {
-            throw .failed(error)
-        }
-        defer { outputs.close() }
         var crops: [String: String] = [:]
         for file in report.files where file.path.hasPrefix(Self.privacyFolder) {
             try checkStop()
@@ -38,16 +34,14 @@ extension JobAttempt {
                 throw .failed(.internalFault("CHILD_PROTOCOL: the output \(file.path) is no crop of this version's redactions",
                                              phase: .uploadingOutputs))
             }
-            let bytes: [UInt8]
-            do { bytes = try outputs.read(file.path, maxBytes: 1 << 20, phase: .uploadingOutputs) } catch { throw .failed(error) }
-            guard bytes.count == file.bytes, Digest.hex(Digest.sha256(bytes)) == file.sha256,
-                  bytes.count >= 12, Array(bytes[8..<12]) == Array("WEBP".utf8)
-            else {
-                throw .failed(.internalFault("CHILD_PROTOCOL: the crop \(file.path) does not match its report or is no WebP",
+            // The daemon's checked copy (its hash and WebP structure were checked when it was taken in).
+            guard let source = report.intake.source(file.path), source.bytes == file.bytes, source.sha256 == file.sha256,
+                  source.bytes <= Self.maxCropBytes else {
+                throw .failed(.internalFault("CHILD_PROTOCOL: the crop \(file.path) does not match its report or is too large",
                                              phase: .uploadingOutputs))
             }
             let key = prefix + file.path
-            do { try storage.put(key, bytes: bytes, contentType: "image/webp", cacheControl: nil) } catch {
+            do { try storage.put(key, source: source, contentType: "image/webp", cacheControl: nil) } catch {
                 throw .failed(.upload(error))
             }
             crops[row.id] = key

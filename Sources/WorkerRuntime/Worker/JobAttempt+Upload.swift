@@ -39,13 +39,6 @@ extension JobAttempt {
         let published = report.files.filter { !$0.path.hasPrefix(Self.privacyFolder) }
         let ordered = published.filter { $0.path != "layer_manifest.json" } + published.filter { $0.path == "layer_manifest.json" }
         let limits = ChildOutputs.limits(config)
-        let outputs: ChildOutputs
-        do {
-            outputs = try ChildOutputs(ws, maxFileBytes: limits.file, maxTotalBytes: limits.total, phase: .uploadingOutputs)
-        } catch {
-            throw .failed(error)
-        }
-        defer { outputs.close() }
         // Reused files first, copied together; a failed copy is uploaded from the previous object.
         var copies: [ObjectCopy] = []
         var rest: [ChildMessage.File] = []
@@ -76,30 +69,31 @@ extension JobAttempt {
         }
         for file in rest {
             try checkStop()
-            let bytes: [UInt8]
+            let key = job.outputPrefix + file.path
+            let cacheControl = config.outputCacheControl(visibility: job.roomVisibility)
             if let previous, refetch.contains(file.path) {
-                // The child wrote no copy: the previous object again, checked against its hash below.
+                // The child wrote no copy: the previous object again, checked against its hash.
+                let bytes: [UInt8]
                 do { bytes = try outputStore.get(previous.prefix + file.path, maxBytes: limits.file) } catch {
                     throw .failed(.upload(error))
                 }
-            } else {
-                do { bytes = try outputs.read(file.path, phase: .uploadingOutputs) } catch { throw .failed(error) }
-            }
-            guard bytes.count == file.bytes, Digest.hex(Digest.sha256(bytes)) == file.sha256 else {
-                // Retryable: the next attempt reads the previous revision again.
-                if refetch.contains(file.path) {
+                guard bytes.count == file.bytes, Digest.hex(Digest.sha256(bytes)) == file.sha256 else {
+                    // Retryable: the next attempt reads the previous revision again.
                     throw .failed(.internalFault("PREVIOUS_CHANGED: the previous revision's \(file.path) changed while it was reused",
                                                  phase: .uploadingOutputs))
                 }
-                throw .failed(.internalFault("CHILD_PROTOCOL: the output \(file.path) does not match its reported size or hash",
-                                             phase: .uploadingOutputs))
-            }
-            let key = job.outputPrefix + file.path
-            do {
-                try outputStore.put(key, bytes: bytes, contentType: Self.contentType(file.path),
-                                    cacheControl: config.outputCacheControl(visibility: job.roomVisibility))
-            } catch {
-                throw .failed(.upload(error))
+                do { try outputStore.put(key, bytes: bytes, contentType: Self.contentType(file.path), cacheControl: cacheControl) } catch {
+                    throw .failed(.upload(error))
+                }
+            } else {
+                // Exactly the bytes that were checked: the daemon's own copy, never `out/` again.
+                guard let source = report.intake.source(file.path), source.bytes == file.bytes, source.sha256 == file.sha256 else {
+                    throw .failed(.internalFault("CHILD_PROTOCOL: the output \(file.path) was not checked before its upload",
+                                                 phase: .uploadingOutputs))
+                }
+                do { try outputStore.put(key, source: source, contentType: Self.contentType(file.path), cacheControl: cacheControl) } catch {
+                    throw .failed(.upload(error))
+                }
             }
             uploaded.append(key)
         }

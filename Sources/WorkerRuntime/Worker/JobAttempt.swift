@@ -28,6 +28,8 @@ final class JobAttempt {
         /// Paths the child took unchanged from the previous revision (`--previous`) with the size
         /// and hash of the bytes the worker downloaded there: copied in storage, not read from `out/`.
         var copied: Set<String> = []
+        /// The daemon's own copy of every other file, checked: what is uploaded.
+        var intake: OutputIntake
     }
 
     let runner: JobRunner

@@ -46,6 +46,9 @@ public struct WorkerConfig: Sendable {
     public var childCPUSeconds: Int = 1800
     /// `TRANSCODE_CHILD_FILE_MB`: largest file a job's child process may write, MiB (RLIMIT_FSIZE; 1024).
     public var childFileMB: Int = 1024
+    /// `TRANSCODE_JOB_DISK_MB`: the most a job's child may hold in its work directory (`out/` and
+    /// `tmp/`) while it runs, MiB (4096); past it the child is killed and the version fails.
+    public var jobDiskMB: Int = 4096
     /// `TRANSCODE_CHILD_SANDBOX`: `auto` (namespaces when the kernel allows), `require`, `off` (auto).
     public var childSandbox: ChildSandbox.Mode = .require
     /// `TRANSCODE_CHILD_UID` / `TRANSCODE_CHILD_GID`: as root, the ids a job's child runs as (unset: the worker's).
@@ -176,6 +179,7 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_CHILD_MEMORY_MB", "child-memory-mb"),
         ("TRANSCODE_CHILD_CPU_SECONDS", "child-cpu-seconds"),
         ("TRANSCODE_CHILD_FILE_MB", "child-file-mb"),
+        ("TRANSCODE_JOB_DISK_MB", "job-disk-mb"),
         ("TRANSCODE_CHILD_SANDBOX", "child-sandbox"),
         ("TRANSCODE_CHILD_UID", "child-uid"),
         ("TRANSCODE_CHILD_GID", "child-gid"),
@@ -276,6 +280,7 @@ public struct WorkerConfig: Sendable {
         case "child-memory-mb": childMemoryMB = try int(min: 64, max: 1 << 30)
         case "child-cpu-seconds": childCPUSeconds = try int(max: Int(Self.maxSeconds))
         case "child-file-mb": childFileMB = try int(max: 1 << 30)
+        case "job-disk-mb": jobDiskMB = try int(min: 1, max: 1 << 30)
         case "child-sandbox":
             guard let mode = ChildSandbox.Mode(rawValue: value) else { throw UsageError("\(name) needs auto, require or off") }
             childSandbox = mode

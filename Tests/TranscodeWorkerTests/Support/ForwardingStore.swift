@@ -11,6 +11,9 @@ class ForwardingStore: ObjectStore, @unchecked Sendable {
     func put(_ key: String, bytes: [UInt8], contentType: String, cacheControl: String?) throws(StorageError) {
         try base.put(key, bytes: bytes, contentType: contentType, cacheControl: cacheControl)
     }
+    func put(_ key: String, source: ObjectSource, contentType: String, cacheControl: String?) throws(StorageError) {
+        try put(key, bytes: try Self.bytes(of: source, key: key), contentType: contentType, cacheControl: cacheControl)
+    }
     func copy(_ source: String, to destination: String, contentType: String, cacheControl: String?) throws(StorageError) {
         try base.copy(source, to: destination, contentType: contentType, cacheControl: cacheControl)
     }
@@ -21,4 +24,14 @@ class ForwardingStore: ObjectStore, @unchecked Sendable {
     var location: String { base.location }
     var bucket: String { base.bucket }
     var keyPrefix: String { base.keyPrefix }
+}
+
+extension ForwardingStore {
+    /// The bytes `source` holds, for test stores that record or alter writes as arrays.
+    static func bytes(of source: ObjectSource, key: String) throws(StorageError) -> [UInt8] {
+        var out: [UInt8] = []
+        let e = source.forEachChunk { out.append(contentsOf: $0); return 0 }
+        guard e == 0 else { throw StorageError.system(e, "cannot read the held \(key)", key: key, writing: true) }
+        return out
+    }
 }
