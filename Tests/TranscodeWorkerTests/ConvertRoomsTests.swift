@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @testable import TranscodeWorker
-import JobPipeline
+@testable import JobPipeline
 import TestSupport
 import WorkerCore
 
@@ -36,9 +36,16 @@ import WorkerCore
             == ["Kitchen/capturedRoom.json", "Hall/capturedRoom.json", "a.json"])
     }
 
-    @Test func theWorkersOneSourceOptionsRefuseARepeat() {
-        #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--roomplan", "a.json", "--roomplan", "b.json"]) }
-        #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--usd", "a.usdz", "--usd", "b.usdz"]) }
+    @Test func theWorkersRoomOptionsTakeSeveralRoomsButNoRepeatOrMismatch() throws {
+        #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--roomplan", "a.json", "--roomplan", "a.json"]) }
+        #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--usd", "a.usdz", "--usd", "a.usdz"]) }
+        #expect(throws: UsageError.self) {
+            try JobExecCommand(["--out", "o", "--usd", "a.usdz", "--usd", "b.usdz", "--roomplan", "a.json"])
+        }
+        let many = (0..<(2 * RoomInputs.maxRooms + 1)).flatMap { ["--roomplan", "r\($0).json"] }
+        #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o"] + many) }
+        let rooms = try JobExecCommand(["--out", "o", "--usd", "a.usdz", "--roomplan", "a.json", "--usd", "b.usdz", "--roomplan", "b.json"])
+        #expect(rooms.usd == ["a.usdz", "b.usdz"] && rooms.roomPlan == ["a.json", "b.json"])
         #expect(throws: UsageError.self) {
             try SubmitCommand(["--usdz", "a.usdz", "--roomplan", "a.json", "--roomplan", "b.json",
                                "--database-url", "postgresql://127.0.0.1:1/none"])
