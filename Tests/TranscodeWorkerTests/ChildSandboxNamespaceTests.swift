@@ -5,6 +5,7 @@ import Testing
 import Glibc
 #endif
 @testable import WorkerRuntime
+import CSandbox
 
 /// The PID and mount namespaces of a job child, in the shipped setting (`forJobs` with default
 /// settings, as the tests' root user on a machine that allows namespaces, as CI is). Each test
@@ -161,6 +162,34 @@ struct ChildSandboxNamespaceTests {
                 #expect(r.termination == .signaled(SIGTERM), "\(r.termination)")
             }
         }
+    }
+
+    @Test("the mount plan: links on the way recreated, each path bound once per rights, /proc and /dev/null its own")
+    func mountPlan() throws {
+        let dir = NSTemporaryDirectory() + "mount-plan-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: dir + "/real/sub", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #require(symlink("real", dir + "/link") == 0)
+        var links: [String: String] = [:]
+        let real = try #require(MountPlan.resolve(dir, links: &links))
+        let plan = MountPlan(read: [dir + "/link/sub", dir + "/real", dir + "/missing", "/proc/self/fd/3"],
+                             write: [dir + "/link/sub"], newProc: true)
+        let binds = plan.steps.compactMap { step -> (String, UInt)? in
+            if case .bind = step.kind, step.target != "/dev/null" { return (step.target, step.flags) }
+            return nil
+        }
+        // Read and written through the link: bound once, read-write, inside the read-only folder.
+        #expect(binds.map(\.0) == [real + "/real", real + "/real/sub"], "\(plan.steps)")
+        #expect(binds.first.map { $0.1 & MountPlan.Flag.readOnly != 0 && $0.1 & MountPlan.Flag.noExec == 0 } == true)
+        #expect(binds.last.map { $0.1 & MountPlan.Flag.readOnly == 0 && $0.1 & MountPlan.Flag.noExec != 0 } == true)
+        #expect(binds.allSatisfy { $0.1 & MountPlan.Flag.noSUID != 0 && $0.1 & MountPlan.Flag.noDev != 0 })
+        #expect(plan.steps.contains(MountPlan.Step(kind: .link("real"), target: real + "/link")), "\(plan.steps)")
+        #expect(plan.steps.contains { $0.kind == .proc && $0.target == "/proc" })
+        #expect(plan.steps.contains { $0.kind == .bind(SANDBOX_OLD_ROOT + "/dev/null") && $0.flags & MountPlan.Flag.noDev == 0 })
+        #expect(!plan.steps.contains { $0.target.contains("missing") || $0.target.hasPrefix("/proc/") }, "\(plan.steps)")
+        // Every folder above a bind is made before it, once.
+        let made = plan.steps.filter { $0.kind == .directory }.map(\.target)
+        #expect(Set(made).count == made.count && made.contains(real), "\(made)")
     }
 
     /// What each layer adds to a launch: `TRANSCODE_MEASURE_LAUNCH=1 swift test --filter launchCost`
