@@ -35,7 +35,8 @@ public struct ChildSandbox: Sendable, Equatable {
 
     /// Address-space limit, bytes (nil: inherited).
     var memoryBytes: Int?
-    /// CPU-time limit, seconds (SIGXCPU, SIGKILL 5 s later; nil: inherited).
+    /// CPU-time limit, seconds (SIGXCPU, SIGKILL 5 s later; a PID namespace's PID 1 gets only the
+    /// SIGKILL; nil: inherited).
     var cpuSeconds: Int?
     /// Largest file the child may write, bytes (RLIMIT_FSIZE; nil: inherited). Writing past it
     /// raises SIGXFSZ.
