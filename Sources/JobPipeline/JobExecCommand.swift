@@ -316,6 +316,10 @@ public struct JobExecCommand {
     /// Exits (status 4) once `parent` is no longer this process's parent: the worker died, and
     /// nobody will read the result.
     private static func watchParent(_ parent: Int32) {
+        // PID 1 of a PID namespace of its own (the worker's launcher gives it one where it can):
+        // the parent is outside the namespace, so getppid() answers 0 whether it lives or not;
+        // the parent-death signal the launcher set stands in for this watch.
+        if getppid() == 0 && getpid() == 1 { return }
         guard getppid() == parent else { _exit(ExitStatus.internalError) }
         watchedParent = parent
         var thread = pthread_t()
