@@ -123,7 +123,7 @@ struct RunCommand {
 
     func run() -> Int32 {
         // `validate()` refused an unknown level; unset means info.
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current
         let level = JSONLogger.Level(rawValue: environment["TRANSCODE_LOG_LEVEL"] ?? "") ?? .info
         let logger = JSONLogger(workerId: config.workerId, minimum: level)
         // Non-dumpable before anything else; the job children's sandbox is probed and logged.

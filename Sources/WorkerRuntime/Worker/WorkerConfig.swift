@@ -140,7 +140,7 @@ public struct WorkerConfig: Sendable {
     /// message per variable; `validate()` refuses to start with them.
     var environmentProblems: [String] = []
 
-    public init(environment rawEnv: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(environment rawEnv: [String: String] = ProcessEnvironment.current) {
         let env: [String: String]
         do {
             env = try SecretEnvironment.resolve(rawEnv)
