@@ -138,9 +138,10 @@ struct ProcessHardeningTests {
             setenv("DATABASE_URL", "postgresql://u@h/\(marker)", 1)
             setenv("TRANSCODE_API_TOKEN_FILE", file, 1)
             setenv("AWS_SECRET_ACCESS_KEY", marker + "-aws", 1)
+            setenv("TRANSCODE_METRICS_TOKEN", marker + "-metrics", 1)
             let names = try SecretEnvironment.withdrawFromProcess()
             // Gone from the process environment: getenv, and the environment a child inherits.
-            var ok = names == ["AWS_SECRET_ACCESS_KEY", "DATABASE_URL", "TRANSCODE_API_TOKEN_FILE"]
+            var ok = names == ["AWS_SECRET_ACCESS_KEY", "DATABASE_URL", "TRANSCODE_API_TOKEN_FILE", "TRANSCODE_METRICS_TOKEN"]
             for name in names + ["TRANSCODE_API_TOKEN"] { ok = ok && getenv(name) == nil }
             ok = ok && !ProcessEnvironment.variables().values.contains { $0.contains(marker) || $0 == file }
             let child = try ProgramRun.run("/usr/bin/env", [], environment: nil)
@@ -148,6 +149,7 @@ struct ProcessHardeningTests {
             // Still there for the readers of settings.
             let config = WorkerConfig()
             ok = ok && config.databaseURL == "postgresql://u@h/\(marker)" && config.apiToken == marker + "-file"
+            ok = ok && config.http.metricsToken == marker + "-metrics"
             ok = ok && ProcessEnvironment.current["AWS_SECRET_ACCESS_KEY"] == marker + "-aws"
             exit(ok ? 0 : 1)
         }

@@ -16,7 +16,7 @@ public enum SecretEnvironment {
     /// The variables that hold secrets (each also accepted as `NAME_FILE`).
     static let names = [
         "DATABASE_URL", "TRANSCODE_API_TOKEN", "TRANSCODE_DONE_SECRET", "SUPABASE_SERVICE_KEY",
-        "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+        "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "TRANSCODE_METRICS_TOKEN",
     ]
 
     /// The largest secret file read, bytes.
