@@ -139,11 +139,13 @@ public struct WorkerConfig: Sendable {
     public var uploadExpireSeconds: Double = 86_400
     /// The deletion sweep, the orphan sweep and private rooms' `Cache-Control` (`DeletionSettings`).
     public var deletion = DeletionSettings()
+    /// The HTTP server's request deadline and `/metrics` (`HTTPSettings`).
+    public var http = HTTPSettings()
     /// What was wrong in the environment (unparsable values, unreadable secret files), one
     /// message per variable; `validate()` refuses to start with them.
     var environmentProblems: [String] = []
 
-    public init(environment rawEnv: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(environment rawEnv: [String: String] = ProcessEnvironment.current) {
         let env: [String: String]
         do {
             env = try SecretEnvironment.resolve(rawEnv)
@@ -213,7 +215,7 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_OUTPUT_CACHE_CONTROL", "output-cache-control"),
         ("SUPABASE_URL", "supabase-url"),
         ("SUPABASE_SERVICE_KEY", "supabase-service-key"),
-    ] + DeletionSettings.variables
+    ] + DeletionSettings.variables + HTTPSettings.variables
 
     /// Flags every database command accepts, with their value's meaning (for `--help` texts).
     public static let commonFlagsHelp = """
@@ -343,7 +345,10 @@ public struct WorkerConfig: Sendable {
             }
             supabaseURL = value.isEmpty ? nil : value
         case "supabase-service-key": supabaseServiceKey = value.isEmpty ? nil : value
-        default: guard try deletion.assign(key, value, name: name) else { throw UsageError("unknown option --\(key)") }
+        default:
+            guard try deletion.assign(key, value, name: name) || http.assign(key, value, name: name) else {
+                throw UsageError("unknown option --\(key)")
+            }
         }
     }
 
