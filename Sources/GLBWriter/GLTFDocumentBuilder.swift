@@ -22,11 +22,9 @@ struct GLTFDocumentBuilder {
             case .baked(let mesh, _): return MeshPreparer.prepare(mesh, materials: scene.materials, options: options)
             }
         }
-        // Identical meshes are written once; `meshIndex` maps the plan's meshes to written ones.
-        let (prepared, meshIndex) = MeshDeduplicator.unique(candidates)
         var used = [Bool](repeating: false, count: scene.materials.count)
         var needsDefault = false
-        for mesh in prepared {
+        for mesh in candidates {
             for p in mesh.primitives {
                 if let m = p.material { used[m.rawValue] = true } else { needsDefault = true }
             }
@@ -34,6 +32,14 @@ struct GLTFDocumentBuilder {
         var converter = MaterialConverter(scene: scene)
         let materials = converter.convert(used: used, needsDefault: needsDefault)
         warnings += materials.warnings
+        let defaultMaterial = materials.defaultMaterial ?? 0
+        let gltfMaterial: (MaterialIndex?) -> Int = { m in
+            m.flatMap { materials.materialIndex[$0.rawValue] } ?? defaultMaterial
+        }
+        // Identical meshes are written once, compared by the glTF materials they end up with (each
+        // instance of a referenced model has its own copy of the model's material, written once);
+        // `meshIndex` maps the plan's meshes to written ones.
+        let (prepared, meshIndex) = MeshDeduplicator.unique(candidates, material: gltfMaterial)
 
         var layout = BinaryLayout()
         let compression = options.compression
@@ -47,11 +53,9 @@ struct GLTFDocumentBuilder {
 
         // Describe.
         var accessors: [JSONValue] = []
-        let defaultMaterial = materials.defaultMaterial ?? 0
         let meshes = prepared.indices.map { i in
-            MeshEncoder.json(prepared[i], views: meshViews[i], compression: compression, accessors: &accessors) { m in
-                m.flatMap { materials.materialIndex[$0.rawValue] } ?? defaultMaterial
-            }
+            MeshEncoder.json(
+                prepared[i], views: meshViews[i], compression: compression, accessors: &accessors, material: gltfMaterial)
         }
         let images: [JSONValue] = materials.images.indices.map { i in
             var o = JSONObjectBuilder()
