@@ -6,13 +6,14 @@ catalog crate file embedded in the package, with a per-instance non-uniform scal
 model's size (centimetres) to the object's measured dimensions (metres). This script lays out a
 9 × 7 m dining hall in that form (the layout of `samples/roomplan_gen`) and embeds the real catalog
 models of the corpus (`roomplan/catalog/`): three round tables with eight chairs each, a sofa and
-two shelves, 130,044 triangles in all. Each chair gets dimensions of its own, as a scan measures
-them. The package and its CapturedRoom JSON go to OUT_DIR (never into the repository: the catalog
-models have no licence stated).
+two shelves, 130,140 triangles in all. Each chair gets dimensions of its own, as a scan measures
+them. A second room holds one of each model, so that nothing repeats. The packages and their
+CapturedRoom JSON go to OUT_DIR (never into the repository: the catalog models have no licence
+stated).
 
     python3 scripts/gen-model-export.py [--corpus ../shared/corpus] [OUT_DIR]   (default bench-out/inputs)
 
-Writes OUT_DIR/catalog_dining.usdz and OUT_DIR/catalog_dining.json; deterministic (seeded
+Writes OUT_DIR/catalog_dining.usdz, OUT_DIR/catalog_living.usdz and their `.json`; deterministic (seeded
 identifiers, fixed zip dates). Needs numpy and usd-core (`pxr`). Exit status 0, or 2 when the
 catalog folder is missing.
 """
@@ -76,6 +77,21 @@ def dining_hall():
     return r
 
 
+def living_room():
+    """One of each catalog model: nothing repeats, so nothing can be shared."""
+    r = Room("catalog_living", seed=43)
+    outline = [(-2.5, -2.0), (2.5, -2.0), (2.5, 2.0), (-2.5, 2.0)]
+    r.add_walls(outline, 2.6, ["high", "high", "medium", "high"])
+    r.add_hosted("door", 1, 0.8, 0.9, 2.1, is_open=True)
+    r.add_floor(outline)
+    table = r.add_object("table", (-0.8, -0.6), (1.07, 0.75, 1.06), attributes=MODELS["table"][1])
+    r.add_object("chair", (-0.8, 0.3), (0.63, 0.89, 0.55), yaw=math.pi, parent=table, attributes=MODELS["chair"][1])
+    r.add_object("sofa", (0.9, 1.4), (2.0, 1.0, 0.92), yaw=math.pi, attributes=MODELS["sofa"][1])
+    r.add_object("storage", (2.15, -1.2), (0.53, 1.79, 0.53), yaw=-math.pi / 2, attributes=MODELS["storage"][1])
+    r.sections = [dict(label="livingRoom", center=(0.0, -1.25, 0.0))]
+    return r
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", nargs="?", default=os.path.join(ROOT, "bench-out", "inputs"), metavar="OUT_DIR")
@@ -86,13 +102,13 @@ def main():
         print(f"no catalog models at {folder}", file=sys.stderr)
         return 2
     catalog = {cat: catalog_entry(folder, stem) for cat, (stem, _) in MODELS.items()}
-    room = dining_hall()
     os.makedirs(args.out, exist_ok=True)
-    usdz = os.path.join(args.out, room.name + ".usdz")
-    export_usdz(room, "model", usdz, catalog=catalog)
-    with open(os.path.join(args.out, room.name + ".json"), "wb") as f:
-        f.write(room.json())
-    print(f"wrote {usdz} ({os.path.getsize(usdz)} bytes) and its JSON")
+    for room in (dining_hall(), living_room()):
+        usdz = os.path.join(args.out, room.name + ".usdz")
+        export_usdz(room, "model", usdz, catalog=catalog)
+        with open(os.path.join(args.out, room.name + ".json"), "wb") as f:
+            f.write(room.json())
+        print(f"wrote {usdz} ({os.path.getsize(usdz)} bytes) and its JSON")
     return 0
 
 
