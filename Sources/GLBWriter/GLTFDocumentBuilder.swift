@@ -155,7 +155,8 @@ struct GLTFDocumentBuilder {
                 out.append(out[first[i]])
                 continue
             }
-            let exponent = PositionGrid.exponent(mesh.positions, error: options.positionError, stretch: stretch[i])
+            let exponent = options.compression == .meshopt
+                ? PositionGrid.exponent(mesh.positions, error: options.positionError, stretch: stretch[i]) : 0
             out.append(MeshPreparer.prepare(mesh, materials: layered.scene.materials, options: options, positionExponent: exponent))
         }
         return out

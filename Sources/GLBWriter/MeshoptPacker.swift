@@ -22,17 +22,15 @@ struct MeshoptPacker {
             repeating: nil, count: layout.views.count)
         var indexSize: [Int: Int] = [:]  // index view → 2 or 4
         var normalViews = Set<Int>(), texcoordViews = Set<Int>()
-        var positionExponents: [Int: [Int]] = [:]  // position view → the exponent of each element
+        // Position view → (first element, exponent) of each mesh's part, in the order they are laid out.
+        var positionExponents: [Int: [(start: Int, exponent: Int)]] = [:]
         logical.withUnsafeMutableBytes { raw in
             // Reorder each mesh's vertices for fetch locality, within its part of the shared views.
             for (m, mesh) in meshes.enumerated() {
                 let views = meshViews[m]
                 let n = mesh.vertexCount
                 normalViews.insert(views.normal.view)
-                let first = views.position.byteOffset / 12
-                positionExponents[views.position.view, default: [Int](
-                    repeating: 0, count: layout.views[views.position.view].length / 12)]
-                    .replaceSubrange(first..<(first + n), with: repeatElement(mesh.positionExponent, count: n))
+                positionExponents[views.position.view, default: []].append((views.position.byteOffset / 12, mesh.positionExponent))
                 if let t = views.texcoord { texcoordViews.insert(t.view) }
                 var indices: [UInt32] = []
                 for p in mesh.primitives { indices += mesh.indices[p.indexStart..<(p.indexStart + p.indexCount)] }
@@ -70,9 +68,8 @@ struct MeshoptPacker {
                 if let stride = spec.stride {
                     let count = spec.length / stride
                     let exponents = positionExponents[v]
-                    let exponent: ((Int) -> Int)? = exponents.map { e in { e[$0] } }
-                        ?? (texcoordViews.contains(v) ? { _ in GLBOptions.texcoordGridExponent } : nil)
-                    if let exponent, let filtered = exponential(bytes, stride: stride, exponent: exponent) {
+                        ?? (texcoordViews.contains(v) ? [(0, GLBOptions.texcoordGridExponent)] : nil)
+                    if let exponents, let filtered = exponential(bytes, stride: stride, parts: exponents) {
                         streams[v] = (filtered.withUnsafeBytes { MeshoptCodec.encodeVertices($0, count: count, stride: stride) },
                                       stride, count, "ATTRIBUTES", "EXPONENTIAL")
                     } else {
@@ -132,16 +129,19 @@ struct MeshoptPacker {
         return out
     }
 
-    /// The float32 values of `bytes` in the `EXPONENTIAL` filter's form (see `FloatQuantizer`), each
-    /// element of `stride` bytes with `exponent(element)`, or nil when some value cannot be held
-    /// exactly (then the view is written without the filter).
+    /// The float32 values of `bytes` in the `EXPONENTIAL` filter's form (see `FloatQuantizer`), the
+    /// elements of `stride` bytes from each part's `start` on with that part's exponent (`parts` in
+    /// increasing `start`, the first at 0), or nil when some value cannot be held exactly (then the
+    /// view is written without the filter).
     private static func exponential(
-        _ bytes: UnsafeRawBufferPointer, stride: Int, exponent: (Int) -> Int
+        _ bytes: UnsafeRawBufferPointer, stride: Int, parts: [(start: Int, exponent: Int)]
     ) -> [UInt32]? {
         var out = [UInt32](repeating: 0, count: bytes.count / 4)
+        var part = 0
         for i in out.indices {
+            while part + 1 < parts.count && parts[part + 1].start <= 4 * i / stride { part += 1 }
             let v = Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
-            guard let bits = FloatQuantizer.exponentialBits(v, exponent: exponent(4 * i / stride)) else { return nil }
+            guard let bits = FloatQuantizer.exponentialBits(v, exponent: parts[part].exponent) else { return nil }
             out[i] = bits.littleEndian
         }
         return out
