@@ -3,6 +3,8 @@ import Testing
 
 @testable import GLBWriter
 @testable import JobPipeline
+import SourceFiles
+import USDParse
 
 /// A `.model` export (`samples/roomplan/model_catalog`): two chairs reference one embedded catalog
 /// crate file with faceVarying normals and `st`. Each chair composes its own copy of the catalog
@@ -31,6 +33,59 @@ import Testing
             stack += nodes[n]["children"] as? [Int] ?? []
         }
         return out
+    }
+
+    /// Apple's catalog chair from the corpus (`roomplan/catalog/`, centimetres, faceVarying normals
+    /// and `st`) referenced by three chairs, each with its own scale to metres, as a `.model` export
+    /// places it.
+    static func catalogChairs() throws -> PipelineInput {
+        let catalog = try #require(CorpusAgreementTests.corpus) + "/roomplan/catalog"
+        var layer = "#usda 1.0\n(\n    defaultPrim = \"Room\"\n    metersPerUnit = 1\n    upAxis = \"Y\"\n)\n\n"
+        layer += "def Xform \"Room\"\n{\n"
+        for (k, scale) in ["0.0099, 0.01, 0.0098", "0.0101, 0.0099, 0.01", "0.0097, 0.0102, 0.0099"].enumerated() {
+            layer += """
+                    def Xform "Chair\(k)"
+                    {
+                        double3 xformOp:translate = (\(k), 0, 0)
+                        uniform token[] xformOpOrder = ["xformOp:translate"]
+                        def Xform "model" (prepend references = @./DefaultChair.rooms.usdc@)
+                        {
+                            double3 xformOp:scale = (\(scale))
+                            uniform token[] xformOpOrder = ["xformOp:scale"]
+                        }
+                    }
+
+                """
+        }
+        layer += "}\n"
+        var input = PipelineInput()
+        input.usd = .init(name: "room.usda", bytes: ByteView(Array(layer.utf8)),
+                          siblings: DirectoryAssetProvider(root: catalog, maxBytes: 1 << 24))
+        input.thumbnails = nil
+        input.plan = nil
+        return input
+    }
+
+    @Test(.enabled(if: CorpusAgreementTests.corpus != nil, "../shared/corpus is absent"))
+    func appleCatalogChairsAreOneMeshOnTheGridOfTheirDrawnSize() throws {
+        let input = try Self.catalogChairs()
+        let result = try TranscodePipeline.run(input)
+        let json = try ConvertTests().glbJSON(try #require(result.files.first { $0.path == "model.glb" }?.bytes))
+        let meshes = json["meshes"] as? [[String: Any]] ?? []
+        let nodes = json["nodes"] as? [[String: Any]] ?? []
+        #expect(meshes.count == 1, "\(meshes.compactMap { $0["name"] as? String })")
+        #expect(nodes.filter { $0["mesh"] as? Int == 0 }.count == 3)
+        // Each chair keeps its own nodes (here a group layer each, the input being plain USD).
+        #expect((0..<3).allSatisfy { k in nodes.contains { $0["name"] as? String == "layer_group_Chair\(k)" } },
+                "\(nodes.compactMap { $0["name"] as? String })")
+        // The chair spans ±31.97 cm: drawn at about 0.01, its positions are on a 2⁻³ grid (1.25 mm
+        // in the room), where at its own size they would be on 2⁻⁹ (31.974609375).
+        let accessors = json["accessors"] as? [[String: Any]] ?? []
+        let attributes = ((meshes.first?["primitives"] as? [[String: Any]])?.first?["attributes"] as? [String: Any]) ?? [:]
+        let position = try #require(attributes["POSITION"] as? Int)
+        let bounds = ((accessors[position]["min"] as? [Double]) ?? []) + ((accessors[position]["max"] as? [Double]) ?? [])
+        #expect(bounds.count == 6 && bounds.allSatisfy { ($0 * 8).rounded() == $0 * 8 }, "\(bounds)")
+        #expect(abs(bounds[3] - 31.974842) <= 0.0625, "\(bounds)")
     }
 
     @Test func bothChairsDrawTheOneStoredCatalogMesh() throws {
