@@ -14,8 +14,12 @@ public enum ArtifactStages {
     public static let scene = 2
     /// The `.glb` writer (`model`). 2: node names that loaders keep (`NodeName`: `layer_walls`
     /// instead of `layer:walls`, only `A–Z a–z 0–9 _ -`, unique). 3: an element of a structure
-    /// names its room in its extras (`room`).
-    public static let model = 3
+    /// names its room in its extras (`room`). 4: the copies of one catalog model that each object
+    /// of a `.model` export composes, each with its own copy of the model's material, are stored as
+    /// one mesh (meshes were compared by scene material instead of the glTF material written), and
+    /// the position grid keeps the 1 mm bound as each mesh is drawn (a catalog model in centimetres
+    /// drawn at 0.01 on a grid 64 times coarser, a mesh drawn enlarged on a finer one).
+    public static let model = 4
     /// The thumbnail renderer and its WebP encoding (`thumbnails`, and the plan thumbnail of a
     /// room, which is in the `plan` group). 2: adaptive supersampling. 3: one WebP segment at
     /// quality 75 by default, eight occlusion samples per pixel. 4: a magnified texture's
