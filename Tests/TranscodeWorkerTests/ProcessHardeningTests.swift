@@ -135,6 +135,8 @@ struct ProcessHardeningTests {
             let file = "/tmp/withdraw-\(getpid())"
             _ = FileManager.default.createFile(atPath: file, contents: Data((marker + "-file\n").utf8))
             defer { unlink(file) }
+            // Only the secrets set here (the test runner may hold others, such as a test S3 key).
+            for name in SecretEnvironment.names { unsetenv(name); unsetenv(name + "_FILE") }
             setenv("DATABASE_URL", "postgresql://u@h/\(marker)", 1)
             setenv("TRANSCODE_API_TOKEN_FILE", file, 1)
             setenv("AWS_SECRET_ACCESS_KEY", marker + "-aws", 1)
