@@ -245,7 +245,7 @@ struct SheetDrawing {
             guard corners.allSatisfy({ RoomPartition.contains(polygon, $0) }) else { return false }
             guard !boxes.contains(where: { b in lo.x < b.1.x && hi.x > b.0.x && lo.y < b.1.y && hi.y > b.0.y }) else { return false }
             if !strokes.isEmpty {
-                let box = LabelBox(centre: q, half: size / 2, along: SIMD2(1, 0))
+                let box = LabelBox(centre: q, half: size / 2 + LabelBox.clearance, along: SIMD2(1, 0))
                 guard !strokes.contains(where: { $0.overlaps(box) }) else { return false }
             }
             return !texts.contains { t in

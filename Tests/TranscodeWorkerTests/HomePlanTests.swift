@@ -11,6 +11,10 @@ import TestSupport
 /// rooms meet, floors levelled, schedules, labels and doors, and each room's grade.
 @Suite(.enabled(if: HomeStructureFixture.present, "../shared/homes is not present"))
 struct HomePlanTests {
+    /// Collisions left on the sample home's sheet (`collisions`).
+    static let labelsOnWallsLeft = 1
+    static let swingsOnFurnitureLeft = 5
+
     static func merged() throws -> LayeredScene {
         let inputs = try HomeStructureFixture.roomNames.map { ("\($0)/capturedRoom.json", try HomeStructureFixture.json($0)) }
         return try RoomLayering.layer(scene: nil, capturedRoomJSON: try RoomSetMerger.merge(inputs))
@@ -31,6 +35,9 @@ struct HomePlanTests {
             for (id, room) in zip(s.identifiers, s.rooms) {
                 #expect(walls.first { $0.identifier == id }?.room == room)
             }
+            // Each names the other (the model's extras).
+            #expect(walls.first { $0.identifier == s.identifiers[0] }?.sharedWith.contains(s.identifiers[1]) == true)
+            #expect(walls.first { $0.identifier == s.identifiers[1] }?.sharedWith.contains(s.identifiers[0]) == true)
             #expect(s.gap > 0.01 && s.gap < 0.12, "\(s.rooms): \(s.gap)")
             #expect(s.thickness == (s.gap >= SharedWall.minimumMeasured ? s.gap : SharedWall.defaultThickness))
             #expect(s.length >= SharedWallFinder.minOverlap)
@@ -118,6 +125,12 @@ struct HomePlanTests {
         var overlaps = 0
         for i in labels.indices { for j in labels.indices where j > i && labels[i].overlaps(labels[j]) { overlaps += 1 } }
         #expect(overlaps == 0)
+        // What still collides, held at what it is: the bathroom's area over its cupboard's wall
+        // (nowhere in the bathroom is clear), and door leaves or swings touching furniture where
+        // neither hinge is clear (closet doors over the bed and nightstands, the kitchen's door).
+        let left = Self.collisions(sheet)
+        #expect(left.texts == 0 && left.dimensionsOnFurniture == 0, "\(left)")
+        #expect(left.labelsOnWalls <= Self.labelsOnWallsLeft && left.swingsOnFurniture <= Self.swingsOnFurnitureLeft, "\(left)")
         // No swing wider than a leaf; the 3.67 m door is an open passage.
         let mm = 1000 / sheet.scale
         for item in sheet.items {
@@ -146,6 +159,39 @@ struct HomePlanTests {
         let l = try RoomLayering.layer(scene: nil, capturedRoomJSON: try HomeStructureFixture.structure())
         #expect(l.metrics.sharedWalls.map(\.rooms) == Self.sharedRooms)
         #expect(l.metrics.floorLevels.isEmpty)  // one merged floor: nothing to level
+    }
+
+    /// What still collides on the home's sheet: pairs of texts that overlap, room labels over a
+    /// wall or a door's leaf or swing, dimension lines over a footprint, door swings over a
+    /// footprint (each counted once per item pair).
+    static func collisions(_ sheet: PlanSheet) -> (texts: Int, labelsOnWalls: Int, dimensionsOnFurniture: Int, swingsOnFurniture: Int) {
+        var texts: [(box: LabelBox, role: PlanTextRole)] = []
+        var walls: [[LabelBox]] = [], doors: [[LabelBox]] = [], furniture: [[LabelBox]] = [], dimensions: [[LabelBox]] = []
+        for item in sheet.items {
+            switch item {
+            case .text(let s, let at, let size, let angle, _, _, let role, _):
+                texts.append((LabelBox(s, at: at, size: size, angle: angle), role))
+            case .polygon(let c, _, _, _, .walls): walls.append(LabelBox.pieces(ofRectangle: c))
+            case .polygon(let c, _, _, _, .furniture): furniture.append(LabelBox.pieces(ofRectangle: c))
+            case .line(let a, let b, let w, _, .doors): doors.append(LabelBox.pieces(ofSegment: a, b, width: w))
+            case .line(let a, let b, let w, _, .dimensions): dimensions.append(LabelBox.pieces(ofSegment: a, b, width: w))
+            case .arc(let c, let r, let s0, let s1, let w, _, .doors):
+                doors.append((0..<8).flatMap { k -> [LabelBox] in
+                    let t0 = s0 + (s1 - s0) * Double(k) / 8, t1 = s0 + (s1 - s0) * Double(k + 1) / 8
+                    return LabelBox.pieces(ofSegment: c + SIMD2(cosine(t0), sine(t0)) * r, c + SIMD2(cosine(t1), sine(t1)) * r, width: w)
+                })
+            default: continue
+            }
+        }
+        func meets(_ a: [LabelBox], _ b: [LabelBox]) -> Bool { a.contains { x in b.contains { x.overlaps($0) } } }
+        var t = 0
+        for i in texts.indices { for j in texts.indices where j > i && texts[i].box.overlaps(texts[j].box) { t += 1 } }
+        let labels = texts.filter { if case .roomName = $0.role { return true }; if case .roomArea = $0.role { return true }
+            if case .roomSize = $0.role { return true }; return false }
+        let onWalls = labels.reduce(0) { n, l in n + (walls + doors).filter { meets([l.box], $0) }.count }
+        let dims = dimensions.reduce(0) { n, d in n + furniture.filter { meets(d, $0) }.count }
+        let swings = doors.reduce(0) { n, d in n + furniture.filter { meets(d, $0) }.count }
+        return (t, onWalls, dims, swings)
     }
 
     static func texts(_ sheet: PlanSheet) -> [String] {

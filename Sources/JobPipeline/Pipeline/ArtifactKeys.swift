@@ -16,8 +16,9 @@ public enum ArtifactStages {
     public static let scene = 3
     /// The `.glb` writer (`model`). 2: node names that loaders keep (`NodeName`: `layer_walls`
     /// instead of `layer:walls`, only `A–Z a–z 0–9 _ -`, unique). 3: an element of a structure
-    /// names its room in its extras (`room`).
-    public static let model = 3
+    /// names its room in its extras (`room`). 4: a wall of a home scanned from both sides names
+    /// the other room's wall (`sharedWith`), and the rooms' floors sit at their story's level.
+    public static let model = 4
     /// The thumbnail renderer and its WebP encoding (`thumbnails`, and the plan thumbnail of a
     /// room, which is in the `plan` group). 2: adaptive supersampling. 3: one WebP segment at
     /// quality 75 by default, eight occlusion samples per pixel. 4: a magnified texture's

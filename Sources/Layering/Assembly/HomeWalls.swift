@@ -9,7 +9,7 @@ import SceneModel
 /// - **shared walls**: a wall two rooms scanned from its two sides (`SharedWallFinder`) is one
 ///   wall in the metrics: `wallCount` counts the walls joined by shared walls once, `wallLength`
 ///   counts each shared stretch once; the model keeps both scanned walls (each with its own
-///   identifier and geometry) and the manifest lists the pairs.
+///   identifier and geometry, naming the other in `sharedWith`) and the manifest lists the pairs.
 /// Nothing changes for a single room (no element names a room).
 enum HomeWalls {
     /// Moves each story's room floors to the story's level; returns the levels.
@@ -39,7 +39,7 @@ enum HomeWalls {
 
     /// The shared walls of a home's rooms, and the metrics counting each once.
     static func joinWalls(
-        _ elements: [RoomElement], rooms: [StructureRoom], curves: [String: CapturedRoom.Curve], metrics: inout RoomMetrics
+        _ elements: inout [RoomElement], rooms: [StructureRoom], curves: [String: CapturedRoom.Curve], metrics: inout RoomMetrics
     ) {
         guard !rooms.isEmpty else { return }
         var roomIndex: [String: Int] = [:]
@@ -56,5 +56,11 @@ enum HomeWalls {
         metrics.sharedWalls = shared
         metrics.wallCount = SharedWallFinder.wallCount(elements.filter { $0.category == .wall }.map(\.identifier), shared: shared)
         metrics.wallLength -= shared.reduce(0) { $0 + $1.length }
+        var partners: [String: [String]] = [:]
+        for s in shared {
+            partners[s.identifiers[0], default: []].append(s.identifiers[1])
+            partners[s.identifiers[1], default: []].append(s.identifiers[0])
+        }
+        for i in elements.indices { if let p = partners[elements[i].identifier] { elements[i].sharedWith = p.sorted() } }
     }
 }
