@@ -61,7 +61,7 @@ public enum SVGPlanWriter {
             case .dimension(let m): e += " class=\"dimension\" data-metres=\"\(n(m, 4))\""
             case .roomName: e += " class=\"room-name\""
             case .roomArea(let a): e += " class=\"room-area\" data-square-metres=\"\(n(a, 4))\""
-            case .roomSize(let w, let d): e += " class=\"room-size\" data-width=\"\(n(w, 4))\" data-depth=\"\(n(d, 4))\""
+            case .roomSize: e += " class=\"room-size\""
             case .objectName: e += " class=\"object-name\""
             case .title: e += " class=\"title\""
             case .note: e += " class=\"note\""

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SceneModel
+import WorkerRuntime
 
 @testable import FloorPlan
 @testable import Layering
@@ -103,6 +104,9 @@ struct HomePlanTests {
         #expect(plan.openings.allSatisfy { $0.width >= PlanGeometry.minimumOpening && !$0.walls.isEmpty })
         let windows = plan.openings.filter { $0.kind == "window" }
         #expect(windows.count == 7 && windows.allSatisfy { ($0.sillHeight ?? 0) > 0.5 })
+        // The worker stores the SVG only when it is the plain drawing the writer makes.
+        #expect(SVGSafety.problem(SVGPlanWriter.write(plan)) == nil)
+        #expect(PDFSafety.problem(try CairoPlanRenderer.pdf(plan)) == nil && DXFSafety.problem(DXFPlanWriter.write(plan)) == nil)
         // Deterministic bytes.
         #expect(SVGPlanWriter.write(plan) == SVGPlanWriter.write(try #require(PlanBuilder.build(l).plan)))
         #expect(DXFPlanWriter.write(plan) == DXFPlanWriter.write(FloorPlan(sheets: [drawing], rooms: plan.rooms, options: plan.options)))
