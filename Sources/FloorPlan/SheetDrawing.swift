@@ -216,7 +216,8 @@ struct SheetDrawing {
     }
 
     /// As `freeSpot`, nil when no place fits; `avoidObjects` false lets the box cover footprints,
-    /// `avoidStrokes` keeps it off the walls, door leaves and swings drawn so far.
+    /// `avoidStrokes` keeps it off the walls, door leaves and swings drawn so far (and with
+    /// `avoidObjects` false lets it cover object names, which then give way).
     func findSpot(
         near anchor: SIMD2<Double>, size: SIMD2<Double>, inside polygon: [SIMD2<Double>],
         clearOf texts: [(text: String, offset: SIMD2<Double>, size: Double)] = [], avoidObjects: Bool = true, avoidStrokes: Bool = false
@@ -231,7 +232,9 @@ struct SheetDrawing {
         .prefix(200)
         // The texts already drawn that could meet it, as the object boxes (at most 200).
         let drawn: [LabelBox] = texts.isEmpty ? [] : Array(sheet.items.lazy.compactMap { item -> LabelBox? in
-            guard case .text(let s, let at, let size, let angle, _, _, _, _) = item else { return nil }
+            guard case .text(let s, let at, let size, let angle, _, _, let role, _) = item else { return nil }
+            // Over objects in a home, their names give way (`separateLabels` leaves out a covering one).
+            if avoidStrokes && !avoidObjects, case .objectName = role { return nil }
             return LabelBox(s, at: at, size: size, angle: angle)
         }
         .filter { b in abs(b.centre.x - anchor.x) < reach + 2 * b.half.x && abs(b.centre.y - anchor.y) < reach + 2 * b.half.x }
