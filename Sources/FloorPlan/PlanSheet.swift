@@ -33,7 +33,9 @@ public enum PlanTextRole: Sendable, Equatable {
 
 /// What a sheet shows: a story's drawing, or the schedules of a home (rooms, doors and windows).
 public enum PlanSheetKind: String, Sendable {
+    /// A story drawn at its scale.
     case drawing
+    /// A page of tables (`ScheduleSheet`), not in the DXF.
     case schedule
 }
 

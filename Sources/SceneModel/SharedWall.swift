@@ -7,6 +7,7 @@ public struct SharedWall: Hashable, Sendable {
     public var identifiers: [String]
     /// The rooms of the two walls (names as `StructureRoom.name`), in the same order.
     public var rooms: [String]
+    /// The story both walls are on.
     public var story: Int
     /// The wall's centre line over the stretch the two faces share (world XZ, metres): halfway
     /// between the faces.
@@ -35,9 +36,12 @@ public struct SharedWall: Hashable, Sendable {
 public enum SharedWallFinder {
     /// One face of a wall: its line in world XZ and its room's index in the structure.
     public struct Face: Sendable {
+        /// The wall's identifier.
         public var identifier: String
+        /// Index of the wall's room in the home (its rooms in input order).
         public var room: Int
         public var story: Int
+        /// The ends of the wall's line, world XZ (metres).
         public var a: SIMD2<Double>
         public var b: SIMD2<Double>
 
