@@ -65,7 +65,15 @@ import WorkerCore
         let rooms = try #require(manifest["rooms"] as? [[String: Any]])
         #expect(rooms.compactMap { $0["name"] as? String } == HomeStructureTests.expectedNames)
         #expect(rooms.allSatisfy { $0["polygon_source"] as? String == "room" && !(($0["wall_lengths"] as? [String: Any]) ?? [:]).isEmpty })
-        #expect(manifest["schema_version"] as? Int == 7)
+        #expect(manifest["schema_version"] as? Int == 8)
+        // One wall where two rooms meet, each room graded, the schedules as tables.
+        let metrics = try #require(manifest["metrics"] as? [String: Any])
+        #expect((metrics["shared_walls"] as? [Any])?.count == 5 && (metrics["floor_levels"] as? [Any])?.count == 1)
+        let quality = try #require(manifest["quality"] as? [String: Any])
+        #expect((quality["rooms"] as? [[String: Any]])?.compactMap { $0["room"] as? String } == HomeStructureTests.expectedNames)
+        let plan = try #require(manifest["plan"] as? [String: Any])
+        #expect(plan["sheets"] as? Int == 2 && (plan["opening_schedule"] as? [Any])?.count == 24)
+        #expect((plan["room_schedule"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == HomeStructureTests.expectedNames)
         for f in ["model.glb", "plan.svg", "plan.pdf", "plan.dxf", "thumbs/hero.webp", "thumbs/plan.webp"] {
             #expect(FileManager.default.fileExists(atPath: out + "/" + f), "\(f)")
         }
