@@ -32,7 +32,7 @@ struct ShippedDeploymentTests {
         #expect(data["TRANSCODE_STORAGE_URL"]?.hasPrefix("s3://") == true, "storage is not S3")
         #expect(data["TRANSCODE_CHILD_SANDBOX"] == "require")
         #expect(WorkerConfig.unknownVariables(data).isEmpty, "unknown settings: \(WorkerConfig.unknownVariables(data))")
-        let config = try WorkerConfig(environment: data)
+        let config = WorkerConfig(environment: data)
         try config.validate()
         #expect(config.childSandbox == .require)
         // Two jobs' disk fits the pod's /tmp volume (2 GiB in deployment.yaml).

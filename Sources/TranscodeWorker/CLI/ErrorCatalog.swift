@@ -104,6 +104,7 @@ public enum ErrorCatalog {
         entry("PREVIEW_MISSING", "WorkerRuntime", false, "the conversion made no card or hero image: the scan has nothing to draw"),
         entry("SOURCE_MISSING", "WorkerRuntime", false, "the version names no source file"),
         entry("SOURCE_EXPIRED", "WorkerRuntime", false, "retention deleted the version's sources (TRANSCODE_SOURCE_RETENTION_DAYS): it cannot be made again"),
+        entry("SOURCE_ROOMS_INVALID", "WorkerRuntime", false, "the version's source_rooms names fewer than 2 or more than 16 rooms, or a USDZ for some rooms only"),
         entry("REDACTIONS_ERASED", "WorkerRuntime", false, "retention deleted the version's redactions (TRANSCODE_REDACTION_RETENTION_DAYS): the blur cannot be made again"),
         entry("INVALID_PATH", "WorkerRuntime", false, "a redacted texture's path inside the package cannot be used as a file name"),
         entry("IO_NOT_FOUND", "TranscodeWorker", false, "an input file does not exist"),
