@@ -58,7 +58,7 @@ import WorkerCore
         let rooms = try #require(manifest["rooms"] as? [[String: Any]])
         #expect(rooms.compactMap { $0["name"] as? String } == HomeStructureTests.expectedNames)
         #expect(rooms.allSatisfy { $0["polygon_source"] as? String == "room" && !(($0["wall_lengths"] as? [String: Any]) ?? [:]).isEmpty })
-        #expect(manifest["schema_version"] as? Int == 7)
+        #expect(manifest["schema_version"] as? Int == 8)
         for f in ["model.glb", "plan.svg", "plan.pdf", "plan.dxf", "thumbs/hero.webp", "thumbs/plan.webp"] {
             #expect(FileManager.default.fileExists(atPath: out + "/" + f), "\(f)")
         }
