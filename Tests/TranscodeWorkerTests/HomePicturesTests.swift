@@ -67,6 +67,8 @@ struct HomePicturesTests {
             }
         }
         #expect(max(hi.x - lo.x, hi.y - lo.y) > 1.5, "\(source): the home spans \(hi - lo) of the hero")
+        // The card is the hero's framing at card size, so the home fills it as much on a phone.
+        #expect(context.planner.heroCamera(width: 512, height: 384).camera == hero)
     }
 
     /// Each room's floor is drawn over in a colour of its own and its pixels counted, in the hero
