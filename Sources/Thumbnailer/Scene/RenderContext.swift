@@ -33,7 +33,11 @@ struct RenderContext {
         guard scene.triangleCount > 0, !scene.bounds.isEmpty else {
             throw ThumbnailerError(code: ThumbnailerError.emptyScene, message: "the scene has no drawable triangles")
         }
-        analysis = RoomAnalysis(layered: layered, scene: scene, excluding: home?.hiddenFloors ?? [])
+        // A home's merged floor and its openings (passages, see `WallCut`) are neither drawn nor framed.
+        let notDrawn = home.map { h in
+            h.hiddenFloors.union(layered.elements.indices.filter { layered.elements[$0].category == .opening })
+        }
+        analysis = RoomAnalysis(layered: layered, scene: scene, excluding: notDrawn ?? [])
         var rooms: [Int] = []
         if let home {
             let added = source.roomOfAddedNode

@@ -1,9 +1,9 @@
 import SceneModel
 
-/// The dollhouse cut of a home: every wall, door, window and opening is clipped by a horizontal
-/// plane `HomeLayout.cutHeight` above its room's floor, and each cut wall gets a flat cap in
-/// the cut colour along its solid parts (door gaps stay open), so that a view from above sees
-/// into every room and reads the walls as a plan does.
+/// The dollhouse cut of a home: every wall, door and window is clipped by a horizontal plane
+/// `HomeLayout.cutHeight` above its room's floor, and each cut wall gets a flat cap in the cut
+/// colour along its solid parts, broken where it hosts a door or an opening; openings (passages)
+/// are not drawn. A view from above then sees into every room and reads the walls as a plan does.
 enum WallCut {
     /// The cut faces' colour (sRGB): a warm dark grey, the plan's wall fill seen in 3D.
     static let capColour: UInt32 = 0x5E5852
@@ -20,6 +20,10 @@ enum WallCut {
             else { continue }
             let e = Int(source.elementOfNode[i])
             guard e < elements.count, RoomAnalysis.structural.contains(elements[e].category) else { continue }
+            if elements[e].category == .opening {
+                source.drawNode[i] = false
+                continue
+            }
             let cutY = home.cutY(element: e)
             let m = world[i]
             guard m.m.count == 16, m.m.allSatisfy({ $0.isFinite }) else { continue }
@@ -29,11 +33,18 @@ enum WallCut {
             // Meshes may be shared by several nodes: each node gets its own cut copy.
             source.scene.nodes[i].mesh = source.scene.addMesh(out.mesh)
         }
+        // Doors and openings break their host wall's cap (walls built from the JSON have no holes).
+        var passages: [String: [RoomElement]] = [:]
+        for el in elements where el.category == .door || el.category == .opening {
+            if let host = el.parentIdentifier { passages[host, default: []].append(el) }
+        }
         // One cap drawing per room (and one for walls of no room), so a room can be drawn alone.
         var caps: [Int: CapBuilder] = [:]
         for e in segments.keys.sorted() {
             let room = e < home.roomOfElement.count ? home.roomOfElement[e] ?? -1 : -1
-            caps[room, default: CapBuilder()].addCaps(element: elements[e], cutY: home.cutY(element: e), segments: segments[e]!)
+            caps[room, default: CapBuilder()].addCaps(
+                element: elements[e], cutY: home.cutY(element: e), segments: segments[e]!,
+                passages: passages[elements[e].identifier] ?? [])
         }
         let colour = ColorSpace.linear(hex: capColour)
         for room in caps.keys.sorted() where !caps[room]!.indices.isEmpty {
@@ -148,7 +159,10 @@ struct CapBuilder {
     var normals: [Float] = []
     var indices: [UInt32] = []
 
-    mutating func addCaps(element: RoomElement, cutY: Double, segments: [(SIMD3<Double>, SIMD3<Double>)]) {
+    /// - Parameter passages: the doors and openings the wall hosts: no cap across their width.
+    mutating func addCaps(
+        element: RoomElement, cutY: Double, segments: [(SIMD3<Double>, SIMD3<Double>)], passages: [RoomElement] = []
+    ) {
         let t = element.transform.m
         guard t.count == 16, !segments.isEmpty else { return }
         let origin = SIMD3(t[12], t[13], t[14])
@@ -179,6 +193,12 @@ struct CapBuilder {
                 merged.append(s)
             }
         }
+        for p in passages {
+            let m = p.transform.m
+            guard m.count == 16, let w = p.dimensions?.x, w.isFinite, w > 0 else { continue }
+            let centre = (SIMD3(m[12], m[13], m[14]) - origin).dot(ex)
+            merged = Self.subtract(merged, centre - abs(w) / 2, centre + abs(w) / 2)
+        }
         for (x0, x1) in merged where x1 - x0 > 0.005 {
             let corners = [(x0, zLo), (x1, zLo), (x1, zHi), (x0, zHi)].map { x, z in
                 origin + ex * x + ez * z
@@ -192,5 +212,19 @@ struct CapBuilder {
             let n = (corners[1] - corners[0]).cross(corners[2] - corners[0])
             indices += n.y > 0 ? [base, base + 1, base + 2, base, base + 2, base + 3] : [base, base + 2, base + 1, base, base + 3, base + 2]
         }
+    }
+
+    /// `spans` without the interval lo…hi.
+    static func subtract(_ spans: [(Double, Double)], _ lo: Double, _ hi: Double) -> [(Double, Double)] {
+        var out: [(Double, Double)] = []
+        for (a, b) in spans {
+            if hi <= a || lo >= b {
+                out.append((a, b))
+                continue
+            }
+            if lo > a { out.append((a, lo)) }
+            if hi < b { out.append((hi, b)) }
+        }
+        return out
     }
 }
