@@ -110,9 +110,13 @@ USER 10001:10001
 EXPOSE 8080
 
 # Liveness: GET /livez on the local HTTP server (the image has no curl; `probe` is the binary's
-# own client and exits 0 on 200, 1 otherwise).
+# own client and exits 0 on 200, 1 otherwise). Docker starts a health check with the container's
+# whole environment, every secret included: `env -i` replaces itself at once by a `probe` whose
+# environment is empty, so no long-lived process of the check holds a secret (and `probe`, like
+# every command, is non-dumpable). It asks 127.0.0.1:8080; with another TRANSCODE_HTTP_ADDR,
+# override the check with `--http-addr HOST:PORT` after `livez`.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
-    CMD ["transcode-worker", "probe", "livez"]
+    CMD ["/usr/bin/env", "-i", "/usr/local/bin/transcode-worker", "probe", "livez"]
 
 # SIGTERM starts the graceful drain (TRANSCODE_SHUTDOWN_GRACE_SECONDS); give `docker stop` a
 # longer timeout than that, e.g. `docker stop -t 90`.

@@ -9,7 +9,8 @@
 //     render bytes in memory: no IO, no logging.
 //  2. The runtime targets never import a feature module, so the daemon cannot parse untrusted bytes:
 //     JSONCore (leaf, shared with the features), CommandCore (leaf: clock, exit statuses, usage
-//     errors, unbuffered output), WorkerCore (shared by the daemon and the job child: the child's
+//     errors, unbuffered output, the process guard and the environment with its secrets held
+//     apart), WorkerCore (shared by the daemon and the job child: the child's
 //     message lines, the previous revision's pack, SHA-256 and HMAC; libcrypto; re-exports
 //     CommandCore), ObjectStorage (storage backends, the HTTP client, SigV4), PGQueue
 //     (Postgres, schema, queue statements; libpq), WorkerHTTP (the HTTP server; libmicrohttpd) and
@@ -81,7 +82,10 @@ let package = Package(
         .target(name: "JSONCore", swiftSettings: strict),
         // What every command line shares and links no library for: the monotonic clock, exit
         // statuses, usage errors, the version, unbuffered output (re-exported by WorkerCore).
-        .target(name: "CommandCore", swiftSettings: strict),
+        .target(name: "CommandCore", dependencies: ["CProcessGuard"], swiftSettings: strict),
+        // Our own C for what every command does to itself first (prctl is variadic, so not
+        // callable from Swift): no library beyond libc.
+        .target(name: "CProcessGuard"),
         // What the daemon and the job child share: the child's message lines, the previous
         // revision's pack, SHA-256/HMAC (libcrypto) and HTML escaping, and CommandCore.
         .target(name: "WorkerCore", dependencies: ["JSONCore", "CommandCore", "CLibCrypto"], swiftSettings: strict),
@@ -121,7 +125,7 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(name: "transcode-worker", dependencies: ["TranscodeWorker"], swiftSettings: strict),
         .executableTarget(name: "transcode-job", dependencies: ["JobPipeline", "WorkerCore"], swiftSettings: strict),
-        .executableTarget(name: "transcode-inspect", dependencies: ["USDInspect"], swiftSettings: strict),
+        .executableTarget(name: "transcode-inspect", dependencies: ["USDInspect", "CommandCore"], swiftSettings: strict),
 
         // Fuzzing (scripts/fuzz): the targets' bodies, and one `fuzz-<target>` executable each. In
         // ordinary builds an executable replays files through its body; built with `-D FUZZING` and

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Model size against gltfpack, measured in the same run.
 
-For every sample and corpus input, with the built binary:
+For every sample and corpus input, and the `.model` exports furnished with Apple's catalog models that
+`scripts/gen-model-export.py` writes to bench-out/inputs when they are there, with the built binary:
 
   ours      <binary> convert INPUT --out DIR --no-thumbnails --no-plan  (meshopt, the default)
   plain     <binary> convert INPUT --out DIR --no-thumbnails --no-plan --glb-compression none --texture-format original
@@ -37,6 +38,11 @@ def inputs(corpus):
         for s in json.load(f):
             usdz, js = "samples/roomplan/" + s["usdz"], "samples/roomplan/" + s["json"]
             out.append((s["usdz"] + " + json", [usdz, "--roomplan", js], usdz))
+    for name in ("catalog_dining", "catalog_living"):  # scripts/gen-model-export.py
+        generated = "bench-out/inputs/" + name
+        if os.path.exists(os.path.join(ROOT, generated + ".usdz")):
+            out.append((name + ".usdz + json (generated)", [generated + ".usdz", "--roomplan", generated + ".json"],
+                        generated + ".usdz"))
     if corpus and os.path.isdir(corpus):
         with open(os.path.join(corpus, "USD_CORE_ANALYSIS.json")) as f:
             for e in json.load(f):

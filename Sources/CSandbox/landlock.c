@@ -99,6 +99,15 @@ static int add_path(int ruleset, const char *path, uint64_t rights, uint64_t han
     return rc;
 }
 
+/// True for /proc and the paths beneath it.
+static int in_proc(const char *path) {
+    static const char proc[] = "/proc";
+    for (size_t i = 0; i < sizeof proc - 1; i++) {
+        if (path[i] != proc[i]) return 0;
+    }
+    return path[sizeof proc - 1] == 0 || path[sizeof proc - 1] == '/';
+}
+
 int sandbox_landlock_build(const char *const *read_paths, const char *const *write_paths, int *error) {
     int abi = sandbox_landlock_abi(error);
     if (abi < 1) return -1;
@@ -122,7 +131,9 @@ int sandbox_landlock_build(const char *const *read_paths, const char *const *wri
     const uint64_t write = LL_FS_READ_FILE | LL_FS_READ_DIR | LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR | LL_FS_REMOVE_FILE
         | LL_FS_MAKE_DIR | LL_FS_MAKE_REG | LL_FS_REFER | LL_FS_TRUNCATE;
     int rc = 0;
-    for (const char *const *p = read_paths; rc == 0 && p && *p; p++) rc = add_path(ruleset, *p, read, attr.handled_access_fs, 1);
+    for (const char *const *p = read_paths; rc == 0 && p && *p; p++) {
+        if (!in_proc(*p)) rc = add_path(ruleset, *p, read, attr.handled_access_fs, 1);
+    }
     for (const char *const *p = write_paths; rc == 0 && p && *p; p++) rc = add_path(ruleset, *p, write, attr.handled_access_fs, 0);
     if (rc != 0) {
         close(ruleset);
@@ -133,12 +144,34 @@ int sandbox_landlock_build(const char *const *read_paths, const char *const *wri
     return ruleset;
 }
 
-int sandbox_landlock_apply(int fd) {
+/// Grants read (and execute) beneath `path` as the calling process sees it; a missing path is
+/// skipped. Async-signal-safe calls only: safe between clone and execve. 0 or -1.
+static int add_own_path(int ruleset, const char *path, int abi) {
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_PATH | O_CLOEXEC);
+    if (fd < 0) return (errno == ENOENT || errno == ENOTDIR) ? 0 : -1;
+    struct stat st;
+    int rc = fstat(fd, &st);   // async-signal-safe, as close is
+    struct ll_path_beneath_attr rule = { (LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR) & fs_rights(abi), fd };
+    if (rc == 0 && !S_ISDIR(st.st_mode)) rule.allowed_access &= LL_FILE_RIGHTS;
+    if (rc == 0) rc = (int)syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &rule, 0);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc == 0 ? 0 : -1;
+}
+
+int sandbox_landlock_apply(int fd, const char *const *read_paths) {
+    // Paths under /proc name what the child sees there: its own mount namespace's /proc, and in
+    // it /proc/self is the child (the worker's own would be named by a rule made in the worker).
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+    if (abi < 1) return -1;
+    for (const char *const *p = read_paths; p && *p; p++) {
+        if (in_proc(*p) && add_own_path(fd, *p, (int)abi) != 0) return -1;
+    }
     // The Swift runtime finds a program's arguments through /proc/self/maps (the stack's place),
     // so the child may read its own: a rule made here, in the child, names the child's file, and
     // the descriptor stays open across execve, which keeps that file's directory entry (and so
-    // the inode the rule is attached to) the one /proc/self/maps resolves to afterwards. The
-    // calls are raw system calls: safe between clone and execve.
+    // the inode the rule is attached to) the one /proc/self/maps resolves to afterwards.
     int maps = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps", O_PATH);
     if (maps < 0) return -1;
     struct ll_path_beneath_attr rule = { LL_FS_READ_FILE, maps };

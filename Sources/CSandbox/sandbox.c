@@ -5,6 +5,13 @@
 // locks, no stdio), writes nothing but its own stack and the calling thread's errno, and changes
 // ids with raw system calls: glibc's setuid family runs its every-thread protocol over the thread
 // list it finds in memory, which is the parent's.
+//
+// With a PID namespace the launched process does the first half (signals, process group,
+// descriptors, limits, the namespaces and id maps), then clones the program's process the same
+// way (CLONE_VM | CLONE_VFORK, a second stack) with CLONE_PARENT, so that it is the caller's
+// child; that process is PID 1 of the new namespace and does the rest (its own process group, the
+// mount namespace's root, the ids, the confinement, execve). The launched process stores its pid
+// and exits once it has executed; the caller reaps the launched process and returns the program's.
 #define _GNU_SOURCE
 #include "csandbox.h"
 #include "sandbox_layers.h"
@@ -21,19 +28,27 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <poll.h>
 #include <pthread.h>
 #include <unistd.h>
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
 
-/// Reports `stage` and errno to the parent and ends the child.
-static void child_fail(int report_fd, int stage) {
-    struct sandbox_failure f = { stage, errno };
+/// Reports `stage`, errno and `detail` to the parent and ends the child.
+static void child_fail_detail(int report_fd, int stage, int detail) {
+    struct sandbox_failure f = { stage, errno, detail };
     ssize_t n;
     do { n = write(report_fd, &f, sizeof f); } while (n < 0 && errno == EINTR);
     _exit(127);
+}
+
+static void child_fail(int report_fd, int stage) {
+    child_fail_detail(report_fd, stage, -1);
 }
 
 /// Lowers one limit to `soft`/`hard` (capped by the current hard limit). 0 or -1 errno.
@@ -90,6 +105,11 @@ struct child_args {
     pid_t parent;
     int landlock_fd;                       /// -1: none
     const struct sock_fprog *filter;      /// NULL: none
+    /// With a PID namespace: a pidfd of the caller's process (-1 otherwise), the top of the
+    /// program's stack, and where the launched process stores the program's pid.
+    int parent_fd;
+    char *program_stack;
+    volatile pid_t *program;
 };
 
 /// The last steps before execve, once the ids are final: the parent-death signal (a change of
@@ -98,20 +118,43 @@ struct child_args {
 static void confine(const struct sandbox_options *o, const struct child_args *a) {
     if (o->parent_death_signal > 0) {
         if (prctl(PR_SET_PDEATHSIG, o->parent_death_signal, 0, 0, 0) != 0) child_fail(a->report_fd, SANDBOX_STAGE_PARENT_DEATH);
-        // The parent may have ended before the call above: then nobody would signal.
-        if (getppid() != a->parent) { errno = ESRCH; child_fail(a->report_fd, SANDBOX_STAGE_PARENT_DEATH); }
+        // The parent may have ended before the call above: then nobody would signal. In a PID
+        // namespace of its own the parent is outside it (getppid() answers 0): its pidfd tells.
+        // (The thread that cloned it waits in clone until execve, so only the whole process can
+        // have ended.)
+        if (a->parent_fd >= 0) {
+            struct pollfd p = { a->parent_fd, POLLIN, 0 };
+            int ready = poll(&p, 1, 0);
+            if (ready != 0) {
+                if (ready > 0) errno = ESRCH;
+                child_fail(a->report_fd, SANDBOX_STAGE_PARENT_DEATH);
+            }
+            close(a->parent_fd);
+        } else if (getppid() != a->parent) {
+            errno = ESRCH;
+            child_fail(a->report_fd, SANDBOX_STAGE_PARENT_DEATH);
+        }
     }
     if ((o->no_new_privs || a->landlock_fd >= 0 || a->filter) && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
         child_fail(a->report_fd, SANDBOX_STAGE_NO_NEW_PRIVS);
     }
     if (a->landlock_fd >= 0) {
-        if (sandbox_landlock_apply(a->landlock_fd) != 0) child_fail(a->report_fd, SANDBOX_STAGE_LANDLOCK);
+        if (sandbox_landlock_apply(a->landlock_fd, o->read_paths) != 0) child_fail(a->report_fd, SANDBOX_STAGE_LANDLOCK);
         close(a->landlock_fd);
     }
     if (a->filter && sandbox_seccomp_apply(a->filter) != 0) child_fail(a->report_fd, SANDBOX_STAGE_SECCOMP);
 }
 
-/// The child side: never returns.
+static void child_exec(const struct sandbox_options *o, const struct child_args *a);
+
+/// The program's process in a PID namespace, on the second stack: never returns.
+static int program_entry(void *p) {
+    const struct child_args *a = p;
+    child_exec(a->options, a);
+    return 127;
+}
+
+/// The launched process's side: never returns.
 static void child_main(const struct sandbox_options *o, const struct child_args *a) {
     int report_fd = a->report_fd;
     // Default dispositions for every signal (handlers of the parent mean nothing here; ignored
@@ -160,12 +203,34 @@ static void child_main(const struct sandbox_options *o, const struct child_args 
     if (o->change_ids && syscall(SYS_setgroups, 0, NULL) != 0) child_fail(report_fd, SANDBOX_STAGE_IDS);
 
     if (o->namespaces) {
-        if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) child_fail(report_fd, SANDBOX_STAGE_UNSHARE);
+        int flags = CLONE_NEWUSER | CLONE_NEWNET | (o->pid_namespace ? CLONE_NEWPID : 0) | (o->mounts ? CLONE_NEWNS : 0);
+        if (unshare(flags) != 0) child_fail(report_fd, SANDBOX_STAGE_UNSHARE);
         if (a->map_ids) {
             if (write_file("/proc/self/setgroups", "deny", 4) != 0) child_fail(report_fd, SANDBOX_STAGE_SETGROUPS);
             if (write_file("/proc/self/uid_map", a->uid_map, a->uid_len) != 0) child_fail(report_fd, SANDBOX_STAGE_UID_MAP);
             if (write_file("/proc/self/gid_map", a->gid_map, a->gid_len) != 0) child_fail(report_fd, SANDBOX_STAGE_GID_MAP);
         }
+        if (o->pid_namespace) {
+            // unshare(CLONE_NEWPID) moved only this process's future children: the program's
+            // process is cloned into the namespace, as the caller's child (CLONE_PARENT), and this
+            // process ends once that one has executed (or failed, having reported why).
+            pid_t pid = clone(program_entry, a->program_stack, CLONE_VM | CLONE_VFORK | CLONE_PARENT | SIGCHLD, (void *)a);
+            if (pid < 0) child_fail(report_fd, SANDBOX_STAGE_PID_NAMESPACE);
+            *a->program = pid;
+            _exit(0);
+        }
+    }
+    child_exec(o, a);
+}
+
+/// The program's side: in a PID namespace a process group of its own, the root of the mount
+/// namespace, the process limit, the ids, the confinement, then execve. Never returns.
+static void child_exec(const struct sandbox_options *o, const struct child_args *a) {
+    int report_fd = a->report_fd;
+    if (o->namespaces && o->pid_namespace && setpgid(0, 0) != 0) child_fail(report_fd, SANDBOX_STAGE_PGROUP);
+    if (o->namespaces && o->mounts) {
+        int failed;
+        if (sandbox_mounts_apply(o, &failed) != 0) child_fail_detail(report_fd, SANDBOX_STAGE_MOUNT, failed);
     }
     // After the user namespace: a new one counts only its own processes against this limit.
     if (o->rlimit_nproc > 0
@@ -194,19 +259,52 @@ static int child_entry(void *p) {
     return 127;
 }
 
-/// The child's stack: far more than child_main needs, with no guard page below it (it runs
-/// only our own code, a few frames deep).
+/// The child's stack (and with a PID namespace, the program's, above it): far more than
+/// child_main needs, with no guard page below it (it runs only our own code, a few frames deep).
 #define CHILD_STACK_BYTES (256 * 1024)
 
-pid_t sandbox_spawn(const struct sandbox_options *o, struct sandbox_failure *failure) {
-    failure->stage = SANDBOX_STAGE_NONE;
-    failure->error = 0;
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) != 0) {
-        failure->stage = SANDBOX_STAGE_PIPE;
-        failure->error = errno;
+static void reap(pid_t pid, int *status) {
+    while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
+}
+
+/// Sets `failure` and returns -1.
+static pid_t failed(struct sandbox_failure *failure, int stage, int error) {
+    failure->stage = stage;
+    failure->error = error;
+    failure->detail = -1;
+    return -1;
+}
+
+/// After the clone: reads the child's report, reaps the launched process when it was only the
+/// program's launcher (PID namespace) and every process of a failed launch. The program's pid or -1.
+static pid_t collect(const struct sandbox_options *o, pid_t pid, pid_t program, int report_fd,
+                     struct sandbox_failure *failure) {
+    struct sandbox_failure f;
+    ssize_t n;
+    do { n = read(report_fd, &f, sizeof f); } while (n < 0 && errno == EINTR);
+    close(report_fd);
+    int status = 0;
+    if (o->namespaces && o->pid_namespace) {
+        reap(pid, &status);   // it has ended: the clone returned only then
+        pid = program;
+    }
+    if (n == (ssize_t)sizeof f) {
+        if (pid > 0) reap(pid, &status);
+        *failure = f;
         return -1;
     }
+    if (pid <= 0 || status != 0) {
+        // The launcher of the program ended without a report (killed): nothing may be left.
+        if (pid > 0) { kill(pid, SIGKILL); reap(pid, &status); }
+        return failed(failure, SANDBOX_STAGE_PID_NAMESPACE, ECHILD);
+    }
+    return pid;   // end of file: execve succeeded (or a probe finished setting up)
+}
+
+pid_t sandbox_spawn(const struct sandbox_options *o, struct sandbox_failure *failure) {
+    failed(failure, SANDBOX_STAGE_NONE, 0);
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) return failed(failure, SANDBOX_STAGE_PIPE, errno);
     // The id maps are formatted here: the child may not call snprintf. The ids inside are the
     // ids the child runs as outside (identity maps). They can be written while the child is root
     // or dumpable: a non-root child of a non-dumpable parent stays unmapped (the overflow id
@@ -217,30 +315,37 @@ pid_t sandbox_spawn(const struct sandbox_options *o, struct sandbox_failure *fai
     int uid_len = snprintf(uid_map, sizeof uid_map, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
     int gid_len = snprintf(gid_map, sizeof gid_map, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
     int map_ids = geteuid() == 0 || prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1;
+    int pid_ns = o->namespaces && o->pid_namespace;
 
-    // The Landlock ruleset and the seccomp program are made here: making them allocates and opens
-    // files, which the child may not do.
+    // The Landlock ruleset, the seccomp program and the pidfd are made here: making them
+    // allocates and opens files, which the child may not do.
+    volatile pid_t program = 0;
     struct child_args args = { o, report[1], report[0], map_ids, uid_map, gid_map, (size_t)uid_len, (size_t)gid_len,
-                               getpid(), -1, NULL };
+                               getpid(), -1, NULL, -1, NULL, &program };
     struct sock_fprog filter = { 0, NULL };
     int stage = SANDBOX_STAGE_NONE, error = 0;
     if (o->landlock && (args.landlock_fd = sandbox_landlock_build(o->read_paths, o->write_paths, &error)) < 0) {
         stage = SANDBOX_STAGE_LANDLOCK;
     } else if (o->seccomp && (error = sandbox_seccomp_build(o->seccomp_allow_unix, &filter)) != 0) {
         stage = SANDBOX_STAGE_SECCOMP;
+    } else if (pid_ns && (args.parent_fd = (int)syscall(SYS_pidfd_open, getpid(), 0)) < 0) {
+        stage = SANDBOX_STAGE_PID_NAMESPACE;
+        error = errno;
     }
     if (o->seccomp) args.filter = &filter;
+    size_t stack_bytes = pid_ns ? 2 * CHILD_STACK_BYTES : CHILD_STACK_BYTES;
     void *stack = stage ? MAP_FAILED
-                        : mmap(NULL, CHILD_STACK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+                        : mmap(NULL, stack_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (stack == MAP_FAILED) {
-        failure->stage = stage ? stage : SANDBOX_STAGE_FORK;
-        failure->error = stage ? error : errno;
+        if (!stage) { stage = SANDBOX_STAGE_FORK; error = errno; }
         if (args.landlock_fd >= 0) close(args.landlock_fd);
+        if (args.parent_fd >= 0) close(args.parent_fd);
         sandbox_seccomp_free(&filter);
         close(report[0]);
         close(report[1]);
-        return -1;
+        return failed(failure, stage, error);
     }
+    args.program_stack = (char *)stack + stack_bytes;
 
     // Every signal blocked across the clone: no handler of the parent may run in the child (it
     // has copies of the parent's handlers until it resets them, and shares its memory).
@@ -250,28 +355,18 @@ pid_t sandbox_spawn(const struct sandbox_options *o, struct sandbox_failure *fai
     pid_t pid = clone(child_entry, (char *)stack + CHILD_STACK_BYTES, CLONE_VM | CLONE_VFORK | SIGCHLD, &args);
     int fork_errno = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    // The child has called execve or exited: its stack, the ruleset and the filter are free again.
-    munmap(stack, CHILD_STACK_BYTES);
+    // The child has called execve or exited (and so has the program's process it started): the
+    // stacks, the ruleset, the filter and the pidfd are free again.
+    munmap(stack, stack_bytes);
     if (args.landlock_fd >= 0) close(args.landlock_fd);
+    if (args.parent_fd >= 0) close(args.parent_fd);
     sandbox_seccomp_free(&filter);
     close(report[1]);
     if (pid < 0) {
         close(report[0]);
-        failure->stage = SANDBOX_STAGE_FORK;
-        failure->error = fork_errno;
-        return -1;
+        return failed(failure, SANDBOX_STAGE_FORK, fork_errno);
     }
-    struct sandbox_failure f;
-    ssize_t n;
-    do { n = read(report[0], &f, sizeof f); } while (n < 0 && errno == EINTR);
-    close(report[0]);
-    if (n == (ssize_t)sizeof f) {
-        int status;
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
-        *failure = f;
-        return -1;
-    }
-    return pid;   // end of file: execve succeeded (or a probe finished setting up)
+    return collect(o, pid, program, report[0], failure);
 }
 
 int sandbox_set_subreaper(void) {

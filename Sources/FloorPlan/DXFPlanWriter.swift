@@ -16,12 +16,14 @@ public enum DXFPlanWriter {
 
     public static func write(_ plan: FloorPlan) -> [UInt8] {
         var w = DXFText()
-        let layers = plan.sheets.flatMap { s in PlanLayer.drawOrder.map { (layerName(story: s.story, $0), colours[$0] ?? 7) } }
+        // Schedules are pages of the PDF and SVG; the drawing's model space has no place for them.
+        let drawings = plan.sheets.filter { $0.kind == .drawing }
+        let layers = drawings.flatMap { s in PlanLayer.drawOrder.map { (layerName(story: s.story, $0), colours[$0] ?? 7) } }
         // Handles: fixed ones for the tables and blocks, then one per entity.
         let modelRecord = 0x1F, paperRecord = 0x1E
         var entities = DXFText()
         var handle = 0x100
-        for sheet in plan.sheets {
+        for sheet in drawings {
             for item in sheet.orderedItems {
                 entity(item, sheet: sheet, layer: layerName(story: sheet.story, item.layer), owner: modelRecord, handle: &handle, into: &entities)
             }

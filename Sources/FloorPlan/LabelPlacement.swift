@@ -194,8 +194,8 @@ extension SheetDrawing {
             guard case .text(let s, let at, let size, let angle, _, _, let role, _) = item else { continue }
             let rank: Int
             switch role {
-            case .title, .note: rank = 0
-            case .roomName, .roomArea: rank = 1
+            case .title, .note, .schedule: rank = 0
+            case .roomName, .roomArea, .roomSize: rank = 1
             case .dimension: rank = 2
             case .objectName: rank = 3
             }

@@ -35,7 +35,8 @@ public enum PlanBuilder {
     /// The plan of `layered`, or nil with the reason when the input is not a room (no wall to draw:
     /// a single object, a teapot, a scan without walls).
     public static func build(_ layered: LayeredScene, options: PlanOptions = PlanOptions()) -> (plan: FloorPlan?, note: String?) {
-        let g = PlanGeometry(layered)
+        var g = PlanGeometry(layered)
+        HomePlanWalls.redraw(&g, thickness: options.wallThickness)
         guard g.isRoom else {
             return (nil, layered.elements.isEmpty ? "no room elements: the input is not a room scan"
                 : "no walls: a plan is drawn only for scans with walls")
@@ -58,13 +59,23 @@ public enum PlanBuilder {
             d.drawFloor(here, outlines: d.outlines)
             d.drawObjects()
             d.drawWalls()
-            d.drawDimensions(outline: d.outlines.first?.polygon)
+            if g.isHome {
+                d.drawHomeDimensions(here)
+            } else {
+                d.drawDimensions(outline: d.outlines.first?.polygon)
+            }
             d.drawRoomLabels(here)
             d.drawFrame()
             d.separateLabels()
             sheets.append(d.sheet)
         }
-        return (FloorPlan(sheets: sheets, rooms: rooms, options: options), nil)
+        var plan = FloorPlan(sheets: sheets, rooms: rooms, options: options)
+        plan.openings = OpeningSchedule.rows(g, rooms: rooms)
+        if g.isHome {
+            plan.sheets += ScheduleSheet.sheets(rooms: rooms, openings: plan.openings, format: format, vocabulary: vocabulary,
+                                                stories: sheets.count)
+        }
+        return (plan, nil)
     }
 
     /// The turn of every sheet (radians, at most π/4 either way): the walls of all stories

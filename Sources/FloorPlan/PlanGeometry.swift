@@ -10,6 +10,19 @@ struct PlanSegment: Sendable {
     var length: Double
     var host: String?
     var story: Int
+    /// The room of a home the element is in (`StructureRoom.name`); nil in a single room.
+    var room: String? = nil
+    /// The drawn thickness, metres, when not the plan's (a home's shared or outer wall).
+    var thickness: Double? = nil
+    /// How far the drawn wall runs past each end, metres, when not half its thickness.
+    var ends: SIMD2<Double>? = nil
+    /// RoomPlan's height of the element and the world height of its bottom edge, metres.
+    var height: Double? = nil
+    var bottom: Double? = nil
+    /// The wall RoomPlan or the plan put it in, before a home's walls were redrawn.
+    var scannedHost: String? = nil
+    /// The same door, window or opening scanned from the other room of a home (not drawn).
+    var twins: [PlanSegment] = []
 
     var mid: SIMD2<Double> { (a + b) / 2 }
     var direction: SIMD2<Double> {
@@ -47,6 +60,16 @@ struct PlanGeometry: Sendable {
     /// Floor polygons in world XZ, counter-clockwise.
     var floors: [(story: Int, polygon: [SIMD2<Double>])] = []
     var stories: [Int] = []
+    /// What the plan draws as walls and openings: the walls and openings themselves for a single
+    /// room; for a home, as `HomePlanWalls` redraws them (one wall where two rooms meet).
+    var drawnWalls: [PlanSegment] = []
+    var drawnOpenings: [PlanSegment] = []
+    /// A home's walls scanned from both sides (`RoomMetrics.sharedWalls`), and each room's own
+    /// floors by `StructureRoom.name`; empty for a single room.
+    var shared: [SharedWall] = []
+    var roomFloors: [String: [[SIMD2<Double>]]] = [:]
+    /// The world heights of each story's floors (levelled in a home), for sill heights.
+    var floorHeights: [Int: [Double]] = [:]
 
     /// Room-scale limits: a plan covers at most 200 m each way and reads at most `maxElements`
     /// elements, of which at most `maxPerKind` walls, openings and objects each (real rooms have
@@ -54,6 +77,9 @@ struct PlanGeometry: Sendable {
     static let maxExtent = 200.0
     static let maxElements = 20_000
     static let maxPerKind = 2_000
+    /// Doors, windows and openings narrower than this are not drawn (nor scheduled): scanning
+    /// noise, not a way through, metres.
+    static let minimumOpening = 0.1
     /// Most stories drawn (a sheet and a PDF page each); RoomPlan captures have a handful.
     static let maxStories = 16
 
@@ -81,6 +107,7 @@ struct PlanGeometry: Sendable {
                     abs(Polygon2D.signedArea(pts)) > 1e-6
                 {
                     floors.append((story, Polygon2D.signedArea(pts) < 0 ? pts.reversed() : pts))
+                    if centre3.y.isFinite { floorHeights[story, default: []].append(centre3.y) }
                     storySet.insert(story)
                 }
                 continue
@@ -94,8 +121,13 @@ struct PlanGeometry: Sendable {
             switch e.category {
             case .wall, .door, .window, .opening:
                 guard d.x > 0.01 else { continue }
-                let seg = PlanSegment(identifier: e.identifier, category: e.category, a: centre - axis * d.x / 2,
-                                      b: centre + axis * d.x / 2, length: d.x, host: e.parentIdentifier, story: story)
+                var seg = PlanSegment(identifier: e.identifier, category: e.category, a: centre - axis * d.x / 2,
+                                      b: centre + axis * d.x / 2, length: d.x, host: e.parentIdentifier, story: story,
+                                      room: e.room)
+                if d.y.isFinite, d.y >= 0 {
+                    seg.height = d.y
+                    seg.bottom = centre3.y - d.y / 2
+                }
                 if e.category == .wall {
                     guard walls.count < Self.maxPerKind else { continue }
                     walls.append(seg)
@@ -119,6 +151,10 @@ struct PlanGeometry: Sendable {
             objects.removeAll { !kept.contains($0.story) }
             floors.removeAll { !kept.contains($0.story) }
         }
+        drawnWalls = walls
+        drawnOpenings = openings
+        shared = layered.metrics.sharedWalls.filter { Set(stories).contains($0.story) }
+        for r in layered.rooms { roomFloors[r.name, default: []] += r.floors }
     }
 
     /// True when there is something to draw a plan of: at least one wall.
@@ -128,4 +164,8 @@ struct PlanGeometry: Sendable {
     func openings(story: Int) -> [PlanSegment] { openings.filter { $0.story == story } }
     func objects(story: Int) -> [PlanFootprint] { objects.filter { $0.story == story } }
     func floors(story: Int) -> [[SIMD2<Double>]] { floors.filter { $0.story == story }.map(\.polygon) }
+    func drawnWalls(story: Int) -> [PlanSegment] { drawnWalls.filter { $0.story == story } }
+    func drawnOpenings(story: Int) -> [PlanSegment] { drawnOpenings.filter { $0.story == story } }
+    /// True for a home of several rooms.
+    var isHome: Bool { !roomFloors.isEmpty }
 }

@@ -22,9 +22,21 @@ public enum PlanTextRole: Sendable, Equatable {
     case roomName
     /// A room's area, square metres (unrounded).
     case roomArea(squareMetres: Double)
+    /// A room's width and depth along the paper's axes, metres (unrounded).
+    case roomSize(width: Double, depth: Double)
     case objectName
     case title
     case note
+    /// A cell of a schedule table (`ScheduleSheet`).
+    case schedule
+}
+
+/// What a sheet shows: a story's drawing, or the schedules of a home (rooms, doors and windows).
+public enum PlanSheetKind: String, Sendable {
+    /// A story drawn at its scale.
+    case drawing
+    /// A page of tables (`ScheduleSheet`), not in the DXF.
+    case schedule
 }
 
 /// One drawn thing, in paper millimetres (origin at the sheet's top-left corner, y down; angles
@@ -69,6 +81,8 @@ public struct PlanSheet: Sendable, Equatable {
     /// The sheet is turned so that most wall length runs square to the paper
     /// (`WallOrientation`); 0 when the walls already do.
     public var rotation: Double = 0
+    /// A story's drawing, or a page of schedules (no world coordinates: `origin` and `scale` unused).
+    public var kind: PlanSheetKind = .drawing
 
     /// The items in drawing order (by `PlanLayer.drawOrder`, then as added).
     public var orderedItems: [PlanItem] {
@@ -100,6 +114,8 @@ public struct PlanSheet: Sendable, Equatable {
 public struct FloorPlan: Sendable {
     public var sheets: [PlanSheet]
     public var rooms: [RoomFigures]
+    /// The door and window schedule (`OpeningSchedule`).
+    public var openings: [OpeningFigures] = []
     public var options: PlanOptions
 
     public init(sheets: [PlanSheet], rooms: [RoomFigures], options: PlanOptions) {

@@ -46,6 +46,47 @@ public struct PlanVocabulary: Sendable {
         locale == .en ? "Walls drawn \(thickness) thick, centred on the scanned wall" : "墙体按 \(thickness) 厚度居中绘制"
     }
 
+    /// The words of the schedule pages.
+    struct ScheduleWords {
+        var rooms, openings, room, story, area, perimeter, total, kind, width, height, sill, wall, convention, wallNote: String
+    }
+
+    var scheduleWords: ScheduleWords {
+        switch locale {
+        case .en:
+            return ScheduleWords(
+                rooms: "Room schedule", openings: "Door and window schedule", room: "Room", story: "Story", area: "Area",
+                perimeter: "Perimeter", total: "Total", kind: "Kind", width: "Width", height: "Height", sill: "Sill", wall: "Wall",
+                convention: "Each room's area is its own floor, measured inside its walls; the total is their sum.",
+                wallNote: "Sill: height of the bottom edge above the floor. Wall: the scanned wall's identifier (first 8 characters).")
+        case .zhHans:
+            return ScheduleWords(
+                rooms: "房间表", openings: "门窗表", room: "房间", story: "楼层", area: "面积", perimeter: "周长", total: "合计",
+                kind: "类型", width: "宽", height: "高", sill: "窗台高", wall: "墙",
+                convention: "每个房间的面积为其自身地面（墙内净面积）；合计为各房间之和。",
+                wallNote: "窗台高：下沿距地面的高度。墙：所扫描墙体标识的前 8 个字符。")
+        }
+    }
+
+    /// `door` → `Door`, `window` → `Window`, `opening` → `Opening`.
+    func openingKind(_ kind: String) -> String {
+        let words: [String: (en: String, zh: String)] = ["door": ("Door", "门"), "window": ("Window", "窗"), "opening": ("Opening", "开口")]
+        guard let w = words[kind] else { return Self.words(kind) }
+        return locale == .en ? w.en : w.zh
+    }
+
+    /// The wall note of a home: `Walls between rooms as measured; others 10 cm, outside the rooms`.
+    public func homeWallNote(_ thickness: String) -> String {
+        locale == .en ? "Walls between rooms drawn as measured; others \(thickness), outside the rooms"
+            : "房间之间的墙按实测厚度绘制；其余墙体 \(thickness)，绘于房间之外"
+    }
+
+    /// The measuring convention under a home's title.
+    public var homeConvention: String {
+        locale == .en ? "Areas inside the walls, each room its own floor; total = sum of the rooms"
+            : "面积为墙内净面积，按各房间自身地面计；合计为各房间之和"
+    }
+
     /// `livingRoom` → `Living room` (at most 40 characters of the label are shown).
     static func words(_ s: String) -> String { StructureRoom.words(s) }
 }

@@ -18,7 +18,11 @@ public enum SVGPlanWriter {
         s += "data-units=\"\(plan.options.units.rawValue)\" data-locale=\"\(plan.options.locale.rawValue)\">\n"
         var y = 0.0
         for sheet in plan.sheets {
-            s += "<g class=\"story\" data-story=\"\(sheet.story)\" data-scale=\"\(n(sheet.scale))\" transform=\"translate(0 \(n(y)))\">\n"
+            if sheet.kind == .schedule {
+                s += "<g class=\"schedules\" transform=\"translate(0 \(n(y)))\">\n"
+            } else {
+                s += "<g class=\"story\" data-story=\"\(sheet.story)\" data-scale=\"\(n(sheet.scale))\" transform=\"translate(0 \(n(y)))\">\n"
+            }
             s += "<rect x=\"0\" y=\"0\" width=\"\(n(sheet.width))\" height=\"\(n(sheet.height))\" fill=\"#FFFFFF\"/>\n"
             for layer in PlanLayer.drawOrder {
                 let items = sheet.items.filter { $0.layer == layer }
@@ -57,9 +61,11 @@ public enum SVGPlanWriter {
             case .dimension(let m): e += " class=\"dimension\" data-metres=\"\(n(m, 4))\""
             case .roomName: e += " class=\"room-name\""
             case .roomArea(let a): e += " class=\"room-area\" data-square-metres=\"\(n(a, 4))\""
+            case .roomSize: e += " class=\"room-size\""
             case .objectName: e += " class=\"object-name\""
             case .title: e += " class=\"title\""
             case .note: e += " class=\"note\""
+            case .schedule: e += " class=\"schedule\""
             }
             return e + ">\(escape(text))</text>"
         }

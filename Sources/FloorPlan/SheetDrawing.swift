@@ -93,10 +93,14 @@ struct SheetDrawing {
         }
     }
 
+    /// One text of a room's label: what it says, its offset from the label's centre (mm), size and role.
+    typealias LabelLine = (text: String, offset: SIMD2<Double>, size: Double, role: PlanTextRole)
+
     /// Each room's name above its area, near its section's centre (else its centroid), at the
     /// first of these that fits inside the room: the two lines clear of objects; side by side on
     /// one smaller line (`Room 1  9.2 m²`) clear of objects; the same two over objects; else the
-    /// two lines at the anchor.
+    /// two lines at the anchor. A home's rooms (`roomLabelLayouts`) also state their size and try
+    /// smaller layouts before the anchor.
     mutating func drawRoomLabels(_ rooms: [RoomFigures]) {
         for r in rooms {
             let at: SIMD2<Double>
@@ -105,30 +109,63 @@ struct SheetDrawing {
             } else {
                 at = Self.centroid(r.polygon)
             }
-            let area = format.area(r.area)
-            let twoLines: [(String, SIMD2<Double>, Double)] = [(r.name, SIMD2(0, -2.4), 3.6), (area, SIMD2(0, 2.4), 2.8)]
-            let wName = Self.textWidth(r.name, size: 2.6), wArea = Self.textWidth(area, size: 2.4), gap = 2.0
-            let w = wName + gap + wArea
-            let oneLine: [(String, SIMD2<Double>, Double)] = [(r.name, SIMD2(-w / 2 + wName / 2, 0), 2.6),
-                                                              (area, SIMD2(w / 2 - wArea / 2, 0), 2.4)]
-            let layouts = [
-                (twoLines, SIMD2(max(Self.textWidth(r.name, size: 3.6), Self.textWidth(area, size: 2.8)), 10)),
-                (oneLine, SIMD2(w, 3.4)),
-            ]
-            var placed: [(String, SIMD2<Double>, Double)]?
-            search: for avoidObjects in [true, false] {
-                for (texts, size) in layouts {
-                    if let q = findSpot(near: p(at), size: size, inside: r.polygon.map(p), clearOf: texts, avoidObjects: avoidObjects) {
-                        placed = texts.map { ($0.0, q + $0.1, $0.2) }
+            let layouts = roomLabelLayouts(r)
+            var placed: [LabelLine]?
+            // Clear of objects (and in a home of walls and doors), then over objects, then (a home) over anything, smallest first.
+            let passes = geometry.isHome ? [(true, true), (false, true), (false, false)] : [(true, false), (false, false)]
+            search: for (avoidObjects, avoidStrokes) in passes {
+                for (lines, size) in avoidStrokes || !geometry.isHome ? layouts : layouts.reversed() {
+                    if let q = findSpot(near: p(at), size: size, inside: r.polygon.map(p), clearOf: lines.map { ($0.text, $0.offset, $0.size) },
+                                        avoidObjects: avoidObjects, avoidStrokes: avoidStrokes) {
+                        placed = lines.map { ($0.text, q + $0.offset, $0.size, $0.role) }
                         break search
                     }
                 }
             }
-            for (k, t) in (placed ?? twoLines.map { ($0.0, p(at) + $0.1, $0.2) }).enumerated() {
-                add(.text(t.0, at: t.1, size: t.2, angle: 0, colour: PlanColours.roomText, bold: k == 0,
-                          role: k == 0 ? .roomName : .roomArea(squareMetres: r.area), layer: .text))
+            let fallback = layouts[geometry.isHome ? layouts.count - 1 : 0].0
+            for t in placed ?? fallback.map({ ($0.text, p(at) + $0.offset, $0.size, $0.role) }) {
+                add(.text(t.text, at: t.offset, size: t.size, angle: 0, colour: PlanColours.roomText, bold: t.role == .roomName,
+                          role: t.role, layer: .text))
             }
         }
+    }
+
+    /// The label layouts tried for a room, in order, each with its box size (mm): for a single
+    /// room, name above area, then both on one line; for a room of a home, name, area and size
+    /// (`4.61 × 6.22 m`, its floor's extent along the paper's axes) on three lines, then on two,
+    /// then name and area on one line, then the same smaller.
+    func roomLabelLayouts(_ r: RoomFigures) -> [([LabelLine], SIMD2<Double>)] {
+        let area = format.area(r.area)
+        let areaRole = PlanTextRole.roomArea(squareMetres: r.area)
+        func oneLine(_ nameSize: Double, _ areaSize: Double) -> ([LabelLine], SIMD2<Double>) {
+            let wName = Self.textWidth(r.name, size: nameSize), wArea = Self.textWidth(area, size: areaSize), gap = 2.0
+            let w = wName + gap + wArea
+            return ([(r.name, SIMD2(-w / 2 + wName / 2, 0), nameSize, .roomName), (area, SIMD2(w / 2 - wArea / 2, 0), areaSize, areaRole)],
+                    SIMD2(w, nameSize + 0.8))
+        }
+        guard geometry.isHome else {
+            let two: [LabelLine] = [(r.name, SIMD2(0, -2.4), 3.6, .roomName), (area, SIMD2(0, 2.4), 2.8, areaRole)]
+            return [(two, SIMD2(max(Self.textWidth(r.name, size: 3.6), Self.textWidth(area, size: 2.8)), 10)), oneLine(2.6, 2.4)]
+        }
+        let size = roomSize(r)
+        var first = format.length(size.x)
+        if first.hasSuffix(" m") { first.removeLast(2) }
+        let sizeText = "\(first) × \(format.length(size.y))"
+        let sizeRole = PlanTextRole.roomSize(width: size.x, depth: size.y)
+        let three: [LabelLine] = [(r.name, SIMD2(0, -3.3), 3.0, .roomName), (area, SIMD2(0, 0.3), 2.5, areaRole),
+                                  (sizeText, SIMD2(0, 3.4), 2.1, sizeRole)]
+        let wide = [Self.textWidth(r.name, size: 3.0), Self.textWidth(area, size: 2.5), Self.textWidth(sizeText, size: 2.1)].max()!
+        let second = area + "  " + sizeText
+        let two: [LabelLine] = [(r.name, SIMD2(0, -1.6), 2.6, .roomName), (second, SIMD2(0, 1.6), 2.0, areaRole)]
+        let wideTwo = max(Self.textWidth(r.name, size: 2.6), Self.textWidth(second, size: 2.0))
+        return [(three, SIMD2(wide, 10.4)), (two, SIMD2(wideTwo, 6.2)), oneLine(2.4, 2.2), oneLine(1.9, 1.8)]
+    }
+
+    /// A room's floor's extent along the paper's axes (world metres): its width and depth as drawn.
+    func roomSize(_ r: RoomFigures) -> SIMD2<Double> {
+        let ax = sheet.worldVector(SIMD2(1, 0)), ay = sheet.worldVector(SIMD2(0, 1))
+        let xs = r.polygon.map { ($0 * ax).sum() }, ys = r.polygon.map { ($0 * ay).sum() }
+        return SIMD2((xs.max() ?? 0) - (xs.min() ?? 0), (ys.max() ?? 0) - (ys.min() ?? 0))
     }
 
     /// Title above the drawing, scale bar with the drawing scale below its left edge, and the
@@ -154,8 +191,13 @@ struct SheetDrawing {
         let scaleText = "1:\(Int(sheet.scale))"
         add(.text(scaleText, at: SIMD2(x0 + length + 4 + Self.textWidth(scaleText, size: 2.6) / 2, y + 0.8), size: 2.6, angle: 0,
                   colour: PlanColours.text, bold: false, role: .note, layer: .text))
-        let note = vocabulary.wallNote(options.units == .metric
-            ? "\(Int((options.wallThickness * 100).rounded())) cm" : format.length(options.wallThickness))
+        let thickness = options.units == .metric
+            ? "\(Int((options.wallThickness * 100).rounded())) cm" : format.length(options.wallThickness)
+        let note = geometry.isHome ? vocabulary.homeWallNote(thickness) : vocabulary.wallNote(thickness)
+        if geometry.isHome {
+            add(.text(vocabulary.homeConvention, at: SIMD2((left + right) / 2, sheet.contentMin.y + 10.6), size: 2.2, angle: 0,
+                      colour: PlanColours.dimension, bold: false, role: .note, layer: .text))
+        }
         add(.text(note, at: SIMD2(right - Self.textWidth(note, size: 2.0) / 2, y + 4.6), size: 2.0,
                   angle: 0, colour: PlanColours.dimension, bold: false, role: .note, layer: .text))
     }
@@ -173,10 +215,12 @@ struct SheetDrawing {
         findSpot(near: anchor, size: size, inside: polygon, clearOf: texts) ?? anchor
     }
 
-    /// As `freeSpot`, nil when no place fits; `avoidObjects` false lets the box cover footprints.
+    /// As `freeSpot`, nil when no place fits; `avoidObjects` false lets the box cover footprints,
+    /// `avoidStrokes` keeps it off the walls, door leaves and swings drawn so far (and with
+    /// `avoidObjects` false lets it cover object names, which then give way).
     func findSpot(
         near anchor: SIMD2<Double>, size: SIMD2<Double>, inside polygon: [SIMD2<Double>],
-        clearOf texts: [(text: String, offset: SIMD2<Double>, size: Double)] = [], avoidObjects: Bool = true
+        clearOf texts: [(text: String, offset: SIMD2<Double>, size: Double)] = [], avoidObjects: Bool = true, avoidStrokes: Bool = false
     ) -> SIMD2<Double>? {
         // The object boxes that could meet a label placed within the search radius (at most 200).
         let reach = Double(Self.searchRings) * 2 + (size.x + size.y)
@@ -188,16 +232,25 @@ struct SheetDrawing {
         .prefix(200)
         // The texts already drawn that could meet it, as the object boxes (at most 200).
         let drawn: [LabelBox] = texts.isEmpty ? [] : Array(sheet.items.lazy.compactMap { item -> LabelBox? in
-            guard case .text(let s, let at, let size, let angle, _, _, _, _) = item else { return nil }
+            guard case .text(let s, let at, let size, let angle, _, _, let role, _) = item else { return nil }
+            // Over objects in a home, their names give way (`separateLabels` leaves out a covering one).
+            if avoidStrokes && !avoidObjects, case .objectName = role { return nil }
             return LabelBox(s, at: at, size: size, angle: angle)
         }
         .filter { b in abs(b.centre.x - anchor.x) < reach + 2 * b.half.x && abs(b.centre.y - anchor.y) < reach + 2 * b.half.x }
         .prefix(200))
+        // In a home, the walls, door leaves and swings drawn so far too (a room's floor may hold
+        // a wall of its own, and its doors swing over it).
+        let strokes = avoidStrokes ? drawnStrokes(near: anchor, reach: reach) : []
         func fits(_ q: SIMD2<Double>) -> Bool {
             let lo = q - size / 2, hi = q + size / 2
             let corners = [lo, SIMD2(hi.x, lo.y), hi, SIMD2(lo.x, hi.y)]
             guard corners.allSatisfy({ RoomPartition.contains(polygon, $0) }) else { return false }
             guard !boxes.contains(where: { b in lo.x < b.1.x && hi.x > b.0.x && lo.y < b.1.y && hi.y > b.0.y }) else { return false }
+            if !strokes.isEmpty {
+                let box = LabelBox(centre: q, half: size / 2 + LabelBox.clearance, along: SIMD2(1, 0))
+                guard !strokes.contains(where: { $0.overlaps(box) }) else { return false }
+            }
             return !texts.contains { t in
                 let box = LabelBox(t.text, at: q + t.offset, size: t.size, angle: 0)
                 return drawn.contains { $0.overlaps(box) }

@@ -9,9 +9,11 @@ public struct GLBOptions: Sendable {
     public var smoothingAngleDegrees: Double
     /// How geometry is stored (default `.none`, readable everywhere; the worker writes `.meshopt`).
     public var compression: GLBCompression
-    /// With `.meshopt`: the largest change a position may undergo, in scene units (metres).
-    /// Positions are rounded to the largest power-of-two step whose half is within it (2⁻⁹ for
-    /// 1 mm); coordinates beyond 2²³ steps keep 23 significant bits instead.
+    /// With `.meshopt`: the largest change a position may undergo, in scene units (metres), as
+    /// the mesh is drawn. Positions are rounded to the largest power-of-two step whose half is
+    /// within it (2⁻⁹ for 1 mm) divided by how much the nodes drawing the mesh stretch it (2⁻³ for a
+    /// catalog model in centimetres drawn at 0.01; see `PositionGrid`); coordinates beyond 2²³ steps
+    /// keep 23 significant bits instead.
     /// Non-finite or non-positive values fall back to 0.001 (1 mm).
     public var positionError: Double
     /// With `.meshopt`: texture coordinates are rounded to multiples of 2⁻¹² (each moves by at most

@@ -16,24 +16,24 @@ struct GLTFDocumentBuilder {
         // Measure.
         let plan = try NodeTreePlanner(layered: layered).plan()
         warnings += plan.warnings
-        let candidates: [PreparedMesh] = plan.meshes.map { source in
+        let sources: [Mesh] = plan.meshes.map { source in
             switch source {
-            case .scene(let m): return MeshPreparer.prepare(scene.meshes[m.rawValue], materials: scene.materials, options: options)
-            case .baked(let mesh, _): return MeshPreparer.prepare(mesh, materials: scene.materials, options: options)
-            }
-        }
-        // Identical meshes are written once; `meshIndex` maps the plan's meshes to written ones.
-        let (prepared, meshIndex) = MeshDeduplicator.unique(candidates)
-        var used = [Bool](repeating: false, count: scene.materials.count)
-        var needsDefault = false
-        for mesh in prepared {
-            for p in mesh.primitives {
-                if let m = p.material { used[m.rawValue] = true } else { needsDefault = true }
+            case .scene(let m): return scene.meshes[m.rawValue]
+            case .baked(let mesh, _): return mesh
             }
         }
         var converter = MaterialConverter(scene: scene)
-        let materials = converter.convert(used: used, needsDefault: needsDefault)
+        let materials = converter.convert(sources)
         warnings += materials.warnings
+        let defaultMaterial = materials.defaultMaterial ?? 0
+        let gltfMaterial: (MaterialIndex?) -> Int = { m in
+            m.flatMap { materials.materialIndex[$0.rawValue] } ?? defaultMaterial
+        }
+        // Identical meshes are written once, compared by the glTF materials they end up with (each
+        // instance of a referenced model has its own copy of the model's material, written once);
+        // `meshIndex` maps the plan's meshes to written ones.
+        let (prepared, meshIndex) = MeshDeduplicator.unique(
+            prepare(sources, stretch: plan.meshStretch, material: gltfMaterial), material: gltfMaterial)
 
         var layout = BinaryLayout()
         let compression = options.compression
@@ -47,11 +47,9 @@ struct GLTFDocumentBuilder {
 
         // Describe.
         var accessors: [JSONValue] = []
-        let defaultMaterial = materials.defaultMaterial ?? 0
         let meshes = prepared.indices.map { i in
-            MeshEncoder.json(prepared[i], views: meshViews[i], compression: compression, accessors: &accessors) { m in
-                m.flatMap { materials.materialIndex[$0.rawValue] } ?? defaultMaterial
-            }
+            MeshEncoder.json(
+                prepared[i], views: meshViews[i], compression: compression, accessors: &accessors, material: gltfMaterial)
         }
         let images: [JSONValue] = materials.images.indices.map { i in
             var o = JSONObjectBuilder()
@@ -103,9 +101,7 @@ struct GLTFDocumentBuilder {
             // Write the logical buffer, then compress it into the BIN chunk.
             var logical = [UInt8](repeating: 0, count: layout.paddedLength)
             logical.withUnsafeMutableBytes { writeLogical(BinaryWriter(base: $0.baseAddress!, count: $0.count)) }
-            let packed = MeshoptPacker.pack(
-                logical: &logical, layout: layout, meshes: prepared, meshViews: meshViews,
-                positionExponent: FloatQuantizer.gridExponent(error: options.positionError))
+            let packed = MeshoptPacker.pack(logical: &logical, layout: layout, meshes: prepared, meshViews: meshViews)
             setNonEmpty(&doc, "bufferViews", packed.bufferViews)
             doc.set("buffers", .array(packed.buffers))
             bytes = try GLBContainer.assemble(json: GLTFJSON.serialize(doc.value), binLength: packed.bin.count) { bin in
@@ -121,14 +117,7 @@ struct GLTFDocumentBuilder {
                 writeLogical($0)
             }
         }
-        for (i, count) in repairedPerMesh.enumerated() where count > 0 {
-            warnings.append(
-                SceneWarning(
-                    code: "GLB_VERTEX_DATA_REPAIRED",
-                    message: "mesh \(prepared[i].name): \(count) vertex value(s) were not finite or zero-length "
-                        + "(texture coordinates and colours set to 0, normals to +Y)",
-                    primPath: prepared[i].sourcePath.isEmpty ? nil : prepared[i].sourcePath))
-        }
+        warnings += Self.repairWarnings(prepared, repaired: repairedPerMesh)
 
         return GLBOutput(
             bytes: bytes, nodeIndex: plan.nodeIndex, meshCount: prepared.count,
@@ -137,6 +126,40 @@ struct GLTFDocumentBuilder {
             materialCount: materials.materials.count, textureCount: materials.textures.count,
             imageCount: materials.images.count, compression: packs ? compression : .none,
             extensionsRequired: required, warnings: warnings)
+    }
+
+    /// `GLB_VERTEX_DATA_REPAIRED` for each mesh with repaired vertex values.
+    private static func repairWarnings(_ prepared: [PreparedMesh], repaired: [Int]) -> [SceneWarning] {
+        zip(prepared, repaired).filter { $0.1 > 0 }.map { mesh, count in
+            SceneWarning(
+                code: "GLB_VERTEX_DATA_REPAIRED",
+                message: "mesh \(mesh.name): \(count) vertex value(s) were not finite or zero-length "
+                    + "(texture coordinates and colours set to 0, normals to +Y)",
+                primPath: mesh.sourcePath.isEmpty ? nil : mesh.sourcePath)
+        }
+    }
+
+    /// The planned meshes prepared for writing. Copies of one mesh (each instance of a referenced
+    /// model composes its own) are prepared once, on the grid of the most stretched copy
+    /// (`PositionGrid`).
+    private func prepare(_ sources: [Mesh], stretch planned: [Double], material: (MaterialIndex?) -> Int)
+        -> [PreparedMesh]
+    {
+        let first = PositionGrid.firstOfSameContent(sources, material: material)
+        var stretch = planned
+        for (i, f) in first.enumerated() where f != i { stretch[f] = max(stretch[f], stretch[i]) }
+        var out: [PreparedMesh] = []
+        out.reserveCapacity(sources.count)
+        for (i, mesh) in sources.enumerated() {
+            guard first[i] == i else {
+                out.append(out[first[i]])
+                continue
+            }
+            let exponent = options.compression == .meshopt
+                ? PositionGrid.exponent(mesh.positions, error: options.positionError, stretch: stretch[i]) : 0
+            out.append(MeshPreparer.prepare(mesh, materials: layered.scene.materials, options: options, positionExponent: exponent))
+        }
+        return out
     }
 
     /// Throws `GLB_INVALID_SCENE` when the validator reports errors (up to three are quoted).

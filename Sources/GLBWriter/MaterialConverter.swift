@@ -84,6 +84,19 @@ struct MaterialConverter {
         return out
     }
 
+    /// Converts the materials the primitives of `meshes` draw with (the default material when some
+    /// primitive has none).
+    mutating func convert(_ meshes: [Mesh]) -> ConvertedMaterials {
+        var used = [Bool](repeating: false, count: scene.materials.count)
+        var needsDefault = false
+        for mesh in meshes {
+            for p in MeshPreparer.drawRanges(mesh) {
+                if let m = p.material { used[m.rawValue] = true } else { needsDefault = true }
+            }
+        }
+        return convert(used: used, needsDefault: needsDefault)
+    }
+
     private static func withoutName(_ json: JSONValue) -> JSONValue {
         guard case .members(let members) = json else { return json }
         return .members(members.filter { $0.key != "name" })

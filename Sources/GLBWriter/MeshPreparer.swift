@@ -35,6 +35,9 @@ struct PreparedMesh {
     var writesColors: Bool
     /// Normals already sanitised by welding (zero or non-finite ones set to +Y), for the warning.
     var repairedNormals = 0
+    /// With `.meshopt`: every written position is an integer multiple of `2^positionExponent`
+    /// (the exponent the `EXPONENTIAL` filter writes them with; see `PositionGrid`).
+    var positionExponent = 0
 
     var triangleCount: Int { primitives.reduce(0) { $0 + $1.indexCount / 3 } }
 }
@@ -62,11 +65,12 @@ enum MeshPreparer {
     }
 
     /// Texture coordinates are written only when one of the mesh's materials samples a texture
-    /// (nothing reads them otherwise).
-    static func prepare(_ source: Mesh, materials: [Material], options: GLBOptions) -> PreparedMesh {
+    /// (nothing reads them otherwise). With `.meshopt`, positions are put on the grid of
+    /// `2^positionExponent` (`PositionGrid.exponent`).
+    static func prepare(_ source: Mesh, materials: [Material], options: GLBOptions, positionExponent: Int) -> PreparedMesh {
         var mesh = source
         if options.compression == .meshopt {
-            quantizePositions(&mesh.positions, error: options.positionError)
+            quantizePositions(&mesh.positions, exponent: positionExponent)
             for i in mesh.uv0.indices { mesh.uv0[i] = FloatQuantizer.snap(mesh.uv0[i], exponent: GLBOptions.texcoordGridExponent) }
         }
         let vertexCount = mesh.positions.count / 3
@@ -95,6 +99,7 @@ enum MeshPreparer {
             writesColors: mesh.colors.count == vertexCount * 4 && colorsVary(mesh.colors))
         if options.compression == .meshopt {
             prepared = VertexWelder.weld(prepared)
+            prepared.positionExponent = positionExponent
             MeshoptCodec.optimizeVertexCache(
                 &prepared.indices, ranges: prepared.primitives.map { $0.indexStart..<($0.indexStart + $0.indexCount) },
                 vertexCount: prepared.vertexCount)
@@ -102,10 +107,9 @@ enum MeshPreparer {
         return prepared
     }
 
-    /// Puts every coordinate on the grid of `FloatQuantizer.gridExponent(error:)`, so each moves by
-    /// at most `error` (bounds computed afterwards are exact for the written data).
-    static func quantizePositions(_ positions: inout [Float], error: Double) {
-        let exponent = FloatQuantizer.gridExponent(error: error)
+    /// Puts every coordinate on the grid of `2^exponent`, so each moves by at most half a step
+    /// (bounds computed afterwards are exact for the written data).
+    static func quantizePositions(_ positions: inout [Float], exponent: Int) {
         for i in positions.indices { positions[i] = FloatQuantizer.snap(positions[i], exponent: exponent) }
     }
 

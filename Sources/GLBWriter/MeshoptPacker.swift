@@ -11,24 +11,26 @@ struct MeshoptPacker {
     var bufferViews: [JSONValue] = []
     var buffers: [JSONValue] = []
 
-    /// Packs `logical` (laid out by `layout`, written in place; reordered by this call).
+    /// Packs `logical` (laid out by `layout`, written in place; reordered by this call). Each
+    /// mesh's positions are written with its own `positionExponent`.
     static func pack(
-        logical: inout [UInt8], layout: BinaryLayout, meshes: [PreparedMesh], meshViews: [MeshViews],
-        positionExponent: Int
+        logical: inout [UInt8], layout: BinaryLayout, meshes: [PreparedMesh], meshViews: [MeshViews]
     ) -> MeshoptPacker {
         var out = MeshoptPacker()
         // Per view: the compressed bytes and how to describe them (nil for images).
         var streams = [(data: [UInt8], stride: Int, count: Int, mode: String, filter: String?)?](
             repeating: nil, count: layout.views.count)
         var indexSize: [Int: Int] = [:]  // index view → 2 or 4
-        var normalViews = Set<Int>(), positionViews = Set<Int>(), texcoordViews = Set<Int>()
+        var normalViews = Set<Int>(), texcoordViews = Set<Int>()
+        // Position view → (first element, exponent) of each mesh's part, in the order they are laid out.
+        var positionExponents: [Int: [(start: Int, exponent: Int)]] = [:]
         logical.withUnsafeMutableBytes { raw in
             // Reorder each mesh's vertices for fetch locality, within its part of the shared views.
             for (m, mesh) in meshes.enumerated() {
                 let views = meshViews[m]
                 let n = mesh.vertexCount
                 normalViews.insert(views.normal.view)
-                positionViews.insert(views.position.view)
+                positionExponents[views.position.view, default: []].append((views.position.byteOffset / 12, mesh.positionExponent))
                 if let t = views.texcoord { texcoordViews.insert(t.view) }
                 var indices: [UInt32] = []
                 for p in mesh.primitives { indices += mesh.indices[p.indexStart..<(p.indexStart + p.indexCount)] }
@@ -65,9 +67,9 @@ struct MeshoptPacker {
                 let bytes = UnsafeRawBufferPointer(rebasing: raw[spec.offset..<(spec.offset + spec.length)])
                 if let stride = spec.stride {
                     let count = spec.length / stride
-                    let exponent = positionViews.contains(v) ? positionExponent
-                        : texcoordViews.contains(v) ? GLBOptions.texcoordGridExponent : nil
-                    if let exponent, let filtered = exponential(bytes, exponent: exponent) {
+                    let exponents = positionExponents[v]
+                        ?? (texcoordViews.contains(v) ? [(0, GLBOptions.texcoordGridExponent)] : nil)
+                    if let exponents, let filtered = exponential(bytes, stride: stride, parts: exponents) {
                         streams[v] = (filtered.withUnsafeBytes { MeshoptCodec.encodeVertices($0, count: count, stride: stride) },
                                       stride, count, "ATTRIBUTES", "EXPONENTIAL")
                     } else {
@@ -127,13 +129,19 @@ struct MeshoptPacker {
         return out
     }
 
-    /// The float32 values of `bytes` in the `EXPONENTIAL` filter's form (see `FloatQuantizer`), or
-    /// nil when some value cannot be held exactly (then the view is written without the filter).
-    private static func exponential(_ bytes: UnsafeRawBufferPointer, exponent: Int) -> [UInt32]? {
+    /// The float32 values of `bytes` in the `EXPONENTIAL` filter's form (see `FloatQuantizer`), the
+    /// elements of `stride` bytes from each part's `start` on with that part's exponent (`parts` in
+    /// increasing `start`, the first at 0), or nil when some value cannot be held exactly (then the
+    /// view is written without the filter).
+    private static func exponential(
+        _ bytes: UnsafeRawBufferPointer, stride: Int, parts: [(start: Int, exponent: Int)]
+    ) -> [UInt32]? {
         var out = [UInt32](repeating: 0, count: bytes.count / 4)
+        var part = 0
         for i in out.indices {
+            while part + 1 < parts.count && parts[part + 1].start <= 4 * i / stride { part += 1 }
             let v = Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
-            guard let bits = FloatQuantizer.exponentialBits(v, exponent: exponent) else { return nil }
+            guard let bits = FloatQuantizer.exponentialBits(v, exponent: parts[part].exponent) else { return nil }
             out[i] = bits.littleEndian
         }
         return out

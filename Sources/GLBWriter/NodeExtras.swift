@@ -22,7 +22,8 @@ enum NodeExtras {
 
     /// `{"crowdroom": {"attributes", "category", "confidence"?, "dimensions"? [w, h, d],
     /// "geometry", "identifier", "isOpen"?, "kind": "element", "layer", "parent"?,
-    /// "room"?, "sourcePrimPath"?, "story"?}}` (`room`: the structure room's name).
+    /// "room"?, "sharedWith"?, "sourcePrimPath"?, "story"?}}` (`room`: the structure room's name;
+    /// `sharedWith`: the other rooms' walls that are the same wall, `RoomElement.sharedWith`).
     static func element(_ element: RoomElement) -> JSONValue {
         let attributes = element.attributes.map { JSONMember($0.key, .string($0.value)) }
         var members = [
@@ -40,6 +41,7 @@ enum NodeExtras {
         if let isOpen = element.isOpen { members.append(JSONMember("isOpen", .bool(isOpen))) }
         if let path = element.sourcePrimPath { members.append(JSONMember("sourcePrimPath", .string(path))) }
         if let room = element.room { members.append(JSONMember("room", .string(room))) }
+        if !element.sharedWith.isEmpty { members.append(JSONMember("sharedWith", .array(element.sharedWith.map { .string($0) }))) }
         return wrap(members)
     }
 

@@ -29,6 +29,10 @@ struct NodePlan {
     var roots: [Int] = []
     var nodeIndex: [NodeIndex: Int] = [:]
     var meshes: [MeshSource] = []
+    /// Per planned mesh: the largest factor by which a node drawing it stretches lengths from the
+    /// mesh's units to the scene's (`PositionGrid.stretch` of each written matrix, multiplied down
+    /// the tree), which sets the grid its positions are put on.
+    var meshStretch: [Double] = []
     var warnings: [SceneWarning] = []
 }
 
@@ -94,9 +98,9 @@ struct NodeTreePlanner {
         let helpers = order.filter { keep[$0] && layerOf[$0] == nil && elementOf[$0] == nil }.map { NodeIndex($0) }
         let names = layered.nodeNames(others: helpers)
         var sharedMesh: [Int: Int] = [:]
-        // (scene node, glTF parent, transform carried down from a baked ancestor)
-        var work: [(node: Int, parent: Int?, carried: Matrix4?)] = layered.layers.reversed().map {
-            ($0.node.rawValue, nil, nil)
+        // (scene node, glTF parent, transform carried down from a baked ancestor, the parent's stretch)
+        var work: [(node: Int, parent: Int?, carried: Matrix4?, stretch: Double)] = layered.layers.reversed().map {
+            ($0.node.rawValue, nil, nil, 1)
         }
         while let item = work.popLast() {
             let n = item.node
@@ -122,6 +126,7 @@ struct NodeTreePlanner {
                             + "written as identity with the transform baked into its geometry",
                         primPath: node.sourcePath.isEmpty ? nil : node.sourcePath))
             }
+            let stretch = item.stretch * PositionGrid.stretch(out.matrix)
             if drawsMesh[n], let m = node.mesh {
                 if let bake = carryDown {
                     let (baked, repaired) = MeshBaker.bake(scene.meshes[m.rawValue], transform: bake)
@@ -135,19 +140,22 @@ struct NodeTreePlanner {
                     }
                     out.mesh = plan.meshes.count
                     plan.meshes.append(.baked(baked, node: NodeIndex(n)))
+                    plan.meshStretch.append(stretch)
                 } else if let existing = sharedMesh[m.rawValue] {
                     out.mesh = existing
+                    plan.meshStretch[existing] = max(plan.meshStretch[existing], stretch)
                 } else {
                     out.mesh = plan.meshes.count
                     sharedMesh[m.rawValue] = plan.meshes.count
                     plan.meshes.append(.scene(m))
+                    plan.meshStretch.append(stretch)
                 }
             }
             plan.nodes.append(out)
             plan.nodeIndex[NodeIndex(n)] = index
             if let p = item.parent { plan.nodes[p].children.append(index) } else { plan.roots.append(index) }
             for child in children[n].reversed() where keep[child.rawValue] {
-                work.append((child.rawValue, index, carryDown))
+                work.append((child.rawValue, index, carryDown, stretch))
             }
         }
         return plan

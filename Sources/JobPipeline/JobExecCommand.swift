@@ -40,8 +40,10 @@ public struct JobExecCommand {
 
         OPTIONS:
           --out DIR                 Output directory (created when missing).
-          --usd FILE                The USD source (.usdz, .usdc, .usda, .usd).
-          --roomplan FILE           The RoomPlan CapturedRoom JSON.
+          --usd FILE                The USD source (.usdz, .usdc, .usda, .usd). Repeated: several rooms of
+                                    one home in one world frame, merged into one model.
+          --roomplan FILE           The RoomPlan CapturedRoom JSON. Repeated: several rooms merged into
+                                    one structure (with --usd, one JSON per USD, in the same order).
           --redacted-textures DIR   Face-blurred textures: DIR/<path> replaces the package texture <path>.
           --redaction-regions FILE  JSON object {"<path>": [rows]}: the redaction rows of each texture
                                     (id, kind, region_json, origin, replaced); every area is blurred.
@@ -83,8 +85,9 @@ public struct JobExecCommand {
         """
 
     var out = ""
-    var usd: String?
-    var roomPlan: String?
+    /// One room's files, or several rooms of one home (in pairs when both kinds are given).
+    var usd: [String] = []
+    var roomPlan: [String] = []
     var redacted: String?
     var regions: String?
     var versionId: String?
@@ -117,9 +120,11 @@ public struct JobExecCommand {
             switch a {
             case "--out": out = try value(a)
             case "--usd", "--roomplan":
-                // One source each: a repeated one is refused, never silently replaced.
-                guard (a == "--usd" ? usd : roomPlan) == nil else { throw UsageError("\(a) is given twice") }
-                if a == "--usd" { usd = try value(a) } else { roomPlan = try value(a) }
+                // Repeated: several rooms of one home, each file once (never silently replaced).
+                let path = try value(a)
+                guard !(usd + roomPlan).contains(path) else { throw UsageError("\(path) is given twice") }
+                guard usd.count + roomPlan.count < 2 * RoomInputs.maxRooms else { throw UsageError("more than \(RoomInputs.maxRooms) rooms") }
+                if a == "--usd" { usd.append(path) } else { roomPlan.append(path) }
             case "--redacted-textures": redacted = try value(a)
             case "--redaction-regions": regions = try value(a)
             case "--version-id": versionId = try value(a)
@@ -151,7 +156,10 @@ public struct JobExecCommand {
             }
         }
         if out.isEmpty { throw UsageError("job-exec needs --out DIR") }
-        if usd == nil && roomPlan == nil { throw UsageError("job-exec needs --usd FILE, --roomplan FILE or both") }
+        if usd.isEmpty && roomPlan.isEmpty { throw UsageError("job-exec needs --usd FILE, --roomplan FILE or both") }
+        if !usd.isEmpty && !roomPlan.isEmpty && usd.count != roomPlan.count {
+            throw UsageError("\(usd.count) --usd and \(roomPlan.count) --roomplan files: each room's USD goes with its own JSON")
+        }
     }
 
     /// Reads the `--redaction-regions` file the worker wrote: a JSON object of texture path → the
@@ -206,15 +214,16 @@ public struct JobExecCommand {
         input.textureFormat = textureFormat
         input.plan = plan
         do {
-            if let usd {
-                let dir = PathText.parent(usd)
-                input.usd = PipelineInput.USDSource(
-                    name: PathText.lastComponent(usd), bytes: try FileReader.map(usd, maxBytes: limits.maxInputBytes),
-                    siblings: DirectoryAssetProvider(root: dir.isEmpty ? "." : dir, maxBytes: limits.maxInputBytes))
-            }
-            if let roomPlan {
-                input.roomPlanJSON = (PathText.lastComponent(roomPlan),
-                                      try FileReader.read(roomPlan, maxBytes: limits.maxInputBytes))
+            var sources = try RoomInputs.readUSD(usd, maxBytes: limits.maxInputBytes)
+            if !sources.isEmpty { input.usd = sources.removeFirst() }
+            input.moreUSD = sources
+            if !roomPlan.isEmpty {
+                switch try RoomInputs.readJSON(roomPlan, maxBytes: limits.maxInputBytes) {
+                case .success(let json): input.roomPlanJSON = json
+                case .failure(let e):
+                    Self.emit(.error(code: e.code, message: e.message, phase: e.phase, retryable: false))
+                    return ExitStatus.invalidInput
+                }
             }
             if let redacted {
                 input.redactedTextures = try FileReader.readRedactions(redacted, maxBytes: limits.maxInputBytes)
@@ -307,6 +316,10 @@ public struct JobExecCommand {
     /// Exits (status 4) once `parent` is no longer this process's parent: the worker died, and
     /// nobody will read the result.
     private static func watchParent(_ parent: Int32) {
+        // PID 1 of a PID namespace of its own (the worker's launcher gives it one where it can):
+        // the parent is outside the namespace, so getppid() answers 0 whether it lives or not;
+        // the parent-death signal the launcher set stands in for this watch.
+        if getppid() == 0 && getpid() == 1 { return }
         guard getppid() == parent else { _exit(ExitStatus.internalError) }
         watchedParent = parent
         var thread = pthread_t()

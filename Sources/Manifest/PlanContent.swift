@@ -1,7 +1,7 @@
 import SceneModel
 import JSONCore
 
-/// The manifest's `plan` object and `rooms` array (schema version 4).
+/// The manifest's `plan` object and `rooms` array (schema version 8).
 enum PlanContent {
     static let mediaTypes = PlanRecord.File.mediaTypes
 
@@ -30,7 +30,33 @@ enum PlanContent {
             "stories": .array(totals.keys.sorted().map { s in
                 .object(["story": .int(s), "area": ManifestNumbers.measure(totals[s]!.area), "rooms": .int(totals[s]!.count)])
             }),
+            "total_area": ManifestNumbers.measure(r.rooms.reduce(0) { $0 + $1.area }),
+            "room_schedule": .array(r.rooms.map { room in
+                .object(["name": .string(room.name), "story": .int(room.story), "area": ManifestNumbers.measure(room.area),
+                         "perimeter": ManifestNumbers.measure(room.perimeter)])
+            }),
+            "opening_schedule": try openings(r.openings),
         ])
+    }
+
+    /// The door and window schedule as a table (`OpeningFigures`).
+    static func openings(_ rows: [OpeningFigures]) throws -> JSONValue {
+        .array(try rows.enumerated().map { i, o in
+            let field = "plan.opening_schedule[\(i)]"
+            guard !o.identifiers.isEmpty, o.width.isFinite, o.height?.isFinite ?? true, o.sillHeight?.isFinite ?? true else {
+                throw ManifestError.invalidValue(field: field, value: o.kind, expected: "an identifier and finite sizes")
+            }
+            return .object([
+                "kind": .string(try FieldChecks.oneOf(o.kind, ["door", "window", "opening"], field: "\(field).kind")),
+                "identifiers": .array(try o.identifiers.map { .string(try FieldChecks.identifier($0, field: "\(field).identifiers")) }),
+                "story": .int(o.story),
+                "width": ManifestNumbers.measure(o.width),
+                "height": ManifestNumbers.measure(o.height),
+                "sill_height": ManifestNumbers.measure(o.sillHeight),
+                "rooms": .array(o.rooms.map { .string($0) }),
+                "walls": .array(o.walls.map { .string($0) }),
+            ])
+        })
     }
 
     static func rooms(_ record: PlanRecord?) throws -> JSONValue {

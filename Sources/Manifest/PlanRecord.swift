@@ -29,13 +29,16 @@ public struct PlanRecord: Hashable, Sendable {
     public var locale: String
     /// Drawn wall thickness, metres.
     public var wallThickness: Double
-    /// Sheets (PDF pages, SVG story groups), one per story with walls.
+    /// Sheets (PDF pages, SVG groups): one per story with walls, then a home's schedule pages.
     public var sheets: Int
     /// Why no plan was drawn; nil when files were written.
     public var note: String?
     public var rooms: [RoomFigures]
+    /// The door and window schedule.
+    public var openings: [OpeningFigures]
 
-    public init(files: [File], units: String, locale: String, wallThickness: Double, sheets: Int, note: String?, rooms: [RoomFigures]) {
+    public init(files: [File], units: String, locale: String, wallThickness: Double, sheets: Int, note: String?, rooms: [RoomFigures],
+                openings: [OpeningFigures] = []) {
         self.files = files
         self.units = units
         self.locale = locale
@@ -43,5 +46,6 @@ public struct PlanRecord: Hashable, Sendable {
         self.sheets = sheets
         self.note = note
         self.rooms = rooms
+        self.openings = openings
     }
 }

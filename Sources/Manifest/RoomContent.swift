@@ -156,26 +156,39 @@ struct RoomContent {
             "ceiling_height": ManifestNumbers.measure(m.ceilingHeight),
             "counts_per_layer": .object(perLayer),
             "counts_per_story": .object(perStory),
+            "shared_walls": try HomeContent.sharedWalls(m.sharedWalls),
+            "floor_levels": try HomeContent.floorLevels(m.floorLevels),
         ])
     }
 
-    private func qualityObject(_ q: QualityGrade) throws -> JSONValue {
+    /// The grade object; `field` names it in errors (`quality`, `quality.rooms[2]`). A home's
+    /// grade also lists its rooms' (`rooms`, empty for a single room; a room's object has `room`
+    /// instead).
+    private func qualityObject(_ q: QualityGrade, field: String = "quality", room: String? = nil) throws -> JSONValue {
         let share = ManifestNumbers.measure(q.highConfidenceWallShare)
         if case .double(let s) = share, !(0...1).contains(s) {
             throw ManifestError.invalidValue(
-                field: "quality.high_confidence_wall_share", value: String(s), expected: "a share in 0…1")
+                field: "\(field).high_confidence_wall_share", value: String(s), expected: "a share in 0…1")
         }
-        return .object([
-            "grade": try FieldChecks.oneOf(q.grade, Self.grades, field: "quality.grade"),
+        var out: [String: JSONValue] = [
+            "grade": try FieldChecks.oneOf(q.grade, Self.grades, field: "\(field).grade"),
             "high_confidence_wall_share": share,
             "wall_confidence_grade": try FieldChecks.oneOf(
-                q.wallConfidenceGrade, Self.grades, field: "quality.wall_confidence_grade"),
-            "furniture_count": try FieldChecks.count(q.furnitureCount, field: "quality.furniture_count"),
-            "furniture_grade": try FieldChecks.oneOf(q.furnitureGrade, Self.grades, field: "quality.furniture_grade"),
+                q.wallConfidenceGrade, Self.grades, field: "\(field).wall_confidence_grade"),
+            "furniture_count": try FieldChecks.count(q.furnitureCount, field: "\(field).furniture_count"),
+            "furniture_grade": try FieldChecks.oneOf(q.furnitureGrade, Self.grades, field: "\(field).furniture_grade"),
             "walls_closed": .bool(q.wallsClosed),
-            "closure_grade": try FieldChecks.oneOf(q.closureGrade, Self.grades, field: "quality.closure_grade"),
+            "closure_grade": try FieldChecks.oneOf(q.closureGrade, Self.grades, field: "\(field).closure_grade"),
             "notes": .array(q.notes.map { .string($0) }),
-        ])
+        ]
+        if let room {
+            out["room"] = .string(try FieldChecks.nonEmpty(room, field: "\(field).room"))
+        } else {
+            out["rooms"] = .array(try q.rooms.enumerated().map { i, r in
+                try qualityObject(r.quality, field: "\(field).rooms[\(i)]", room: r.room)
+            })
+        }
+        return .object(out)
     }
 
     private func checkedNode(_ node: NodeIndex, field: String) throws -> NodeIndex {

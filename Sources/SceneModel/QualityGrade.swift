@@ -13,6 +13,9 @@ public struct QualityGrade: Hashable, Sendable {
     public var closureGrade: String?
     /// Human-readable reasons, in rule order.
     public var notes: [String]
+    /// For a home of several rooms, each room's own grade (the rules applied to the room's
+    /// elements alone); the home's `grade` is then the worst of them. Empty for a single room.
+    public var rooms: [RoomGrade] = []
 
     public init(
         grade: String? = nil, highConfidenceWallShare: Double? = nil, wallConfidenceGrade: String? = nil,
@@ -28,4 +31,13 @@ public struct QualityGrade: Hashable, Sendable {
         self.closureGrade = closureGrade
         self.notes = notes
     }
+}
+
+/// One room's grade within a home.
+public struct RoomGrade: Hashable, Sendable {
+    /// The room's name (`StructureRoom.name`).
+    public var room: String
+    public var quality: QualityGrade
+
+    public init(room: String, quality: QualityGrade) { (self.room, self.quality) = (room, quality) }
 }

@@ -32,6 +32,9 @@ public struct RoomElement: Hashable, Sendable {
     /// The name of the structure room the element belongs to (`StructureRoom.name`, `Bedroom 2`);
     /// nil for a single room and for an element of no room.
     public var room: String? = nil
+    /// For a wall of a home scanned from both sides, the identifiers of the walls of the rooms
+    /// beside it that are the same wall seen from there (`SharedWall`), sorted; empty otherwise.
+    public var sharedWith: [String] = []
 
     public init(
         identifier: String, category: ElementCategory, layer: LayerID, confidence: String? = nil,

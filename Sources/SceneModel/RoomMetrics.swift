@@ -14,6 +14,11 @@ public struct RoomMetrics: Hashable, Sendable {
     public var countsPerLayer: [LayerID: Int]
     /// Elements per story (key: story index; elements without a story count under -1).
     public var countsPerStory: [Int: Int]
+    /// The walls of a home two rooms scanned from both sides (`SharedWallFinder`); `wallCount` and
+    /// `wallLength` count each once. Empty for a single room.
+    public var sharedWalls: [SharedWall] = []
+    /// Per story, the height the rooms' floors of a home were levelled to. Empty for a single room.
+    public var floorLevels: [FloorLevel] = []
 
     public init(
         floorArea: Double? = nil, floorAreaSource: String? = nil, perimeter: Double? = nil, wallCount: Int = 0,
@@ -28,5 +33,25 @@ public struct RoomMetrics: Hashable, Sendable {
         self.ceilingHeight = ceilingHeight
         self.countsPerLayer = countsPerLayer
         self.countsPerStory = countsPerStory
+    }
+}
+
+/// The level a story's room floors were brought to: RoomPlan scans each room from the phone's
+/// own height, so the floors of one home land a few centimetres apart.
+public struct FloorLevel: Hashable, Sendable {
+    public var story: Int
+    /// The story's floor height (world Y, metres): the median of its room floors' heights.
+    public var height: Double
+    /// How many room floors were moved, and the largest move (metres).
+    public var moved: Int
+    public var largestChange: Double
+    /// Floors further than this from the level are left where they are (a real step), metres.
+    public static let maxChange = 0.15
+
+    public init(story: Int, height: Double, moved: Int, largestChange: Double) {
+        self.story = story
+        self.height = height
+        self.moved = moved
+        self.largestChange = largestChange
     }
 }

@@ -10,8 +10,11 @@ import Glibc
 /// blocks holds only its own connection.
 ///
 /// Limits against clients that hold connections open: at most `connectionLimit` connections in
-/// all, at most the per-address limit from one IP address, and `connectionTimeoutSeconds` of
-/// idleness per connection.
+/// all, at most the per-address limit from one IP address, `connectionTimeoutSeconds` of
+/// idleness per connection, and an absolute deadline per request (`requestDeadlineSeconds`,
+/// whatever the client's pace). Beyond `connectionLimit`, `probeReserve` more connections are
+/// accepted for the probe paths only, so probes answer while every ordinary connection is held
+/// (`HTTPConnectionGuard`).
 ///
 /// The server binds the listening socket itself (so port 0 gives an ephemeral port, reported by
 /// `port`) and hands it to libmicrohttpd. Request bodies are read up to `maxBodyBytes`; a longer
@@ -31,12 +34,25 @@ public final class HTTPServer: @unchecked Sendable {
     public static let defaultPerIPConnectionLimit = 16
     /// Seconds a connection may stay idle (also while a request is half sent) before it is closed.
     public static let connectionTimeoutSeconds = 10
+    /// The default absolute deadline of one request, seconds (`TRANSCODE_HTTP_REQUEST_DEADLINE_SECONDS`):
+    /// from the connection's start, or the previous answer on it, to the end of the answer.
+    public static let defaultRequestDeadlineSeconds = 30.0
+    /// Connections accepted beyond `connectionLimit`, for the probe paths only.
+    public static let probeReserve = 8
+    /// Reserve connections one client address may hold at once.
+    public static let probeReservePerAddress = 2
+    /// The deadline of a reserve connection, seconds (at most the request deadline).
+    public static let probeReserveDeadlineSeconds = 2.0
 
     /// The bound IPv4 host.
     public let host: String
     /// The bound port (the actual one when 0 was asked for).
     public let port: Int
     let handler: @Sendable (HTTPServerRequest) -> HTTPServerResponse
+    /// The paths a reserve connection is answered for (the probes).
+    let probePaths: Set<String>
+    /// The open connections, their deadlines and the reserve.
+    let connections: HTTPConnectionGuard
 
     private let lock = NSLock()
     private var daemon: OpaquePointer?
@@ -63,15 +79,24 @@ public final class HTTPServer: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - perIPConnectionLimit: open connections one client address may hold (1 to
-    ///     `connectionLimit`); connections beyond it are closed at accept.
+    ///   `connectionLimit`); connections beyond it are closed at accept.
+    ///   - requestDeadlineSeconds: the absolute deadline of one request (see
+    ///     `defaultRequestDeadlineSeconds`); a connection past it is shut down.
+    ///   - probePaths: the paths answered on the reserve connections (`/livez`, `/readyz`).
     /// - Throws: `HTTPServerError` `HTTP_BAD_ADDRESS`, `HTTP_BIND_FAILED` or `HTTP_START_FAILED`.
     public init(address: String, perIPConnectionLimit: Int = HTTPServer.defaultPerIPConnectionLimit,
+                requestDeadlineSeconds: Double = HTTPServer.defaultRequestDeadlineSeconds,
+                probePaths: Set<String> = [],
                 handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse) throws(HTTPServerError) {
         guard let (host, wantedPort) = Self.parse(address: address) else {
             throw HTTPServerError(code: HTTPServerError.badAddress, message: "expected HOST:PORT with an IPv4 host, got \(address)")
         }
         self.host = host
         self.handler = handler
+        self.probePaths = probePaths
+        connections = HTTPConnectionGuard(
+            generalLimit: Self.connectionLimit, reservePerAddress: Self.probeReservePerAddress,
+            requestDeadlineSeconds: max(0.1, requestDeadlineSeconds), reserveDeadlineSeconds: Self.probeReserveDeadlineSeconds)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw HTTPServerError(code: HTTPServerError.bindFailed, message: "socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
@@ -99,25 +124,23 @@ public final class HTTPServer: @unchecked Sendable {
         // waiting for the database, never holds up the probes of other connections.
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_THREAD_PER_CONNECTION.rawValue
             | MHD_USE_ITC.rawValue | MHD_USE_AUTO.rawValue
-        let completed: MHD_RequestCompletedCallback = { _, _, reqCls, _ in
-            guard let reqCls, let state = reqCls.pointee else { return }
-            Unmanaged<RequestState>.fromOpaque(state).release()
-            reqCls.pointee = nil
-        }
-        let completedPointer = OpaquePointer(unsafeBitCast(completed, to: UnsafeRawPointer.self))
+        let context = Unmanaged.passUnretained(self).toOpaque()
         func option(_ o: MHD_OPTION) -> Int32 { Int32(bitPattern: o.rawValue) }
+        func pointer<F>(_ f: F) -> OpaquePointer { OpaquePointer(unsafeBitCast(f, to: UnsafeRawPointer.self)) }
         var args: [any CVarArg] = []
         args += [option(.LISTEN_SOCKET), fd]
         args += [option(.CONNECTION_TIMEOUT), UInt32(Self.connectionTimeoutSeconds)]
-        args += [option(.CONNECTION_LIMIT), UInt32(Self.connectionLimit)]
+        args += [option(.CONNECTION_LIMIT), UInt32(Self.connectionLimit + Self.probeReserve)]
         args += [option(.PER_IP_CONNECTION_LIMIT), UInt32(min(max(1, perIPConnectionLimit), Self.connectionLimit))]
-        args += [option(.NOTIFY_COMPLETED), completedPointer, Int(0)]
+        args += [option(.NOTIFY_COMPLETED), pointer(Self.completed), OpaquePointer(context)]
+        args += [option(.NOTIFY_CONNECTION), pointer(Self.connectionChanged), OpaquePointer(context)]
         args += [option(.END)]
-        let context = Unmanaged.passUnretained(self).toOpaque()
+        connections.start()
         daemon = withVaList(args) { va in
             MHD_start_daemon_va(flags, 0, nil, nil, Self.access, context, va)
         }
         guard daemon != nil else {
+            connections.stop()
             close(fd)
             listenFD = -1
             throw HTTPServerError(code: HTTPServerError.startFailed, message: "libmicrohttpd did not start on \(address)")
@@ -134,6 +157,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard let d = daemon else { return }
         let fd = MHD_quiesce_daemon(d)
         MHD_stop_daemon(d)
+        connections.stop()
         daemon = nil
         // After quiescing the socket is ours again; without it libmicrohttpd closed it.
         if fd >= 0 { close(fd) }
@@ -151,6 +175,29 @@ public final class HTTPServer: @unchecked Sendable {
     final class RequestState {
         var body: [UInt8] = []
         var tooLarge = false
+    }
+
+    /// A request ended: its state is released, and the connection's next request gets a fresh
+    /// deadline.
+    private static let completed: MHD_RequestCompletedCallback = { cls, connection, reqCls, _ in
+        if let cls, let connection {
+            Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().connections.requestCompleted(connection)
+        }
+        guard let reqCls, let state = reqCls.pointee else { return }
+        Unmanaged<RequestState>.fromOpaque(state).release()
+        reqCls.pointee = nil
+    }
+
+    /// A connection was accepted or is about to be closed (its socket is closed after this).
+    private static let connectionChanged: MHD_NotifyConnectionCallback = { cls, connection, _, change in
+        guard let cls, let connection else { return }
+        let guarded = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().connections
+        if change == .CONNECTION_NOTIFY_STARTED {
+            guarded.opened(connection, fd: cmhd_connection_fd(connection),
+                           address: HTTPConnectionGuard.text(of: cmhd_client_address(connection)))
+        } else {
+            guarded.closed(connection)
+        }
     }
 
     private static let access: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadSize, reqCls in
@@ -176,17 +223,22 @@ public final class HTTPServer: @unchecked Sendable {
             uploadSize.pointee = 0
             return MHD_Result.YES
         }
-        let response: HTTPServerResponse
+        let path = url.map { String(cString: $0) } ?? "/"
+        let reserve = server.connections.isReserve(connection)
+        var response: HTTPServerResponse
         if state.tooLarge {
             response = .json(413, .object(["error": .string("PAYLOAD_TOO_LARGE")]))
+        } else if reserve && !server.probePaths.contains(path) {
+            // Every ordinary connection is taken: this one is kept for the probes.
+            response = .json(503, .object(["error": .string("HTTP_BUSY")]), headers: [("Retry-After", "1")])
         } else {
-            let request = HTTPServerRequest(method: method.map { String(cString: $0) } ?? "GET",
-                                            path: url.map { String(cString: $0) } ?? "/",
+            let request = HTTPServerRequest(method: method.map { String(cString: $0) } ?? "GET", path: path,
                                             headers: values(connection, .HEADER_KIND, lowercased: true),
                                             query: values(connection, .GET_ARGUMENT_KIND, lowercased: false),
                                             body: state.body)
             response = server.handler(request)
         }
+        if reserve { response.headers.append(("Connection", "close")) }
         return send(response, on: connection)
     }
 

@@ -71,7 +71,11 @@ import Testing
         // Three whites → one (the first name kept); the default material is the same as `plain`.
         #expect(output.materialCount == 3)
         #expect(reader.materials.map { $0["name"] as? String } == ["white_0", "red", "plain"])
-        let materialOf = (0..<6).map { m in int((reader.meshes[m]["primitives"] as? [[String: Any]])?[0]["material"]) }
+        // The three white quads are then one mesh, drawn by each of their elements.
+        #expect(output.meshCount == 4)
+        let meshOf = reader.nodes.dropFirst().map { int($0["mesh"]) ?? -1 }
+        #expect(meshOf == [0, 0, 0, 1, 2, 3])
+        let materialOf = meshOf.map { m in int((reader.meshes[m]["primitives"] as? [[String: Any]])?[0]["material"]) }
         #expect(materialOf == [0, 0, 0, 1, 2, 2])
     }
 

@@ -36,7 +36,31 @@ struct ChildSandboxStartupTests {
         #expect(line["worker_subreaper"] as? Bool == true)
         if ChildSandboxTests.sandboxRequired { #expect(ChildSandbox.layers.missing.isEmpty) }
         #expect(line["worker_dumpable"] as? Bool == false)
-        #expect(sandbox["namespaces"] as? String == (ChildSandboxTests.namespaceProblem == nil ? "user+net" : "none"))
+        let held = ChildSandbox.namespaceLayers(ids: nil)
+        let names = held.problem != nil ? "none"
+            : "user+net" + (held.pidProblem == nil ? "+pid" : "") + (held.mountProblem == nil ? "+mnt" : "")
+        #expect(sandbox["namespaces"] as? String == names)
+        if ChildSandboxTests.sandboxRequired { #expect(names == "user+net+pid+mnt", "\(held.missing)") }
+        let partial = r.logs.filter { ($0["msg"] as? String)?.hasPrefix("child sandbox: PID or mount namespace unavailable") == true }
+        #expect(partial.count == (names.hasPrefix("user+net") && names != "user+net+pid+mnt" ? 1 : 0))
+    }
+
+    /// The real binary as `nobody`, on this machine where user namespaces are allowed: the worker
+    /// is non-dumpable, so its children's ids stay unmapped in their user namespace, and an
+    /// unmapped process cannot make the folders of a new root; they get user, network and PID
+    /// namespaces, and the worker says in one warning that the mount namespace is missing.
+    @Test("a non-root worker: user+net+pid, and one warning naming the mount namespace",
+          .enabled(if: CommandLineToolTests.binary != nil && geteuid() == 0
+                   && FileManager.default.isExecutableFile(atPath: "/usr/sbin/runuser")))
+    func nonRootWorker() throws {
+        try #require(ChildSandbox.namespaceProblem(ids: nil) == nil, "namespaces are unavailable here")
+        let r = try Self.run(["/usr/sbin/runuser", "-u", "nobody", "--", CommandLineToolTests.binary!] + Self.args)
+        let line = try #require(r.logs.first { $0["msg"] as? String == "child sandbox" }, "\(r.logs)")
+        #expect((line["sandbox"] as? [String: Any])?["namespaces"] as? String == "user+net+pid", "\(line)")
+        let warnings = r.logs.filter { ($0["msg"] as? String)?.hasPrefix("child sandbox: PID or mount namespace unavailable") == true }
+        #expect(warnings.count == 1)
+        #expect((warnings.first?["mnt"] as? String)?.contains("Value too large") == true, "\(warnings)")
+        #expect(warnings.first?["pid"] == nil)
     }
 
     /// Inside a user namespace whose own limit on nested namespaces is 0, the worker cannot give

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @testable import TranscodeWorker
-import JobPipeline
+@testable import JobPipeline
 import TestSupport
 import WorkerCore
 
@@ -36,9 +36,16 @@ import WorkerCore
             == ["Kitchen/capturedRoom.json", "Hall/capturedRoom.json", "a.json"])
     }
 
-    @Test func theWorkersOneSourceOptionsRefuseARepeat() {
-        #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--roomplan", "a.json", "--roomplan", "b.json"]) }
-        #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--usd", "a.usdz", "--usd", "b.usdz"]) }
+    @Test func theWorkersRoomOptionsTakeSeveralRoomsButNoRepeatOrMismatch() throws {
+        #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--roomplan", "a.json", "--roomplan", "a.json"]) }
+        #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--usd", "a.usdz", "--usd", "a.usdz"]) }
+        #expect(throws: UsageError.self) {
+            try JobExecCommand(["--out", "o", "--usd", "a.usdz", "--usd", "b.usdz", "--roomplan", "a.json"])
+        }
+        let many = (0..<(2 * RoomInputs.maxRooms + 1)).flatMap { ["--roomplan", "r\($0).json"] }
+        #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o"] + many) }
+        let rooms = try JobExecCommand(["--out", "o", "--usd", "a.usdz", "--roomplan", "a.json", "--usd", "b.usdz", "--roomplan", "b.json"])
+        #expect(rooms.usd == ["a.usdz", "b.usdz"] && rooms.roomPlan == ["a.json", "b.json"])
         #expect(throws: UsageError.self) {
             try SubmitCommand(["--usdz", "a.usdz", "--roomplan", "a.json", "--roomplan", "b.json",
                                "--database-url", "postgresql://127.0.0.1:1/none"])
@@ -58,7 +65,15 @@ import WorkerCore
         let rooms = try #require(manifest["rooms"] as? [[String: Any]])
         #expect(rooms.compactMap { $0["name"] as? String } == HomeStructureTests.expectedNames)
         #expect(rooms.allSatisfy { $0["polygon_source"] as? String == "room" && !(($0["wall_lengths"] as? [String: Any]) ?? [:]).isEmpty })
-        #expect(manifest["schema_version"] as? Int == 8)
+        #expect(manifest["schema_version"] as? Int == 9)
+        // One wall where two rooms meet, each room graded, the schedules as tables.
+        let metrics = try #require(manifest["metrics"] as? [String: Any])
+        #expect((metrics["shared_walls"] as? [Any])?.count == 5 && (metrics["floor_levels"] as? [Any])?.count == 1)
+        let quality = try #require(manifest["quality"] as? [String: Any])
+        #expect((quality["rooms"] as? [[String: Any]])?.compactMap { $0["room"] as? String } == HomeStructureTests.expectedNames)
+        let plan = try #require(manifest["plan"] as? [String: Any])
+        #expect(plan["sheets"] as? Int == 2 && (plan["opening_schedule"] as? [Any])?.count == 24)
+        #expect((plan["room_schedule"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == HomeStructureTests.expectedNames)
         for f in ["model.glb", "plan.svg", "plan.pdf", "plan.dxf", "thumbs/hero.webp", "thumbs/plan.webp"] {
             #expect(FileManager.default.fileExists(atPath: out + "/" + f), "\(f)")
         }

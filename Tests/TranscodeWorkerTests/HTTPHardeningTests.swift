@@ -23,49 +23,6 @@ final class ManualClock: @unchecked Sendable {
     var checkCount: Int { lock.withLock { checks } }
 }
 
-/// One raw HTTP/1.1 connection to 127.0.0.1 (for holding connections open).
-final class RawConnection {
-    let fd: Int32
-
-    /// Connects; nil when the connection is refused.
-    init?(port: Int) {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var sin = sockaddr_in()
-        sin.sin_family = sa_family_t(AF_INET)
-        sin.sin_port = UInt16(port).bigEndian
-        inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr)
-        let ok = withUnsafePointer(to: &sin) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        var tv = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
-        if ok != 0 { Glibc.close(fd); return nil }
-    }
-
-    deinit { Glibc.close(fd) }
-
-    /// Sends a keep-alive `GET path` and returns the status line's code, or nil when the server
-    /// closed the connection (or sent nothing within 5 s) instead of answering.
-    func get(_ path: String) -> Int? {
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count else { return nil }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { return nil }
-            received += buffer[0..<n]
-            let text = String(decoding: received, as: UTF8.self)
-            guard let end = text.range(of: "\r\n\r\n") else { continue }
-            let head = text[..<end.lowerBound].lowercased()
-            let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-            guard text.utf8.count - text[..<end.upperBound].utf8.count >= length else { continue }
-            return Int(text.split(separator: " ").dropFirst().first ?? "")
-        }
-    }
-}
-
 @Suite("HTTP server hardening: per-IP limit, cached readiness, independent liveness", .serialized)
 struct HTTPHardeningTests {
     static let logger = JSONLogger(workerId: "http-hardening-test", minimum: .error, fd: TestOutput.logFD)
@@ -79,21 +36,21 @@ struct HTTPHardeningTests {
         let server = try HTTPServer(address: "127.0.0.1:0", perIPConnectionLimit: limit) { _ in .json(200, .object([:])) }
         defer { server.stop() }
         // `limit` keep-alive connections, each answered once and held open.
-        var held = try (0..<limit).map { _ in try #require(RawConnection(port: server.port)) }
-        for c in held { #expect(c.get("/livez") == 200) }
+        var held = try (0..<limit).map { _ in try #require(LoopbackClient(port: server.port)) }
+        for c in held { #expect(c.get("/livez")?.status == 200) }
         // More from the same address: closed without an answer.
         var refused = 0
         for _ in 0..<3 {
-            if let c = RawConnection(port: server.port), c.get("/livez") == nil { refused += 1 }
+            if let c = LoopbackClient(port: server.port), c.get("/livez") == nil { refused += 1 }
         }
         #expect(refused == 3)
         // The held connections still work.
-        #expect(held[0].get("/livez") == 200)
+        #expect(held[0].get("/livez")?.status == 200)
         // Once one is closed, a new connection is served again.
         held.removeLast()
         var servedAgain = false
         for _ in 0..<50 where !servedAgain {
-            if let c = RawConnection(port: server.port), c.get("/livez") == 200 { servedAgain = true } else { usleep(100_000) }
+            if let c = LoopbackClient(port: server.port), c.get("/livez")?.status == 200 { servedAgain = true } else { usleep(100_000) }
         }
         #expect(servedAgain)
         withExtendedLifetime(held) {}
@@ -109,9 +66,9 @@ struct HTTPHardeningTests {
             .json(200, .object([:]))
         }
         defer { server.stop() }
-        let first = try #require(RawConnection(port: server.port))
-        #expect(first.get("/livez") == 200)
-        #expect(RawConnection(port: server.port)?.get("/livez") == nil)
+        let first = try #require(LoopbackClient(port: server.port))
+        #expect(first.get("/livez")?.status == 200)
+        #expect(LoopbackClient(port: server.port)?.get("/livez") == nil)
     }
 
     @Test func readinessChecksAreCachedForASecond() {

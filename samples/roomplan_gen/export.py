@@ -20,8 +20,10 @@ def usd_category(e):
     return CATEGORY_NAME[e["kind"]]
 
 
-def export_usdz(room, style, out_path, skip_ids=(), wider_walls=(), chair_mesh_height=None):
-    """style: parametric | mesh | model | ios16."""
+def export_usdz(room, style, out_path, skip_ids=(), wider_walls=(), chair_mesh_height=None, catalog=None):
+    """style: parametric | mesh | model | ios16. `catalog` (model style): category → (model name, crate
+    bytes, size) to embed instead of the generated chair and table models; objects of the categories
+    it names reference that model, the others stay boxes."""
     folder = {"parametric": "Parametric", "mesh": "Mesh", "model": "Model", "ios16": "Mesh"}[style]
     top_group = {"parametric": "Parametric_grp", "mesh": "Mesh_grp", "model": "Model_grp", "ios16": "Mesh_grp"}[style]
     files = []
@@ -103,10 +105,13 @@ def export_usdz(room, style, out_path, skip_ids=(), wider_walls=(), chair_mesh_h
             t = o["transform"]
             if style == "parametric":
                 body = cube_body(name, t, (w, h, d))
-            elif style == "model" and cat in ("chair", "table"):
-                model = "DiningChair_sample" if cat == "chair" else "DiningTable_sample"
+            elif style == "model" and cat in (catalog or ("chair", "table")):
+                model = catalog[cat][0] if catalog else "DiningChair_sample" if cat == "chair" else "DiningTable_sample"
                 if model not in catalog_written:
-                    data, size = catalog_usdc(model, CHAIR_PARTS if cat == "chair" else TABLE_PARTS)
+                    if catalog:
+                        data, size = catalog[cat][1:]
+                    else:
+                        data, size = catalog_usdc(model, CHAIR_PARTS if cat == "chair" else TABLE_PARTS)
                     catalog_written[model] = size
                     files.append((f"assets/{folder}/{cname}/{model}.rooms.usdc", data))
                 size = catalog_written[model]

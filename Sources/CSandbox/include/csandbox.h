@@ -32,6 +32,35 @@ enum sandbox_stage {
     SANDBOX_STAGE_LANDLOCK = 15,
     SANDBOX_STAGE_SECCOMP = 16,
     SANDBOX_STAGE_PARENT_DEATH = 17,
+    SANDBOX_STAGE_PID_NAMESPACE = 18,
+    SANDBOX_STAGE_MOUNT = 19,
+};
+
+/// Where the old root sits while the child's new root is filled (sources of bind mounts are
+/// named beneath it); detached before execve.
+#define SANDBOX_OLD_ROOT "/.sandbox-old-root"
+
+/// One step of building the child's root (see `sandbox_options.mounts`).
+enum sandbox_mount_kind {
+    /// mkdir `target`.
+    SANDBOX_MOUNT_DIR = 1,
+    /// An empty file at `target` (what a file is bound onto).
+    SANDBOX_MOUNT_FILE = 2,
+    /// A symbolic link at `target` whose text is `source`.
+    SANDBOX_MOUNT_LINK = 3,
+    /// A recursive bind mount of `source` (beneath SANDBOX_OLD_ROOT) on `target`, then remounted
+    /// with `flags` (MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC and the source's atime flags,
+    /// which a user namespace may not change).
+    SANDBOX_MOUNT_BIND = 4,
+    /// A new proc file system (of the child's PID namespace) on `target`, mounted with `flags`.
+    SANDBOX_MOUNT_PROC = 5,
+};
+
+struct sandbox_mount {
+    int kind;
+    const char *source;
+    const char *target;
+    unsigned long flags;
 };
 
 /// What to apply in the child between clone and exec. Every pointer is owned by the caller and
@@ -64,6 +93,18 @@ struct sandbox_options {
     int no_new_privs;
     /// Non-zero: unshare(CLONE_NEWUSER | CLONE_NEWNET), mapping the (new) uid and gid to themselves.
     int namespaces;
+    /// Non-zero (with `namespaces`): a new PID namespace too, whose PID 1 is the program, so that
+    /// whatever it starts ends with it. The launched process then clones the program's process
+    /// (CLONE_PARENT: still the caller's child) into that namespace and exits once it has
+    /// executed; the pid returned is the program's, as the caller sees it.
+    int pid_namespace;
+    /// Non-NULL (with `namespaces`): a new mount namespace whose root is a fresh tmpfs, mounted on
+    /// `mount_base` (an existing directory), made the root with pivot_root, filled by the
+    /// `mount_count` steps of `mounts` in order (the old root at SANDBOX_OLD_ROOT meanwhile), then
+    /// left read-only with the old root detached.
+    const struct sandbox_mount *mounts;
+    size_t mount_count;
+    const char *mount_base;
     /// Above zero: the signal the child gets when the thread that started it ends (PR_SET_PDEATHSIG,
     /// set after the id change, which would clear it).
     int parent_death_signal;
@@ -71,7 +112,9 @@ struct sandbox_options {
     /// execute, and read and write (files and folders beneath them; no execution). With
     /// `landlock` non-zero every other path is out of reach, and TCP bind and connect are refused
     /// where the kernel's ABI has network rules (4 and later), as are signals and abstract Unix
-    /// sockets outside the child's own domain (6 and later). A missing read path is skipped.
+    /// sockets outside the child's own domain (6 and later). A missing read path is skipped. Read
+    /// paths under /proc are looked up by the child, so that they name its own /proc (the one of
+    /// its mount namespace, and /proc/self the child itself).
     int landlock;
     const char *const *read_paths;
     const char *const *write_paths;
@@ -85,10 +128,12 @@ struct sandbox_options {
     gid_t gid;
 };
 
-/// Why a spawn failed: the stage and errno.
+/// Why a spawn failed: the stage and errno, and for SANDBOX_STAGE_MOUNT the index of the step
+/// of `mounts` that failed (-1: the steps around them).
 struct sandbox_failure {
     int stage;
     int error;
+    int detail;
 };
 
 /// Starts a child with `options` in a process group of its own, with every signal disposition

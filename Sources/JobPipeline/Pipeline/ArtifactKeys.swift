@@ -10,12 +10,20 @@ import WorkerCore
 public enum ArtifactStages {
     /// Reading the USD and the RoomPlan JSON, and layering: the scene every group is made from.
     /// 2: a `CapturedStructure` is read with its rooms (every `coreModel` skipped, elements
-    /// assigned to rooms), and several rooms of one frame are merged into one structure.
-    public static let scene = 2
+    /// assigned to rooms), and several rooms of one frame are merged into one structure. 3: a
+    /// home's room floors levelled within each story, its walls scanned from both sides counted
+    /// once, and each room graded.
+    public static let scene = 3
     /// The `.glb` writer (`model`). 2: node names that loaders keep (`NodeName`: `layer_walls`
     /// instead of `layer:walls`, only `A–Z a–z 0–9 _ -`, unique). 3: an element of a structure
-    /// names its room in its extras (`room`).
-    public static let model = 3
+    /// names its room in its extras (`room`). 4: the copies of one catalog model that each object
+    /// of a `.model` export composes, each with its own copy of the model's material, are stored as
+    /// one mesh (meshes were compared by scene material instead of the glTF material written), and
+    /// the position grid keeps the 1 mm bound as each mesh is drawn (a catalog model in centimetres
+    /// drawn at 0.01 on a grid 64 times coarser, a mesh drawn enlarged on a finer one); a wall of a home
+    /// scanned from both sides names the other room's wall (`sharedWith`), and the rooms' floors sit
+    /// at their story's level.
+    public static let model = 4
     /// The thumbnail renderer and its WebP encoding (`thumbnails`, and the plan thumbnail of a
     /// room, which is in the `plan` group). 2: adaptive supersampling. 3: one WebP segment at
     /// quality 75 by default, eight occlusion samples per pixel. 4: a magnified texture's
@@ -31,7 +39,11 @@ public enum ArtifactStages {
     /// side of the wall when its text has no clear place or its line crosses a shape or a label,
     /// and the other side is clear. 9: a structure's rooms are its RoomPlan room floors, each
     /// outlined and named (numbered when repeated), instead of one floor cut between sections.
-    public static let plan = 9
+    /// 10: a single room's plan changes too: doors wider than 1.2 m get two leaves (over 2.4 m
+    /// an open passage), a leaf whose swing would cross furniture is hinged or swung the other
+    /// way, openings under 0.1 m are not drawn; a home gets one wall where two rooms meet, its
+    /// rooms' sizes in their labels, overall dimensions and a schedule page.
+    public static let plan = 10
 }
 
 /// The key of each output group: SHA-256 over a canonical text of everything the group's bytes

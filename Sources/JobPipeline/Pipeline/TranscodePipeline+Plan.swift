@@ -8,6 +8,8 @@ extension TranscodePipeline {
     struct PlanOutputs {
         var files: [(path: String, bytes: [UInt8])] = []
         var rooms: [RoomFigures] = []
+        /// The door and window schedule.
+        var openings: [OpeningFigures] = []
         /// Why there is no plan (the input is not a room), for the manifest.
         var note: String?
         var stories = 0
@@ -29,6 +31,7 @@ extension TranscodePipeline {
             return out
         }
         out.rooms = plan.rooms
+        out.openings = plan.openings
         out.stories = plan.sheets.count
         do {
             if let previous {

@@ -202,7 +202,7 @@ public enum TranscodePipeline {
                                     bytes: f.bytes.count, sha256: Digest.hex(Digest.sha256(f.bytes)))
                 },
                 units: options.units.rawValue, locale: options.locale.rawValue, wallThickness: options.wallThickness,
-                sheets: plan.stories, note: plan.note, rooms: plan.rooms)
+                sheets: plan.stories, note: plan.note, rooms: plan.rooms, openings: plan.openings)
         }
         let manifestWarnings = warnings
         let manifest = try phase("manifest") {

@@ -8,6 +8,12 @@ import SceneModel
 /// The grade is the worst of the graded rules (any C makes C; A only when all are A; else B).
 /// The scan duration rule cannot be applied: the upload does not carry the duration (noted).
 /// Input that is not a room (no walls and no CapturedRoom JSON) gets no grade.
+///
+/// A home of several rooms is also graded room by room (`home(_:rooms:curves:options:)`): each room
+/// by the same rules on its own elements (its walls must close on their own), and the home's grade
+/// is the worst of its rooms', its notes naming the rooms that set it. The whole-home rule inputs
+/// (share of high walls, furniture, closure of all walls) stay as for one room; a structure whose
+/// rooms hold no walls is graded on those alone, as a single room.
 enum QualityGrader {
     static let durationNote = "scan duration is not part of the upload; the duration rule was not applied"
 
@@ -63,5 +69,34 @@ enum QualityGrader {
         q.grade = overall([q.wallConfidenceGrade, q.furnitureGrade, q.closureGrade])
         q.notes.append(durationNote)
         return q
+    }
+
+    /// `whole` (the grade of all the home's elements) with each room's grade, and the home's grade
+    /// the worst of the rooms'; `whole` unchanged when no room has a wall.
+    static func home(
+        _ whole: QualityGrade, elements: [RoomElement], rooms: [StructureRoom], curves: [String: CapturedRoom.Curve],
+        options: LayeringOptions
+    ) -> QualityGrade {
+        var out = whole
+        for r in rooms {
+            let own = elements.filter { $0.room == r.name }
+            let walls = own.filter { $0.category == .wall }.compactMap { RoomMeasurements.wallSegment($0, curve: curves[$0.identifier]) }
+            let closed = walls.isEmpty ? nil : RoomMeasurements.wallsClosed(walls, tolerance: options.wallClosureTolerance)
+            var q = grade(elements: own, wallsClosed: closed, hasJSON: true)
+            q.notes.removeAll { $0 == durationNote }
+            out.rooms.append(RoomGrade(room: r.name, quality: q))
+        }
+        guard out.rooms.contains(where: { $0.quality.wallsClosed != nil }), let worst = overall(out.rooms.map(\.quality.grade)) else {
+            out.rooms = []
+            return whole
+        }
+        out.grade = worst
+        let setting = out.rooms.filter { $0.quality.grade == worst }.map(\.room)
+        var notes = ["home: the worst of its \(out.rooms.count) rooms' grades (\(worst): \(setting.joined(separator: ", ")))"]
+        for r in out.rooms where r.quality.grade != "A" {
+            notes += r.quality.notes.filter { !$0.hasSuffix("(A)") }.map { "\(r.room): \($0)" }
+        }
+        out.notes = notes + whole.notes.map { "whole home: \($0)" }
+        return out
     }
 }

@@ -51,7 +51,8 @@ import SceneModel
 ///
 /// **Structures** (`CapturedStructure`, several rooms): the model is the top-level (merged)
 /// lists; each element names its room and `LayeredScene.rooms` holds the rooms measured from their
-/// own floors; see `StructureRooms`.
+/// own floors; see `StructureRooms`. The rooms' floors are levelled within each story and the walls
+/// two rooms scanned from both sides are found and counted once (`HomeWalls`).
 ///
 /// **Metrics and grade**: see `RoomMeasurements` and `QualityGrader`.
 public enum RoomLayering {
@@ -253,11 +254,16 @@ public enum RoomLayering {
         let assembled = LayeredSceneAssembler.assemble(
             planned, source: index, metadata: metadata, sceneWarnings: scene?.warnings ?? [])
         var elements = assembled.elements
+        var scene = assembled.scene
         let structureRooms = StructureRooms.apply(room, to: &elements, warnings: &warnings)
-        let measured = RoomMeasurements.metrics(
+        let levels = HomeWalls.levelFloors(&elements, scene: &scene)
+        var measured = RoomMeasurements.metrics(
             elements: elements, curves: curves, usdFloorMeasures: floorMeasures, options: options)
-        let quality = QualityGrader.grade(
-            elements: elements, wallsClosed: measured.wallsClosed, hasJSON: room != nil)
+        measured.metrics.floorLevels = levels
+        HomeWalls.joinWalls(&elements, rooms: structureRooms, curves: curves, metrics: &measured.metrics)
+        let quality = QualityGrader.home(
+            QualityGrader.grade(elements: elements, wallsClosed: measured.wallsClosed, hasJSON: room != nil),
+            elements: elements, rooms: structureRooms, curves: curves, options: options)
         let sections = room.map { r in
             r.sections.map {
                 RoomSection(label: $0.label, center: SIMD3(Double($0.center.x), Double($0.center.y), Double($0.center.z)),
@@ -266,7 +272,7 @@ public enum RoomLayering {
         } ?? usdSections
 
         var layered = LayeredScene(
-            scene: assembled.scene, layers: assembled.layers, elements: elements, sections: sections,
+            scene: scene, layers: assembled.layers, elements: elements, sections: sections,
             metrics: measured.metrics, quality: quality, isRoomPlan: room != nil || identityFound,
             referenceOriginTransform: room?.referenceOriginTransform.map { Matrix4(columnMajorFloats: $0) },
             warnings: warnings)

@@ -21,7 +21,7 @@ public struct SigV4Credentials: Sendable, Equatable, CustomStringConvertible {
 
     /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN` from `environment`;
     /// nil when the key id or the secret is missing or empty.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> SigV4Credentials? {
+    public static func fromEnvironment(_ environment: [String: String] = ProcessEnvironment.current) -> SigV4Credentials? {
         guard let id = environment["AWS_ACCESS_KEY_ID"], !id.isEmpty,
               let secret = environment["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty
         else { return nil }

@@ -32,7 +32,7 @@ public enum StorageURL {
         case "file":
             return try FileObjectStore(root: try fileRoot(rest), create: true)
         case "s3":
-            return try s3Store(rest, environment: ProcessInfo.processInfo.environment)
+            return try s3Store(rest, environment: ProcessEnvironment.current)
         default:
             let shown = scheme.unicodeScalars.allSatisfy { $0.isASCII && $0.value > 0x20 } ? scheme : "?"
             throw invalid("unsupported storage URL scheme '\(shown)' (expected file:// or s3://)")

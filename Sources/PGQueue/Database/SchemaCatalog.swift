@@ -44,6 +44,7 @@ public enum SchemaCatalog {
         Migration(version: 20, name: "privacy detail: what was applied to each redaction, its crop, the owner's read; redo requests",
                   sql: privacyDetail),
         Migration(version: 21, name: "retention: sources_erased_at, redactions_erased_at", sql: retention),
+        Migration(version: 22, name: "several rooms of one home in one version: source_rooms", sql: sourceRooms),
     ]
 
     /// `rooms`, `room_versions` and `redactions`, created only when absent; the columns the worker

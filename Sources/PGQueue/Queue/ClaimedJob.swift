@@ -1,3 +1,4 @@
+import JSONCore
 /// A version this worker holds a lease on. Every later write about it is fenced by `leaseId`.
 public struct ClaimedJob: Sendable, Equatable {
     public var versionId: String
@@ -40,6 +41,35 @@ public struct ClaimedJob: Sendable, Equatable {
         "rooms/\(roomId)/versions/\(versionId)/r\(outputRevision + 1)-\(leaseId.prefix(8))/"
     }
 
+    /// One room of a home named in `source_rooms` (migration 22): its RoomPlan JSON and, when
+    /// uploaded, its USDZ (storage keys).
+    public struct SourceRoom: Sendable, Equatable {
+        public var jsonPath: String
+        public var usdzPath: String?
+        public init(jsonPath: String, usdzPath: String?) {
+            self.jsonPath = jsonPath
+            self.usdzPath = usdzPath
+        }
+    }
+
+    /// `source_rooms`: every room of a home, in merge order (nil: the single source of
+    /// `sourceUSDZPath` / `sourceJSONPath`). A value the database holds but that does not read as
+    /// the list its check constraint allows is `[]`, which the worker refuses.
+    public var sourceRooms: [SourceRoom]?
+
+    /// The rooms of a `source_rooms` value (`[]` when it is not the allowed shape).
+    static func rooms(_ text: String?) -> [SourceRoom]? {
+        guard let text else { return nil }
+        guard let parsed = try? JSONReader.parse(Array(text.utf8), limits: .smallDocument),
+              let items = parsed.arrayValue else { return [] }
+        var rooms: [SourceRoom] = []
+        for item in items {
+            guard let json = item.member("json_path")?.stringValue else { return [] }
+            rooms.append(SourceRoom(jsonPath: json, usdzPath: item.member("usdz_path")?.stringValue))
+        }
+        return rooms
+    }
+
     init(row: PGRow) throws(DatabaseError) {
         versionId = try row.required("id")
         roomId = try row.required("room_id")
@@ -50,6 +80,7 @@ public struct ClaimedJob: Sendable, Equatable {
         sourceUSDZPath = row["source_usdz_path"]
         sourceJSONPath = row["source_json_path"]
         sourceBucket = row["source_bucket"]
+        sourceRooms = Self.rooms(row["source_rooms"])
         outputRevision = row.int("output_revision") ?? 0
         isReprocess = row.bool("is_reprocess") ?? false
         planUnits = row["plan_units"]

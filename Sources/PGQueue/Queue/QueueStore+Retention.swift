@@ -31,6 +31,7 @@ extension QueueStore {
 
     static let nextSourcesToEraseSQL = """
         SELECT v.id::text AS version_id, v.room_id::text AS room_id, v.source_usdz_path, v.source_json_path,
+               \(roomKeysSQL("v.source_rooms")) AS room_keys,
                coalesce((SELECT array_to_string(array_agg(r.redacted_path), chr(10)) FROM redactions r
                           WHERE r.room_version_id = v.id AND r.redacted_path IS NOT NULL), '') AS replacements
           FROM transcode_private.room_versions v
@@ -46,6 +47,7 @@ extension QueueStore {
         guard let row = try connection.query(Self.nextSourcesToEraseSQL, [String(olderThanSeconds)]).first,
               let v = row["version_id"], let room = row["room_id"] else { return nil }
         let keys = [row["source_usdz_path"], row["source_json_path"]].compactMap { $0 }
+            + (row["room_keys"] ?? "").split(separator: "\n").map(String.init)
             + (row["replacements"] ?? "").split(separator: "\n").map(String.init)
         return (v, room, keys)
     }

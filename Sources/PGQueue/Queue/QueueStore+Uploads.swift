@@ -9,6 +9,8 @@ extension QueueStore {
         public var roomId: String
         public var sourceUSDZPath: String?
         public var sourceJSONPath: String?
+        /// Every key of `source_rooms` (migration 22), JSON and USDZ of each room in order.
+        public var roomKeys: [String] = []
         /// `source_bucket`: the bucket the sources were uploaded to, when the row says.
         public var sourceBucket: String?
         /// Seconds since the row's `updated_at` (its last change), by the database clock.
@@ -19,8 +21,19 @@ extension QueueStore {
 
     /// The oldest unleased `uploading` version unchanged for at least `$1` seconds whose
     /// `(updated_at, id)` comes after `($2, $3)`, locked; rows another session holds are skipped.
+    /// Every key of a `source_rooms` value (`column`), one per line (`''` for none).
+    static func roomKeysSQL(_ column: String) -> String {
+        """
+        coalesce((SELECT array_to_string(array_agg(k), chr(10))
+                    FROM jsonb_array_elements(coalesce(\(column), '[]'::jsonb)) e,
+                         LATERAL unnest(ARRAY[e ->> 'json_path', e ->> 'usdz_path']) k
+                   WHERE k IS NOT NULL), '')
+        """
+    }
+
     static let nextStaleUploadSQL = """
         SELECT id, room_id, source_usdz_path, source_json_path, source_bucket, updated_at::text AS updated_at_text,
+               \(roomKeysSQL("source_rooms")) AS room_keys,
                extract(epoch FROM (now() - updated_at)) AS quiet_seconds
           FROM transcode_private.room_versions
          WHERE status = 'uploading' AND lease_id IS NULL
@@ -40,6 +53,7 @@ extension QueueStore {
         guard let row = try connection.query(Self.nextStaleUploadSQL, params).first,
               let id = row["id"], let room = row["room_id"], let at = row["updated_at_text"] else { return nil }
         return StaleUpload(versionId: id, roomId: room, sourceUSDZPath: row["source_usdz_path"], sourceJSONPath: row["source_json_path"],
+                           roomKeys: (row["room_keys"] ?? "").split(separator: "\n").map(String.init),
                            sourceBucket: row["source_bucket"], quietSeconds: row["quiet_seconds"].flatMap(Double.init) ?? 0, updatedAt: at)
     }
 

@@ -57,7 +57,7 @@ public final class QueueStore: Sendable {
           FROM next WHERE rv.id = next.id
         RETURNING rv.id, rv.room_id, rv.status::text AS status, rv.attempt, rv.max_attempts, rv.lease_id,
                   (SELECT r.visibility::text FROM public.rooms r WHERE r.id = rv.room_id) AS room_visibility,
-                  rv.source_usdz_path, rv.source_json_path, rv.source_bucket, rv.output_revision, rv.event_seq,
+                  rv.source_usdz_path, rv.source_json_path, rv.source_rooms::text AS source_rooms, rv.source_bucket, rv.output_revision, rv.event_seq,
                   rv.plan_units, rv.plan_locale, rv.manifest_path, rv.output_bucket, rv.reprocess_full,
                   (rv.reprocess_requested_at IS NOT NULL) AS is_reprocess,
                   extract(epoch FROM (now() - coalesce(rv.enqueued_at, rv.run_after))) AS wait_seconds
@@ -203,7 +203,7 @@ public final class QueueStore: Sendable {
           FROM dead WHERE rv.id = dead.id
         RETURNING rv.id, rv.room_id, rv.status::text AS status, rv.attempt, rv.max_attempts, rv.lease_id,
                   (SELECT r.visibility::text FROM public.rooms r WHERE r.id = rv.room_id) AS room_visibility,
-                  rv.source_usdz_path, rv.source_json_path, rv.source_bucket, rv.output_revision, rv.event_seq,
+                  rv.source_usdz_path, rv.source_json_path, rv.source_rooms::text AS source_rooms, rv.source_bucket, rv.output_revision, rv.event_seq,
                   rv.plan_units, rv.plan_locale,
                   (rv.reprocess_requested_at IS NOT NULL) AS is_reprocess
         """

@@ -77,10 +77,25 @@ public enum CommandLineTool {
         }
     }
 
-    /// The `transcode-worker` executable's entry: the process adopts the orphans of its job
-    /// children (`ChildSandbox.adoptOrphans`; it starts no other child), then runs `main`.
+    /// The `transcode-worker` executable's entry, the same for every command: the process makes
+    /// itself non-dumpable before anything else (`ProcessGuard`; exit status 4 when it cannot),
+    /// adopts the orphans of its job children (`ChildSandbox.adoptOrphans`; it starts no other
+    /// child), takes the secrets out of its environment (`SecretEnvironment.withdrawFromProcess`;
+    /// exit status 2 for an unreadable `NAME_FILE`), then runs `main`.
     public static func executableMain(_ args: [String]) -> Int32 {
+        do {
+            try ProcessGuard.makeNonDumpable()
+        } catch {
+            printError("error: \(error)")
+            return ExitStatus.internalError
+        }
         ChildSandbox.adoptOrphans()
+        do {
+            try SecretEnvironment.withdrawFromProcess()
+        } catch {
+            printError("error: \(error)")
+            return ExitStatus.usage
+        }
         return main(args)
     }
 

@@ -11,7 +11,7 @@ extension ConvertCommand {
     /// INPUTs, USD INPUTs and --roomplan files that do not pair up, a USD file among rooms to merge.
     static func checkRoomInputs(inputs: [String], roomPlans: [String]) throws {
         // Counted before any file is read.
-        let maxRooms = CapturedRoomDecoder.Limits.default.maxRooms
+        let maxRooms = RoomInputs.maxRooms
         guard inputs.count <= maxRooms, roomPlans.count < maxRooms else {
             throw UsageError("more than \(maxRooms) rooms (maxRooms)")
         }
@@ -34,29 +34,11 @@ extension ConvertCommand {
         }
     }
 
-    /// The JSON the pipeline reads: one file, or several rooms merged into one structure named
-    /// after them (`Kitchen/capturedRoom.json+Bedroom2/capturedRoom.json`, the folder kept when
-    /// file names repeat). A merge refusal is returned as a failure.
+    /// The JSON the pipeline reads (`RoomInputs.readJSON`).
     func readRooms(_ paths: [String], maxBytes: Int) throws -> Result<(name: String, bytes: [UInt8]), PipelineError> {
-        let names = Self.displayNames(paths)
-        if paths.count == 1 { return .success((names[0], try FileReader.read(paths[0], maxBytes: maxBytes))) }
-        var docs: [(name: String, bytes: [UInt8])] = []
-        for (p, n) in zip(paths, names) { docs.append((n, try FileReader.read(p, maxBytes: maxBytes))) }
-        do {
-            return .success((names.joined(separator: "+"), try RoomSetMerger.merge(docs)))
-        } catch let e as LayeringError {
-            return .failure(PipelineError(code: e.code, message: e.message, phase: "reading",
-                                          context: e.jsonPath.map { ["json_path": $0] } ?? [:]))
-        }
+        try RoomInputs.readJSON(paths, maxBytes: maxBytes)
     }
 
     /// Each path's file name, with its folder when two file names are the same.
-    static func displayNames(_ paths: [String]) -> [String] {
-        let last = paths.map { ($0 as NSString).lastPathComponent }
-        return zip(paths, last).map { p, name in
-            guard last.filter({ $0 == name }).count > 1 else { return name }
-            let folder = ((p as NSString).deletingLastPathComponent as NSString).lastPathComponent
-            return folder.isEmpty ? name : folder + "/" + name
-        }
-    }
+    static func displayNames(_ paths: [String]) -> [String] { RoomInputs.displayNames(paths) }
 }

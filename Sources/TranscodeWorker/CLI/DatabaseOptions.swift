@@ -54,7 +54,7 @@ struct DatabaseOptions {
     ///     true when it handled the flag.
     /// - Throws: `UsageError` (`UsageError.helpRequested` for `--help`; a secret flag, a
     ///   `--database-url` with a password and any invalid setting: `WorkerConfig.validate`).
-    init(_ args: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+    init(_ args: [String], environment: [String: String] = ProcessEnvironment.current,
          requireDatabase: Bool = true,
          own: (_ flag: String, _ value: () throws -> String) throws -> Bool = { _, _ in false }) throws {
         config = WorkerConfig(environment: environment)

@@ -71,6 +71,12 @@ struct RunCommand {
                                             a free port; off: no server.
           --http-per-ip-connections N       TRANSCODE_HTTP_PER_IP_CONNECTIONS (16): open connections one
                                             client address may hold.
+          --http-request-deadline-seconds S TRANSCODE_HTTP_REQUEST_DEADLINE_SECONDS (30): the most one
+                                            request may take, however the client paces it.
+          --metrics-interval-seconds S      TRANSCODE_METRICS_INTERVAL_SECONDS (5): how long one queue
+                                            sample serves every /metrics scrape.
+          (secret)                          TRANSCODE_METRICS_TOKEN or TRANSCODE_METRICS_TOKEN_FILE: when
+                                            set, /metrics asks for Authorization: Bearer (32+ bytes).
           (secret)                          TRANSCODE_API_TOKEN or TRANSCODE_API_TOKEN_FILE: bearer token
                                             of /v1 and the console's sign-in (32+ bytes; unset: /v1
                                             answers 503 API_DISABLED and the console is off).
@@ -123,7 +129,7 @@ struct RunCommand {
 
     func run() -> Int32 {
         // `validate()` refused an unknown level; unset means info.
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current
         let level = JSONLogger.Level(rawValue: environment["TRANSCODE_LOG_LEVEL"] ?? "") ?? .info
         let logger = JSONLogger(workerId: config.workerId, minimum: level)
         // Non-dumpable before anything else; the job children's sandbox is probed and logged.
@@ -150,10 +156,13 @@ struct RunCommand {
         if config.httpAddr != "off" {
             let routes = WorkerAPI(databaseURL: config.databaseURL, apiToken: config.apiToken, metrics: daemon.metrics,
                                    logger: logger, outputStore: outputs, manifestSchemaVersion: ManifestBuilder.schemaVersion,
+                                   metricsToken: config.http.metricsToken,
+                                   metricsIntervalSeconds: config.http.metricsIntervalSeconds,
                                    isDraining: { daemon.isDraining })
             do {
                 server = try HTTPServer(address: config.httpAddr, perIPConnectionLimit: config.httpPerIPConnections,
-                                        handler: routes.handle)
+                                        requestDeadlineSeconds: config.http.requestDeadlineSeconds,
+                                        probePaths: WorkerAPI.probePaths, handler: routes.handle)
                 api = routes
                 logger.info("http server listening", ["address": .string("\(server!.host):\(server!.port)"),
                                                       "api": .bool(config.apiToken != nil)])

@@ -24,7 +24,6 @@ public final class Metrics: @unchecked Sendable {
     private var queueDepth: [String: Int] = [:]
     private var oldestAge: Double = 0
     private var demand = 0
-    private var queueSampledAt: Double = -.infinity
     private var collectedObjects = 0, collectedBytes = 0, collectFailures = 0
     private var uploadsRequeued = 0, uploadsExpired = 0
     private var deletions: [String: Int] = [:]
@@ -113,13 +112,6 @@ public final class Metrics: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// True when the queue gauges are older than `maxAge` seconds (at `now`, a monotonic time).
-    public func queueSampleIsStale(now: Double, maxAge: Double) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return now - queueSampledAt >= maxAge
-    }
-
     /// Stores a queue sample taken at `now` (a monotonic time).
     public func recordQueue(_ status: QueueStatus, now: Double) {
         lock.lock()
@@ -128,7 +120,6 @@ public final class Metrics: @unchecked Sendable {
                       "failed": status.counts["failed"] ?? 0]
         oldestAge = status.oldestQueuedSeconds ?? 0
         demand = status.demand
-        queueSampledAt = now
     }
 
     /// The exposition text.

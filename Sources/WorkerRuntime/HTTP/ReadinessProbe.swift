@@ -4,103 +4,69 @@ import WorkerCore
 
 /// The database check behind `/readyz`, cached so that probes cannot load the database: the check
 /// runs at most once per `cacheSeconds` whatever the number of probes, never on the caller's
-/// thread, and never twice at once.
+/// thread, and never twice at once (`SharedRefresh`).
 ///
-/// A caller gets the cached answer while it is younger than `cacheSeconds`. Otherwise it starts a
-/// check (unless one is running) on a thread of its own and waits for it at most `waitSeconds`;
-/// a check that has not answered by then counts as "not ready". So an outage is seen within
-/// about `cacheSeconds` plus the check's own timeout, and a check that hangs holds a caller for
-/// at most `waitSeconds`. Thread-safe.
+/// A check that has not answered within `waitSeconds` counts as "not ready". So an outage is seen
+/// within about `cacheSeconds` plus the check's own timeout, and a check that hangs holds a
+/// caller for at most `waitSeconds`. Thread-safe.
 final class ReadinessProbe: @unchecked Sendable {
     /// How long one answer is reused, seconds.
     static let defaultCacheSeconds = 1.0
     /// How long a caller waits for a running check, seconds.
     static let defaultWaitSeconds = 2.0
 
-    let check: @Sendable () -> Bool
-    let cacheSeconds: Double
-    let waitSeconds: Double
-    let now: @Sendable () -> Double
-
-    private let cond = NSCondition()
-    private var last: (ok: Bool, at: Double)?
-    private var running = false
-    private var started = 0
+    private let refresh: SharedRefresh<Bool>
 
     /// - Parameters:
     ///   - check: true when the database answers; called on a background thread, one at a time.
     ///   - now: the clock, seconds (monotonic; tests pass their own).
     init(cacheSeconds: Double = ReadinessProbe.defaultCacheSeconds,
-                waitSeconds: Double = ReadinessProbe.defaultWaitSeconds,
-                now: @escaping @Sendable () -> Double = Clock.seconds,
-                check: @escaping @Sendable () -> Bool) {
-        self.check = check
-        self.cacheSeconds = cacheSeconds
-        self.waitSeconds = waitSeconds
-        self.now = now
+         waitSeconds: Double = ReadinessProbe.defaultWaitSeconds,
+         now: @escaping @Sendable () -> Double = Clock.seconds,
+         check: @escaping @Sendable () -> Bool) {
+        refresh = SharedRefresh(intervalSeconds: cacheSeconds, waitSeconds: waitSeconds, now: now, compute: check)
     }
 
     /// How many checks were started so far.
-    var checksStarted: Int {
-        cond.lock()
-        defer { cond.unlock() }
-        return started
-    }
+    var checksStarted: Int { refresh.computationsStarted }
 
     /// The cached answer when fresh, else the answer of a check that finishes within
     /// `waitSeconds`, else false.
-    func isReady() -> Bool {
-        cond.lock()
-        defer { cond.unlock() }
-        if let last, now() - last.at < cacheSeconds { return last.ok }
-        if !running {
-            running = true
-            started += 1
-            Thread.detachNewThread { [self] in
-                let ok = check()
-                cond.lock()
-                last = (ok, now())
-                running = false
-                cond.broadcast()
-                cond.unlock()
-            }
-        }
-        let deadline = Date(timeIntervalSinceNow: waitSeconds)
-        while running {
-            if !cond.wait(until: deadline) { break }
-        }
-        guard !running, let last else { return false }
-        return last.ok
-    }
+    func isReady() -> Bool { refresh.value() ?? false }
 }
 
-/// `SELECT 1` on a connection of its own (opened on demand, reopened after a failure), so that
-/// slow API requests on the API's connection do not make the worker look unready.
-final class DatabaseReadinessCheck: @unchecked Sendable {
+/// A database connection of its own for one background task (the readiness check, the metrics'
+/// queue sample): opened on demand with a statement timeout, reopened after a failure, used by
+/// one caller at a time, so that slow API requests on the API's connection never hold it up.
+final class DedicatedConnection: @unchecked Sendable {
     let databaseURL: String?
+    let applicationName: String
+    let statementTimeoutSeconds: Int
     private let lock = NSLock()
     private var connection: PGConnection?
 
-    init(databaseURL: String?) {
+    init(databaseURL: String?, applicationName: String, statementTimeoutSeconds: Int) {
         self.databaseURL = databaseURL
+        self.applicationName = applicationName
+        self.statementTimeoutSeconds = statementTimeoutSeconds
     }
 
-    /// True when the database answered; false without a URL or on any database error.
-    func callAsFunction() -> Bool {
+    /// Runs `body` on the connection. Throws `DB_CONNECT_FAILED` without a URL, or the database
+    /// error (after which the connection is closed, to be reopened next time).
+    func run<T>(_ body: (PGConnection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
         lock.lock()
         defer { lock.unlock() }
-        guard let url = databaseURL else { return false }
+        guard let url = databaseURL else { throw DatabaseError(code: "DB_CONNECT_FAILED", message: "no database configured") }
         do {
             if connection == nil {
-                connection = try PGConnection(url: url, applicationName: "transcode-worker-readiness",
-                                              statementTimeoutSeconds: 2, connectTimeoutSeconds: 2)
+                connection = try PGConnection(url: url, applicationName: applicationName,
+                                              statementTimeoutSeconds: statementTimeoutSeconds, connectTimeoutSeconds: 2)
             }
-            _ = try connection!.query("SELECT 1")
-            return true
+            return try body(connection!)
         } catch {
             connection?.close()
             connection = nil
-            return false
+            throw error
         }
     }
 
@@ -111,4 +77,23 @@ final class DatabaseReadinessCheck: @unchecked Sendable {
         connection = nil
         lock.unlock()
     }
+}
+
+/// `SELECT 1` on a connection of its own, so that slow API requests on the API's connection do
+/// not make the worker look unready.
+final class DatabaseReadinessCheck: @unchecked Sendable {
+    private let connection: DedicatedConnection
+
+    init(databaseURL: String?) {
+        connection = DedicatedConnection(databaseURL: databaseURL, applicationName: "transcode-worker-readiness",
+                                         statementTimeoutSeconds: 2)
+    }
+
+    /// True when the database answered; false without a URL or on any database error.
+    func callAsFunction() -> Bool {
+        (try? connection.run { (c) throws(DatabaseError) in _ = try c.query("SELECT 1") }) != nil
+    }
+
+    /// Closes the connection.
+    func close() { connection.close() }
 }

@@ -8,10 +8,14 @@ import WorkerCore
 /// The worker's HTTP routes: probes (`/livez`, `/readyz`), `/metrics`, the bearer-protected
 /// `/v1` queue API (see docs/integration.md, "HTTP API") and the operator console `/console`
 /// (docs/console.md). Database work runs on a connection of its own,
-/// opened on first use, reopened after a failure, and used by one request at a time.
+/// opened on first use, reopened after a failure, and used by one request at a time. The
+/// readiness check and the metrics' queue sample each have a connection of their own too.
 public final class WorkerAPI: @unchecked Sendable {
-    /// How often scrapes may refresh the queue gauges from the database, seconds.
+    /// How often scrapes may refresh the queue gauges from the database, seconds
+    /// (`TRANSCODE_METRICS_INTERVAL_SECONDS` default).
     public static let queueSampleSeconds = 5.0
+    /// The paths answered while every ordinary HTTP connection is held (`HTTPServer.probePaths`).
+    public static let probePaths: Set<String> = ["/livez", "/readyz"]
 
     let databaseURL: String?
     let apiToken: String?
@@ -27,6 +31,11 @@ public final class WorkerAPI: @unchecked Sendable {
     /// The cached database check of `/readyz`.
     let readinessProbe: ReadinessProbe
     private let readinessCheck: DatabaseReadinessCheck?
+    /// The bearer token `/metrics` asks for (nil: none).
+    let metricsToken: String?
+    /// The queue gauges of `/metrics`, sampled at most once per interval for all scrapes.
+    let queueGauges: SharedRefresh<Bool>
+    private let metricsConnection: DedicatedConnection?
 
     private let dbLock = NSLock()
     private var connection: PGConnection?
@@ -39,10 +48,32 @@ public final class WorkerAPI: @unchecked Sendable {
     ///     of its own); run at most about once per second however many probes arrive.
     ///   - outputStore: where the console reads a version's outputs (thumbnails, model, manifest).
     ///   - manifestSchemaVersion: the schema this worker writes (the console's batch default).
+    ///   - metricsToken: the bearer token `/metrics` asks for (nil or empty: none).
+    ///   - metricsIntervalSeconds: how long one sample of the queue gauges serves every scrape.
+    ///   - queueSample: takes the queue sample (default: `QueueStore.status()` on a connection of
+    ///     its own with a statement timeout of `metricsStatementTimeoutSeconds`); nil on failure.
     public init(databaseURL: String?, apiToken: String?, metrics: Metrics, logger: JSONLogger,
                 readinessCheck: (@Sendable () -> Bool)? = nil, outputStore: (any ObjectStore)? = nil,
-                manifestSchemaVersion: Int? = nil,
+                manifestSchemaVersion: Int? = nil, metricsToken: String? = nil,
+                metricsIntervalSeconds: Double = WorkerAPI.queueSampleSeconds,
+                queueSample: (@Sendable () -> QueueStatus?)? = nil,
                 isDraining: @escaping @Sendable () -> Bool) {
+        let sample: @Sendable () -> QueueStatus?
+        if let queueSample {
+            metricsConnection = nil
+            sample = queueSample
+        } else {
+            let connection = DedicatedConnection(databaseURL: databaseURL, applicationName: "transcode-worker-metrics",
+                                                 statementTimeoutSeconds: Self.metricsStatementTimeoutSeconds)
+            metricsConnection = connection
+            sample = { Self.sampleQueue(connection, logger: logger) }
+        }
+        queueGauges = SharedRefresh(intervalSeconds: metricsIntervalSeconds, waitSeconds: Self.metricsWaitSeconds) {
+            guard let status = sample() else { return false }
+            metrics.recordQueue(status, now: Clock.seconds())
+            return true
+        }
+        self.metricsToken = metricsToken.flatMap { $0.isEmpty ? nil : $0 }
         if let readinessCheck {
             self.readinessCheck = nil
             readinessProbe = ReadinessProbe(check: readinessCheck)
@@ -64,6 +95,7 @@ public final class WorkerAPI: @unchecked Sendable {
     /// Closes the database connection.
     public func close() {
         readinessCheck?.close()
+        metricsConnection?.close()
         dbLock.lock()
         connection?.close()
         connection = nil
@@ -87,9 +119,7 @@ public final class WorkerAPI: @unchecked Sendable {
             return readiness()
         case "/metrics":
             guard request.method == "GET" else { return Self.methodNotAllowed("GET") }
-            refreshQueueGauges()
-            return HTTPServerResponse(status: 200, headers: [("Content-Type", Metrics.contentType)],
-                                      body: Array(metrics.render().utf8))
+            return metricsPage(request)
         default:
             return Self.error(404, "NOT_FOUND")
         }
@@ -99,17 +129,6 @@ public final class WorkerAPI: @unchecked Sendable {
         if isDraining() { return .json(503, .object(["status": .string("draining")])) }
         guard readinessProbe.isReady() else { return .json(503, .object(["status": .string("db_unavailable")])) }
         return .json(200, .object(["status": .string("ready")]))
-    }
-
-    private func refreshQueueGauges() {
-        let now = Clock.seconds()
-        guard metrics.queueSampleIsStale(now: now, maxAge: Self.queueSampleSeconds) else { return }
-        do {
-            let status = try withDatabase { (c) throws(DatabaseError) in try QueueStore(connection: c).status() }
-            metrics.recordQueue(status, now: now)
-        } catch {
-            logger.warn("metrics: queue sample failed", ["error": .string("\(error)")])
-        }
     }
 
     /// `/v1/*`: bearer check, then the route.

@@ -9,7 +9,10 @@ import Glibc
 /// the worker decides when it dies). Signal dispositions and the signal mask are reset to the
 /// defaults in the child. Standard input is `/dev/null`; no other descriptor of the worker
 /// reaches the child (all are closed at exec). Once the child has been reaped, whatever is left
-/// of its process group is killed.
+/// of its process group is killed. Where the child has a PID namespace of its own (it is its
+/// PID 1), whatever it started is gone by then: the kernel kills a namespace's processes when its
+/// PID 1 ends. The worker stops a child with SIGKILL only: a namespace's PID 1 takes no other
+/// signal from outside it unless it handles it.
 ///
 /// Not thread-safe: one thread starts, supervises and reaps it.
 final class ChildProcess {

@@ -28,7 +28,9 @@ extension ChildSandbox {
     /// `child_executable`). Without Landlock or the seccomp filter it refuses to start
     /// (`child sandbox: required layers unavailable`, error) under `require`, the default, and
     /// warns under `auto`. Without namespaces it logs one warning (`child sandbox: user and
-    /// network namespaces unavailable`, with the reason) and goes on.
+    /// network namespaces unavailable`, with the reason) and goes on; with them but without the
+    /// PID or the mount namespace, one warning (`child sandbox: PID or mount namespace
+    /// unavailable`, the reason per layer) and goes on.
     ///
     /// Returns nil to go on, or the exit status to stop with: 2 (usage) for inconsistent child
     /// ids, 4 when a required layer is unavailable.
@@ -72,6 +74,9 @@ extension ChildSandbox {
                         ["reason": .string(reason), "hint": .string(
                             "allow unprivileged user namespaces (kernel.unprivileged_userns_clone, "
                                 + "user.max_user_namespaces, the container's seccomp/AppArmor profile)")])
+        } else if config.childSandbox != .off, !(sandbox.pidNamespace && sandbox.mountNamespace) {
+            let missing = namespaceLayers(ids: sandbox.ids).missing.mapValues { JSONValue.string($0) }
+            logger.warn("child sandbox: PID or mount namespace unavailable; job children run without it", missing)
         }
         logger.info("child sandbox", ["sandbox": sandbox.json, "mode": .string(config.childSandbox.rawValue),
                                       "worker_dumpable": .bool(isDumpable),

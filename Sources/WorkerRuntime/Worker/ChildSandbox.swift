@@ -11,8 +11,10 @@ import Glibc
 /// the job's own folders), a seccomp filter (`Sources/CSandbox/seccomp.c`), and — where the kernel allows
 /// unprivileged user namespaces — a new user namespace and a new network namespace (no network
 /// at all, only a loopback that is down; no capability over the worker, so it can neither
-/// ptrace the worker nor read its `/proc/<pid>/environ`). As root the child can also run as
-/// another uid/gid (`TRANSCODE_CHILD_UID` / `TRANSCODE_CHILD_GID`).
+/// ptrace the worker nor read its `/proc/<pid>/environ`), a PID namespace whose PID 1 is the
+/// child (whatever it starts ends with it) and a mount namespace whose root holds only the paths
+/// its Landlock rules name (`MountPlan`). As root the child can also run as another uid/gid
+/// (`TRANSCODE_CHILD_UID` / `TRANSCODE_CHILD_GID`).
 ///
 /// The worker itself is marked non-dumpable at start (`markNonDumpable`), so no other process of
 /// its uid can read its environment (database URL, storage keys, service key, API token).
@@ -33,7 +35,8 @@ public struct ChildSandbox: Sendable, Equatable {
 
     /// Address-space limit, bytes (nil: inherited).
     var memoryBytes: Int?
-    /// CPU-time limit, seconds (SIGXCPU, SIGKILL 5 s later; nil: inherited).
+    /// CPU-time limit, seconds (SIGXCPU, SIGKILL 5 s later; a PID namespace's PID 1 gets only the
+    /// SIGKILL; nil: inherited).
     var cpuSeconds: Int?
     /// Largest file the child may write, bytes (RLIMIT_FSIZE; nil: inherited). Writing past it
     /// raises SIGXFSZ.
@@ -46,8 +49,17 @@ public struct ChildSandbox: Sendable, Equatable {
     var noNewPrivileges = true
     /// A new user and network namespace.
     var namespaces = false
-    /// Landlock's rules (nil: no ruleset).
+    /// With `namespaces`: a PID namespace whose PID 1 is the child. Signals it has no handler for
+    /// reach it only as SIGKILL or SIGSTOP from the worker, and not at all from inside (SIGXFSZ
+    /// among them: a write past the file-size limit fails with EFBIG instead).
+    var pidNamespace = false
+    /// With `namespaces`: a mount namespace whose root holds only the paths of `fileAccess`.
+    var mountNamespace = false
+    /// The paths the child may use: Landlock's rules (when `landlock`) and what its mount
+    /// namespace holds (nil: no ruleset, an empty root).
     var fileAccess: FileAccess?
+    /// Landlock applies `fileAccess`.
+    var landlock = true
     /// The seccomp filter.
     var syscallFilter = false
     /// RLIMIT_NPROC (nil: inherited).
@@ -65,7 +77,8 @@ public struct ChildSandbox: Sendable, Equatable {
             && a.openFiles == b.openFiles && a.noCoreFiles == b.noCoreFiles && a.noNewPrivileges == b.noNewPrivileges
             && a.namespaces == b.namespaces && a.ids?.uid == b.ids?.uid && a.ids?.gid == b.ids?.gid
             && a.niceness == b.niceness && a.fileAccess == b.fileAccess && a.syscallFilter == b.syscallFilter
-            && a.processes == b.processes && a.diesWithParent == b.diesWithParent
+            && a.processes == b.processes && a.diesWithParent == b.diesWithParent && a.landlock == b.landlock
+            && a.pidNamespace == b.pidNamespace && a.mountNamespace == b.mountNamespace
     }
 
     /// Nothing applied beyond what `ChildProcess` always does (process group, signals, stdio).
@@ -80,11 +93,15 @@ public struct ChildSandbox: Sendable, Equatable {
         s.fileBytes = config.childFileMB << 20
         s.openFiles = openFilesLimit
         s.ids = childIDs(config)
-        s.namespaces = config.childSandbox != .off && namespaceProblem(ids: s.ids) == nil
-        s.diesWithParent = true
-        if layers.landlockProblem == nil {
-            s.fileAccess = FileAccess(read: systemReadPaths(), write: [])
+        if config.childSandbox != .off {
+            let held = namespaceLayers(ids: s.ids)
+            s.namespaces = held.problem == nil
+            s.pidNamespace = s.namespaces && held.pidProblem == nil
+            s.mountNamespace = s.namespaces && held.mountProblem == nil
         }
+        s.diesWithParent = true
+        s.fileAccess = FileAccess(read: systemReadPaths(), write: [])
+        s.landlock = layers.landlockProblem == nil
         s.syscallFilter = layers.seccompProblem == nil
         return s
     }
@@ -98,8 +115,8 @@ public struct ChildSandbox: Sendable, Equatable {
     /// What is applied, for logs (`child sandbox` at start).
     var json: JSONValue {
         var o: [String: JSONValue] = [
-            "namespaces": .string(namespaces ? "user+net" : "none"),
-            "landlock_abi": .int(Int64(fileAccess == nil ? 0 : Self.layers.landlockABI)),
+            "namespaces": .string(namespaceNames),
+            "landlock_abi": .int(Int64(fileAccess == nil || !landlock ? 0 : Self.layers.landlockABI)),
             "seccomp": .bool(syscallFilter),
             "parent_death_signal": .bool(diesWithParent),
             "rlimit_nproc": processes.map { .int(Int64($0)) } ?? .string(namespaces ? "\(Self.processBudget)" : "threads of the uid + \(Self.processBudget)"),
@@ -142,25 +159,6 @@ public struct ChildSandbox: Sendable, Equatable {
     /// True when this process is dumpable.
     static var isDumpable: Bool { sandbox_get_dumpable() == 1 }
 
-    /// Why namespaces cannot be used for a child running as `ids` (nil: they can). Tried once per
-    /// process and id pair in a throwaway child that applies the whole setup and exits.
-    static func namespaceProblem(ids: (uid: uid_t, gid: gid_t)?) -> String? {
-        let key = ids.map { "\($0.uid):\($0.gid)" } ?? "-"
-        probeLock.lock()
-        defer { probeLock.unlock() }
-        if let known = probes[key] { return known.problem }
-        var s = ChildSandbox.none
-        s.namespaces = true
-        s.ids = ids
-        let problem = probe(s)
-        probes[key] = Probe(problem: problem)
-        return problem
-    }
-
-    private struct Probe { var problem: String? }
-    nonisolated(unsafe) private static var probes: [String: Probe] = [:]
-    private static let probeLock = NSLock()
-
     // MARK: Launching
 
     /// A launch failure: the step that failed and its errno (`CHILD_SPAWN_FAILED`).
@@ -183,19 +181,25 @@ public struct ChildSandbox: Sendable, Equatable {
         let cPath = path.map { strdup($0) } ?? nil
         // The program itself is always readable and executable (a descriptor path such as
         // /proc/self/fd/N names the file the worker opened, even once removed from disk).
-        let readPaths = Self.cStrings((fileAccess?.read ?? []) + (path.map { [$0] } ?? []))
-        let writePaths = Self.cStrings(fileAccess?.write ?? [])
+        let read = (fileAccess?.read ?? []) + (path.map { [$0] } ?? []), write = fileAccess?.write ?? []
+        let readPaths = Self.cStrings(read)
+        let writePaths = Self.cStrings(write)
+        let plan = namespaces && mountNamespace ? MountPlan(read: read, write: write, newProc: pidNamespace) : nil
+        let mounts = (plan?.steps ?? []).map(Self.cMount)
+        let base = strdup(plan?.base ?? "/")
         defer {
             for p in argv + envp { free(p) }
             free(cPath)
+            free(base)
             Self.freeCStrings(readPaths)
             Self.freeCStrings(writePaths)
+            for m in mounts { Self.freeMount(m) }
         }
         var failure = sandbox_failure()
         let pid: pid_t = argv.withUnsafeBufferPointer { a in
-            envp.withUnsafeBufferPointer { e in
+            envp.withUnsafeBufferPointer { e in mounts.withUnsafeBufferPointer { m in
                 var o = sandbox_options()
-                o.landlock = fileAccess == nil ? 0 : 1
+                o.landlock = fileAccess == nil || !landlock ? 0 : 1
                 o.read_paths = UnsafePointer(readPaths)
                 o.write_paths = UnsafePointer(writePaths)
                 o.seccomp = syscallFilter ? 1 : 0
@@ -216,16 +220,46 @@ public struct ChildSandbox: Sendable, Equatable {
                 o.no_new_privs = noNewPrivileges ? 1 : 0
                 o.niceness = Int32(clamping: min(max(niceness, 0), 19))
                 o.namespaces = namespaces ? 1 : 0
+                o.pid_namespace = namespaces && pidNamespace ? 1 : 0
+                if plan != nil {
+                    o.mounts = m.baseAddress
+                    o.mount_count = m.count
+                    o.mount_base = UnsafePointer(base)
+                }
                 if let ids {
                     o.change_ids = 1
                     o.uid = ids.uid
                     o.gid = ids.gid
                 }
                 return sandbox_spawn(&o, &failure)
-            }
+            } }
         }
-        guard pid > 0 else { throw LaunchError(stage: Self.stageName(failure.stage), errno: failure.error) }
+        guard pid > 0 else {
+            var stage = Self.stageName(failure.stage)
+            if let steps = plan?.steps, steps.indices.contains(Int(failure.detail)) { stage += " (\(steps[Int(failure.detail)]))" }
+            throw LaunchError(stage: stage, errno: failure.error)
+        }
         return pid
+    }
+
+    /// A step of a mount plan as the C structure (its strings copied: free with `freeMount`).
+    static func cMount(_ step: MountPlan.Step) -> sandbox_mount {
+        var m = sandbox_mount()
+        m.target = UnsafePointer(strdup(step.target))
+        m.flags = step.flags
+        switch step.kind {
+        case .directory: m.kind = Int32(SANDBOX_MOUNT_DIR.rawValue)
+        case .file: m.kind = Int32(SANDBOX_MOUNT_FILE.rawValue)
+        case .link(let text): m.kind = Int32(SANDBOX_MOUNT_LINK.rawValue); m.source = UnsafePointer(strdup(text))
+        case .bind(let source): m.kind = Int32(SANDBOX_MOUNT_BIND.rawValue); m.source = UnsafePointer(strdup(source))
+        case .proc: m.kind = Int32(SANDBOX_MOUNT_PROC.rawValue)
+        }
+        return m
+    }
+
+    static func freeMount(_ m: sandbox_mount) {
+        Glibc.free(UnsafeMutablePointer(mutating: m.target))
+        Glibc.free(UnsafeMutablePointer(mutating: m.source))
     }
 
     /// A NULL-terminated C array of copies of `strings` (free with `freeCStrings`).
@@ -250,7 +284,7 @@ public struct ChildSandbox: Sendable, Equatable {
         case SANDBOX_STAGE_FDS.rawValue: return "standard descriptors"
         case SANDBOX_STAGE_RLIMIT.rawValue: return "setrlimit"
         case SANDBOX_STAGE_IDS.rawValue: return "setgroups/setgid/setuid"
-        case SANDBOX_STAGE_UNSHARE.rawValue: return "unshare(CLONE_NEWUSER|CLONE_NEWNET)"
+        case SANDBOX_STAGE_UNSHARE.rawValue: return "unshare (namespaces)"
         case SANDBOX_STAGE_SETGROUPS.rawValue: return "/proc/self/setgroups"
         case SANDBOX_STAGE_UID_MAP.rawValue: return "/proc/self/uid_map"
         case SANDBOX_STAGE_GID_MAP.rawValue: return "/proc/self/gid_map"
@@ -261,6 +295,8 @@ public struct ChildSandbox: Sendable, Equatable {
         case SANDBOX_STAGE_LANDLOCK.rawValue: return "landlock"
         case SANDBOX_STAGE_SECCOMP.rawValue: return "seccomp"
         case SANDBOX_STAGE_PARENT_DEATH.rawValue: return "PR_SET_PDEATHSIG"
+        case SANDBOX_STAGE_PID_NAMESPACE.rawValue: return "PID namespace"
+        case SANDBOX_STAGE_MOUNT.rawValue: return "mount namespace"
         default: return "launch"
         }
     }

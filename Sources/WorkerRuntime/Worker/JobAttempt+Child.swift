@@ -18,8 +18,8 @@ extension JobAttempt {
                     "--orbit-size", config.orbitSize,
                     "--units", Self.planOption(job.planUnits, WorkerConfig.planUnitValues, default: config.planUnits),
                     "--locale", Self.planOption(job.planLocale, WorkerConfig.planLocaleValues, default: config.planLocale)]
-        if let usd = inputs.usd { args += ["--usd", usd] }
-        if let json = inputs.json { args += ["--roomplan", json] }
+        for usd in (inputs.usd.map { [$0] } ?? []) + inputs.moreUSD { args += ["--usd", usd] }
+        for json in (inputs.json.map { [$0] } ?? []) + inputs.moreJSON { args += ["--roomplan", json] }
         if inputs.redactions > 0 { args += ["--redacted-textures", ws.redactedDirectory] }
         if let file = inputs.regionsFile { args += ["--redaction-regions", file] }
         if config.jobReport { args.append("--report") }

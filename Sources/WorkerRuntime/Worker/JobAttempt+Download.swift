@@ -12,6 +12,9 @@ extension JobAttempt {
     struct Inputs {
         var usd: String?
         var json: String?
+        /// The other rooms of a home (`source_rooms`), in merge order after `usd` / `json`.
+        var moreUSD: [String] = []
+        var moreJSON: [String] = []
         var redactions: Int
         /// Redaction rows per texture path (with or without a replacement), as the child reads
         /// them: `{"id", "kind", "region_json", "origin", "replaced"}`.
@@ -36,7 +39,7 @@ extension JobAttempt {
         let t0 = Clock.now()
         defer { timings["download"] = Clock.ms(t0, Clock.now()) }
         var inputs = Inputs(usd: nil, json: nil, redactions: 0)
-        guard job.sourceUSDZPath != nil || job.sourceJSONPath != nil else {
+        guard job.sourceRooms != nil || job.sourceUSDZPath != nil || job.sourceJSONPath != nil else {
             throw .failed(FailureReason(reason: FailureReason.sourceNotFound, message: "SOURCE_MISSING: the version names no source file",
                                         phase: .downloading, isRetryable: false))
         }
@@ -44,8 +47,16 @@ extension JobAttempt {
         func confined(_ key: String, _ what: String) throws(Interruption) {
             do { try StorageConfinement.check(key, under: prefix, what: what) } catch { throw .failed(error) }
         }
-        if let key = job.sourceUSDZPath { try confined(key, "source") }
-        if let key = job.sourceJSONPath { try confined(key, "RoomPlan JSON") }
+        if let rooms = job.sourceRooms {
+            try Self.checkRooms(rooms)
+            for room in rooms {
+                try confined(room.jsonPath, "RoomPlan JSON")
+                if let key = room.usdzPath { try confined(key, "source") }
+            }
+        } else {
+            if let key = job.sourceUSDZPath { try confined(key, "source") }
+            if let key = job.sourceJSONPath { try confined(key, "RoomPlan JSON") }
+        }
         do { try StorageConfinement.check(bucket: job.sourceBucket, store: storage) } catch { throw .failed(error) }
         // Retention may have deleted what a re-transcode needs: it fails at once, for good (the
         // version, a reprocess, stays ready on the outputs it has, made with the blur).
@@ -112,13 +123,17 @@ extension JobAttempt {
                                         phase: .downloading, isRetryable: false))
         }
 
-        if let key = job.sourceUSDZPath {
-            let bytes = try fetch(key, what: "source \(key)")
-            inputs.usd = try written(bytes, to: Self.fileName(key, fallback: "source.usdz"), in: ws.inputDirectory + "/usd", ws)
-        }
-        if let key = job.sourceJSONPath {
-            let bytes = try fetch(key, what: "source \(key)")
-            inputs.json = try written(bytes, to: Self.fileName(key, fallback: "roomplan.json"), in: ws.inputDirectory + "/json", ws)
+        if let rooms = job.sourceRooms {
+            try downloadRooms(rooms, into: &inputs, ws)
+        } else {
+            if let key = job.sourceUSDZPath {
+                let bytes = try fetch(key, what: "source \(key)")
+                inputs.usd = try written(bytes, to: Self.fileName(key, fallback: "source.usdz"), in: ws.inputDirectory + "/usd", ws)
+            }
+            if let key = job.sourceJSONPath {
+                let bytes = try fetch(key, what: "source \(key)")
+                inputs.json = try written(bytes, to: Self.fileName(key, fallback: "roomplan.json"), in: ws.inputDirectory + "/json", ws)
+            }
         }
         var remaining = config.maxRedactionBytes
         for (relative, key) in wanted {

@@ -16,7 +16,7 @@ public enum SecretEnvironment {
     /// The variables that hold secrets (each also accepted as `NAME_FILE`).
     static let names = [
         "DATABASE_URL", "TRANSCODE_API_TOKEN", "TRANSCODE_DONE_SECRET", "SUPABASE_SERVICE_KEY",
-        "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+        "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "TRANSCODE_METRICS_TOKEN",
     ]
 
     /// The largest secret file read, bytes.
@@ -50,13 +50,35 @@ public enum SecretEnvironment {
     /// every reader of the environment (S3 credentials, the configuration) sees the value. Call
     /// before any thread starts. Throws like `resolve`.
     public static func installInProcess() throws {
-        let env = ProcessInfo.processInfo.environment
+        let env = ProcessEnvironment.current
         guard names.contains(where: { env[$0 + "_FILE"] != nil }) else { return }
         let resolved = try resolve(env)
         for name in names where env[name + "_FILE"] != nil {
             if let v = resolved[name] { setenv(name, v, 1) }
             unsetenv(name + "_FILE")
         }
+    }
+
+    /// Takes every secret out of this process's environment: `NAME_FILE` files are read, and each
+    /// `NAME` and `NAME_FILE` is removed from the environment (`unsetenv`) while the values live
+    /// on in memory for the readers of settings (`ProcessEnvironment.current`). Nothing the
+    /// process starts inherits them. What `/proc/<pid>/environ` shows does not change (the kernel
+    /// keeps the block the process started with); the process being non-dumpable is what hides
+    /// that block from other processes of its uid. Call before any thread starts.
+    ///
+    /// - Returns: the names withdrawn, sorted.
+    /// - Throws: like `resolve`, before anything is removed.
+    @discardableResult
+    public static func withdrawFromProcess() throws -> [String] {
+        let env = ProcessEnvironment.variables()
+        let resolved = try resolve(env)
+        var secrets: [String: String] = [:]
+        for name in names {
+            if let v = resolved[name], !v.isEmpty { secrets[name] = v }
+        }
+        let present = names.flatMap { [$0, $0 + "_FILE"] }.filter { env[$0] != nil }
+        ProcessEnvironment.withdraw(secrets, alsoRemove: present)
+        return present.sorted()
     }
 
     /// The secret text of `path`.

@@ -149,7 +149,10 @@ final class UploadSweeper: @unchecked Sendable {
     /// `source_bucket` (when set) must be the store's (`StorageConfinement.check`), before storage
     /// is asked whether the object exists.
     static func sourceState(_ version: QueueStore.StaleUpload, storage: any ObjectStore, template: String) -> SourceState {
-        let keys = [("source", version.sourceUSDZPath), ("JSON", version.sourceJSONPath)].compactMap { what, key in key.map { (what, $0) } }
+        // A home's rooms (`source_rooms`) replace the single source when they are named.
+        let keys = version.roomKeys.isEmpty
+            ? [("source", version.sourceUSDZPath), ("JSON", version.sourceJSONPath)].compactMap { what, key in key.map { (what, $0) } }
+            : version.roomKeys.map { ("room source", $0) }
         guard !keys.isEmpty else { return .absent(why: "no source key recorded") }
         let prefix = StorageConfinement.prefix(template, roomId: version.roomId, versionId: version.versionId)
         for (what, key) in keys {

@@ -9,6 +9,7 @@ extension WorkerConfig {
         "api-token": "TRANSCODE_API_TOKEN",
         "done-secret": "TRANSCODE_DONE_SECRET",
         "supabase-service-key": "SUPABASE_SERVICE_KEY",
+        "metrics-token": "TRANSCODE_METRICS_TOKEN",
     ]
 
     /// Shared secrets this short or shorter are refused, bytes.
@@ -106,12 +107,13 @@ extension WorkerConfig {
     /// Checks the whole configuration before a command starts. Throws the `UsageError` (exit
     /// status 2) naming the variable or flag: an environment value that did not parse, a secret
     /// file that could not be read, a short or placeholder `TRANSCODE_API_TOKEN` /
-    /// `TRANSCODE_DONE_SECRET`, a heartbeat not shorter than the lease, or an incomplete Supabase
+    /// `TRANSCODE_DONE_SECRET` / `TRANSCODE_METRICS_TOKEN`, a heartbeat not shorter than the lease, or an incomplete Supabase
     /// mode.
     public func validate() throws {
         if !environmentProblems.isEmpty { throw UsageError(environmentProblems.joined(separator: "; ")) }
         try Self.checkSharedSecret(apiToken, variable: "TRANSCODE_API_TOKEN")
         try Self.checkSharedSecret(doneSecret, variable: "TRANSCODE_DONE_SECRET")
+        try Self.checkSharedSecret(http.metricsToken, variable: "TRANSCODE_METRICS_TOKEN")
         guard heartbeatSeconds < leaseSeconds else {
             throw UsageError("TRANSCODE_HEARTBEAT_SECONDS (\(heartbeatSeconds)) must be shorter than "
                              + "TRANSCODE_LEASE_SECONDS (\(leaseSeconds)), or every lease expires between heartbeats")

@@ -139,11 +139,13 @@ public struct WorkerConfig: Sendable {
     public var uploadExpireSeconds: Double = 86_400
     /// The deletion sweep, the orphan sweep and private rooms' `Cache-Control` (`DeletionSettings`).
     public var deletion = DeletionSettings()
+    /// The HTTP server's request deadline and `/metrics` (`HTTPSettings`).
+    public var http = HTTPSettings()
     /// What was wrong in the environment (unparsable values, unreadable secret files), one
     /// message per variable; `validate()` refuses to start with them.
     var environmentProblems: [String] = []
 
-    public init(environment rawEnv: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(environment rawEnv: [String: String] = ProcessEnvironment.current) {
         let env: [String: String]
         do {
             env = try SecretEnvironment.resolve(rawEnv)
@@ -213,7 +215,7 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_OUTPUT_CACHE_CONTROL", "output-cache-control"),
         ("SUPABASE_URL", "supabase-url"),
         ("SUPABASE_SERVICE_KEY", "supabase-service-key"),
-    ] + DeletionSettings.variables
+    ] + DeletionSettings.variables + HTTPSettings.variables
 
     /// Flags every database command accepts, with their value's meaning (for `--help` texts).
     public static let commonFlagsHelp = """
@@ -343,7 +345,10 @@ public struct WorkerConfig: Sendable {
             }
             supabaseURL = value.isEmpty ? nil : value
         case "supabase-service-key": supabaseServiceKey = value.isEmpty ? nil : value
-        default: guard try deletion.assign(key, value, name: name) else { throw UsageError("unknown option --\(key)") }
+        default:
+            guard try deletion.assign(key, value, name: name) || http.assign(key, value, name: name) else {
+                throw UsageError("unknown option --\(key)")
+            }
         }
     }
 
@@ -352,40 +357,6 @@ public struct WorkerConfig: Sendable {
     /// where to put them.
     public static func isSetting(_ key: String) -> Bool {
         key == "database-url" || key == "storage-url" || variables.contains { $0.1 == key }
-    }
-
-    /// The Supabase project in Supabase mode (nil otherwise). Throws `UsageError` when only one of
-    /// `SUPABASE_URL` and `SUPABASE_SERVICE_KEY` is set or the URL is not an http(s) URL.
-    func supabaseEndpoints() throws -> SupabaseEndpoints? {
-        switch (supabaseURL, supabaseServiceKey) {
-        case (nil, nil): return nil
-        case (nil, _): throw UsageError("SUPABASE_SERVICE_KEY is set but SUPABASE_URL is not")
-        case (_, nil): throw UsageError("SUPABASE_URL is set but SUPABASE_SERVICE_KEY is not")
-        case (let url?, let key?):
-            guard let endpoints = SupabaseEndpoints(url: url, serviceKey: key) else {
-                throw UsageError("SUPABASE_URL needs an absolute http(s) URL such as https://<ref>.supabase.co")
-            }
-            return endpoints
-        }
-    }
-
-    /// Where versions are finalized: `TRANSCODE_DONE_URL`, else the Supabase project's
-    /// `transcode-done`, else nil (in SQL).
-    var completionURL: String? {
-        doneURL ?? (try? supabaseEndpoints())??.transcodeDoneURL
-    }
-
-    /// The authentication headers of `transcode-done` calls. In Supabase mode, when
-    /// `completionURL` is on `SUPABASE_URL`'s origin: `apikey` with the service key and
-    /// `Authorization: Bearer` with `TRANSCODE_DONE_SECRET` (or the service key when it is a
-    /// legacy JWT). Otherwise (no Supabase mode, or a `TRANSCODE_DONE_URL` on another origin, which
-    /// must never see the service key) both carry `TRANSCODE_DONE_SECRET` when set.
-    var completionHeaders: [(String, String)] {
-        if let endpoints = try? supabaseEndpoints(), let url = completionURL, endpoints.isSameOrigin(url) {
-            return endpoints.authHeaders(bearer: doneSecret)
-        }
-        guard let doneSecret else { return [] }
-        return [("Authorization", "Bearer \(doneSecret)"), ("apikey", doneSecret)]
     }
 
     /// The database URL or a usage error naming both ways to give it.
