@@ -12,7 +12,7 @@ import JSONCore
 public enum ManifestBuilder {
     /// Version of the manifest's shape, written as `schema_version` and recorded by the worker as
     /// `room_versions.manifest_schema_version`. Bumped on every incompatible change.
-    public static let schemaVersion = 8
+    public static let schemaVersion = 9
 
     /// Text of `units.output`: the frame of the GLB and of every coordinate in the manifest.
     public static let outputUnits = "metres, +Y up"
@@ -140,9 +140,21 @@ public enum ManifestBuilder {
                 "bytes": try FieldChecks.count(t.bytes, field: "\(field).bytes"),
                 "sha256": .string(try t.sha256.map { try FieldChecks.sha256($0, field: "\(field).sha256") }),
                 "camera": try camera(t.camera, field: "\(field).camera"),
+                "room": .string(try roomOfThumbnail(t, kind: kind, field: "\(field).room")),
             ])))
         }
         return rows.sorted { $0.kind != $1.kind ? $0.kind < $1.kind : precedes($0.path, $1.path) }.map(\.value)
+    }
+
+    /// The room a room card names (a non-empty name); nil for the other kinds, which name none.
+    private static func roomOfThumbnail(_ t: Thumbnail, kind: String, field: String) throws -> String? {
+        guard kind == "room_card" else {
+            guard t.room == nil else {
+                throw ManifestError.invalidValue(field: field, value: t.room ?? "", expected: "null for a \(kind) thumbnail")
+            }
+            return nil
+        }
+        return try FieldChecks.nonEmpty(t.room ?? "", field: field)
     }
 
     /// A camera: perspective (`fov_degrees` in (0, 180), `ortho_half_extent` null) or orthographic

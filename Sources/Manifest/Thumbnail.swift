@@ -1,7 +1,7 @@
 /// A rendered preview image of the room, as the manifest's `thumbnails` list records it.
 public struct Thumbnail: Hashable, Sendable {
-    /// `hero` (the large card image), `card` (a small card image), `orbit` (one of the 360° frames)
-    /// or `plan` (the top-down plan).
+    /// `hero` (the large card image), `card` (a small card image), `orbit` (one of the 360° frames),
+    /// `plan` (the top-down plan) or `room_card` (a top-down card of one room of a home).
     public var kind: String
     /// Path relative to the folder holding `layer_manifest.json`, e.g. `thumbs/hero.webp`.
     public var path: String
@@ -15,9 +15,15 @@ public struct Thumbnail: Hashable, Sendable {
     public var sha256: String?
     /// The camera the image was rendered with.
     public var camera: Camera
+    /// The room a `room_card` shows (`StructureRoom.name`, as the model's elements name their
+    /// room); nil for the other kinds.
+    public var room: String?
 
     /// A thumbnail record; `Thumbnail.kinds` lists the accepted kinds.
-    public init(kind: String, path: String, width: Int, height: Int, bytes: Int, sha256: String? = nil, camera: Camera) {
+    public init(
+        kind: String, path: String, width: Int, height: Int, bytes: Int, sha256: String? = nil, camera: Camera,
+        room: String? = nil
+    ) {
         self.kind = kind
         self.path = path
         self.width = width
@@ -25,8 +31,9 @@ public struct Thumbnail: Hashable, Sendable {
         self.bytes = bytes
         self.sha256 = sha256
         self.camera = camera
+        self.room = room
     }
 
     /// The accepted kinds, in the order the manifest lists thumbnails.
-    public static let kinds = ["hero", "card", "orbit", "plan"]
+    public static let kinds = ["hero", "card", "orbit", "plan", "room_card"]
 }

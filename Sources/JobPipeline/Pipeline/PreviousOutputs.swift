@@ -76,7 +76,8 @@ public struct PreviousOutputs: Sendable {
                   let camera = Self.camera(r.member("camera")),
                   let data = verified(path, bytes: Self.number(r.member("bytes")), sha256: Self.text(r.member("sha256")))
             else { return nil }
-            return ThumbnailView(kind: kind, path: path, width: Int(width), height: Int(height), webp: data, camera: camera)
+            return ThumbnailView(kind: kind, path: path, width: Int(width), height: Int(height), webp: data, camera: camera,
+                                 room: Self.text(r.member("room")))
         }
         if let paths = group("thumbnails", key: keys.thumbnails) {
             let mine = records.filter { Self.text($0.member("path")).map(paths.contains) ?? false }

@@ -160,7 +160,7 @@ public enum TranscodePipeline {
         }
         let thumbnails = views.map { v in
             Thumbnail(kind: v.kind.rawValue, path: v.path, width: v.width, height: v.height, bytes: v.webp.count,
-                      sha256: Digest.hex(Digest.sha256(v.webp)), camera: v.camera)
+                      sha256: Digest.hex(Digest.sha256(v.webp)), camera: v.camera, room: v.room)
         }
 
         // The manifest, last.

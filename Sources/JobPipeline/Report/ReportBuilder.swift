@@ -216,6 +216,12 @@ public enum ReportBuilder {
             }
             h += "</div>\n"
         }
+        let rooms = shown("room_card")
+        if !rooms.isEmpty {
+            h += "<h3>Rooms (\(rooms.count) seen from above)</h3>\n<div class=\"orbit\">\n"
+            for (t, bytes) in rooms { figure(&h, t, bytes, caption: str(t, "room") ?? "Room", showPath: false) }
+            h += "</div>\n"
+        }
         h += "</section>\n"
     }
 

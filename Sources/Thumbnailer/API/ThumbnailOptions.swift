@@ -4,7 +4,8 @@
 /// (supersampling to 1…4, image sides to 16…4096, WebP quality to 0…100, WebP method to 0…6,
 /// WebP segments to 1…4).
 public struct ThumbnailOptions: Sendable, Hashable {
-    /// Views to render; default all four kinds. `.orbit` yields eight images, the others one each.
+    /// Views to render; default every kind. `.orbit` yields eight images, `.roomCard` one per room
+    /// of a home (none for a single room), the others one each.
     public var views: Set<ThumbnailView.Kind>
     /// Lossy WebP quality, 0…100 (default 75: with one segment, the bytes and mean SSIM that
     /// quality 80 with libwebp's four segments gave on the corpus scans' views).
@@ -45,17 +46,21 @@ public struct ThumbnailOptions: Sendable, Hashable {
         public var orbit: ThumbnailSize
         /// The top-down plan (default 1024×1024).
         public var plan: ThumbnailSize
+        /// Each room card of a home (default 256×256).
+        public var roomCard: ThumbnailSize
 
         public init(
             hero: ThumbnailSize = ThumbnailSize(width: 1024, height: 768),
             card: ThumbnailSize = ThumbnailSize(width: 512, height: 384),
             orbit: ThumbnailSize = ThumbnailSize(width: 768, height: 576),
-            plan: ThumbnailSize = ThumbnailSize(width: 1024, height: 1024)
+            plan: ThumbnailSize = ThumbnailSize(width: 1024, height: 1024),
+            roomCard: ThumbnailSize = ThumbnailSize(width: 256, height: 256)
         ) {
             self.hero = hero
             self.card = card
             self.orbit = orbit
             self.plan = plan
+            self.roomCard = roomCard
         }
 
         /// The size of one kind of view.
@@ -66,6 +71,7 @@ public struct ThumbnailOptions: Sendable, Hashable {
                 case .card: return card
                 case .orbit: return orbit
                 case .plan: return plan
+                case .roomCard: return roomCard
                 }
             }
             set {
@@ -74,6 +80,7 @@ public struct ThumbnailOptions: Sendable, Hashable {
                 case .card: card = newValue
                 case .orbit: orbit = newValue
                 case .plan: plan = newValue
+                case .roomCard: roomCard = newValue
                 }
             }
         }

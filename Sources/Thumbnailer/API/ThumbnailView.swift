@@ -10,12 +10,17 @@ public struct ThumbnailView: Sendable, Hashable {
         case orbit
         /// The orthographic top-down floor plan.
         case plan
+        /// A small top-down card of one room of a home (`room-01` …, in the structure's room
+        /// order); none for a single room.
+        case roomCard = "room_card"
     }
 
     public var kind: Kind
     /// Output-relative path: `thumbs/hero.webp`, `thumbs/card.webp`, `thumbs/orbit-00.webp` …
-    /// `thumbs/orbit-07.webp`, `thumbs/plan.webp`.
+    /// `thumbs/orbit-07.webp`, `thumbs/plan.webp`, `thumbs/room-01.webp` ….
     public var path: String
+    /// The room a room card shows (`StructureRoom.name`); nil for the other kinds.
+    public var room: String?
     /// Image size in pixels.
     public var width: Int
     public var height: Int
@@ -24,9 +29,12 @@ public struct ThumbnailView: Sendable, Hashable {
     /// The camera the image was rendered with, in the scene's frame (metres, +Y up).
     public var camera: ThumbnailCamera
 
-    public init(kind: Kind, path: String, width: Int, height: Int, webp: [UInt8], camera: ThumbnailCamera) {
+    public init(
+        kind: Kind, path: String, width: Int, height: Int, webp: [UInt8], camera: ThumbnailCamera, room: String? = nil
+    ) {
         self.kind = kind
         self.path = path
+        self.room = room
         self.width = width
         self.height = height
         self.webp = webp

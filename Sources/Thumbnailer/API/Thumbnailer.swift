@@ -10,7 +10,8 @@ public enum Thumbnailer {
     /// - Parameters:
     ///   - layered: the room (or any model) to draw; not retained.
     ///   - options: views, sizes, supersampling and WebP settings.
-    /// - Returns: the images in the order hero, card, orbit-00 … orbit-07, plan (those requested),
+    /// - Returns: the images in the order hero, card, orbit-00 … orbit-07, plan, the room cards
+    ///   (those requested; room cards only for a home),
     ///   and warnings (textures that could not be used, invalid geometry, limits).
     /// - Throws: `ThumbnailerError` — `THUMB_EMPTY_SCENE` (nothing drawable),
     ///   `THUMB_WEBP_FAILED` (libwebp refused a frame), `THUMB_INVALID_OPTIONS` (no view).
@@ -24,49 +25,9 @@ public enum Thumbnailer {
             throw ThumbnailerError(code: ThumbnailerError.invalidOptions, message: "no view requested")
         }
         let context = try RenderContext(layered, options: options)
-        struct Frame {
-            var kind: ThumbnailView.Kind
-            var path: String
-            var width: Int
-            var height: Int
-            var rgba: [UInt8]
-            var camera: ThumbnailCamera
-        }
-        var frames: [Frame] = []
+        var frames: [RenderedFrame] = []
         let views = options.views
-        if views.contains(.hero) || views.contains(.card) {
-            let hero = options.sizes.hero.clamped
-            // The card is rendered at twice its size and halved, so at most 2048 pixels a side.
-            let card = ThumbnailSize(
-                width: min(options.sizes.card.clamped.width, 2048),
-                height: min(options.sizes.card.clamped.height, 2048))
-            var heroRGBA: [UInt8]?
-            if views.contains(.hero) {
-                let cam = context.planner.heroCamera(width: hero.width, height: hero.height).camera
-                let out = context.renderScene(camera: cam, width: hero.width, height: hero.height, cutaway: true)
-                heroRGBA = out.rgba
-                frames.append(
-                    Frame(
-                        kind: .hero, path: "thumbs/hero.webp", width: hero.width, height: hero.height,
-                        rgba: out.rgba, camera: cam))
-            }
-            if views.contains(.card) {
-                let cam = context.planner.heroCamera(width: card.width, height: card.height).camera
-                let source: [UInt8]
-                if let h = heroRGBA, hero.width == card.width * 2, hero.height == card.height * 2 {
-                    source = h
-                } else {
-                    source =
-                        context.renderScene(camera: cam, width: card.width * 2, height: card.height * 2, cutaway: true)
-                        .rgba
-                }
-                let small = FrameBuffer.downsample2x(source, width: card.width * 2, height: card.height * 2)
-                frames.append(
-                    Frame(
-                        kind: .card, path: "thumbs/card.webp", width: small.width, height: small.height,
-                        rgba: small.rgba, camera: cam))
-            }
-        }
+        if views.contains(.hero) || views.contains(.card) { frames += heroAndCard(context, options: options) }
         if views.contains(.orbit) {
             let size = options.sizes.orbit.clamped
             let cameras = context.planner.orbitCameras(width: size.width, height: size.height)
@@ -75,7 +36,7 @@ public enum Thumbnailer {
                 let out = context.renderScene(camera: cam, width: size.width, height: size.height, cutaway: true)
                 let name = k < 10 ? "0\(k)" : "\(k)"
                 frames.append(
-                    Frame(
+                    RenderedFrame(
                         kind: .orbit, path: "thumbs/orbit-\(name).webp", width: size.width,
                         height: size.height, rgba: out.rgba, camera: cam))
             }
@@ -85,10 +46,11 @@ public enum Thumbnailer {
             let cam = context.planner.planCamera(width: size.width, height: size.height)
             let out = context.renderPlan(camera: cam, width: size.width, height: size.height)
             frames.append(
-                Frame(
+                RenderedFrame(
                     kind: .plan, path: "thumbs/plan.webp", width: size.width, height: size.height,
                     rgba: out.output.rgba, camera: out.camera))
         }
+        if views.contains(.roomCard) { frames += roomCards(context, size: options.sizes.roomCard.clamped) }
         // Encode in parallel; each encode is single-threaded and deterministic.
         final class Slot: @unchecked Sendable { var bytes: [UInt8]? }
         let slots = frames.map { _ in Slot() }
@@ -107,17 +69,78 @@ public enum Thumbnailer {
             }
             out.append(
                 ThumbnailView(
-                    kind: f.kind, path: f.path, width: f.width, height: f.height, webp: bytes, camera: f.camera))
+                    kind: f.kind, path: f.path, width: f.width, height: f.height, webp: bytes, camera: f.camera,
+                    room: f.room))
         }
         return (out, context.warnings)
+    }
+
+    /// The hero and the card (rendered at twice its size and halved, from the hero's pixels when
+    /// the hero is exactly twice the card).
+    private static func heroAndCard(_ context: RenderContext, options: ThumbnailOptions) -> [RenderedFrame] {
+        var frames: [RenderedFrame] = []
+        let views = options.views
+        let hero = options.sizes.hero.clamped
+        // The card is rendered at twice its size and halved, so at most 2048 pixels a side.
+        let card = ThumbnailSize(
+            width: min(options.sizes.card.clamped.width, 2048), height: min(options.sizes.card.clamped.height, 2048))
+        var heroRGBA: [UInt8]?
+        if views.contains(.hero) {
+            let cam = context.planner.heroCamera(width: hero.width, height: hero.height).camera
+            let out = context.renderScene(camera: cam, width: hero.width, height: hero.height, cutaway: true)
+            heroRGBA = out.rgba
+            frames.append(
+                RenderedFrame(
+                    kind: .hero, path: "thumbs/hero.webp", width: hero.width, height: hero.height, rgba: out.rgba,
+                    camera: cam))
+        }
+        if views.contains(.card) {
+            let cam = context.planner.heroCamera(width: card.width, height: card.height).camera
+            let source: [UInt8]
+            if let h = heroRGBA, hero.width == card.width * 2, hero.height == card.height * 2 {
+                source = h
+            } else {
+                source =
+                    context.renderScene(camera: cam, width: card.width * 2, height: card.height * 2, cutaway: true).rgba
+            }
+            let small = FrameBuffer.downsample2x(source, width: card.width * 2, height: card.height * 2)
+            frames.append(
+                RenderedFrame(
+                    kind: .card, path: "thumbs/card.webp", width: small.width, height: small.height, rgba: small.rgba,
+                    camera: cam))
+        }
+        return frames
+    }
+
+    /// One top-down card per room of a home with a floor (at most `HomeLayout.maxRoomCards`),
+    /// named by the room's place in the structure: `thumbs/room-01.webp` ….
+    private static func roomCards(_ context: RenderContext, size: ThumbnailSize) -> [RenderedFrame] {
+        guard let home = context.home else { return [] }
+        var frames: [RenderedFrame] = []
+        for r in home.rooms.indices.prefix(HomeLayout.maxRoomCards) {
+            guard let cam = context.planner.roomCardCamera(room: r, width: size.width, height: size.height) else { continue }
+            let out = context.renderScene(camera: cam, width: size.width, height: size.height, cutaway: false, onlyRoom: r)
+            frames.append(
+                RenderedFrame(
+                    kind: .roomCard, path: roomCardPath(r), width: size.width, height: size.height, rgba: out.rgba,
+                    camera: cam, room: home.rooms[r].name))
+        }
+        return frames
+    }
+
+    /// The path of room `index`'s card (0-based): `thumbs/room-01.webp`, numbered from 1.
+    public static func roomCardPath(_ index: Int) -> String {
+        let n = index + 1
+        return "thumbs/room-\(n < 10 ? "0" : "")\(n).webp"
     }
 
     /// Renders one view to RGBA8 without encoding (for tests and utilities).
     ///
     /// - Parameters:
     ///   - view: `.hero`, `.card` (rendered at card size without the 2× downsampling), `.orbit`
-    ///     (frame `orbitIndex`, 0…7) or `.plan`.
-    /// - Throws: `THUMB_EMPTY_SCENE` when nothing is drawable.
+    ///     (frame `orbitIndex`, 0…7), `.plan` or `.roomCard` (the card of room `orbitIndex`).
+    /// - Throws: `THUMB_EMPTY_SCENE` when nothing is drawable, `THUMB_INVALID_OPTIONS` for a
+    ///   room card of a room that has none.
     public static func renderRGBA(
         _ layered: LayeredScene, view: ThumbnailView.Kind, orbitIndex: Int = 0,
         options: ThumbnailOptions = ThumbnailOptions()
@@ -133,6 +156,13 @@ public enum Thumbnailer {
         case .orbit:
             camera = context.planner.orbitCameras(width: size.width, height: size.height)[min(max(orbitIndex, 0), 7)]
             out = context.renderScene(camera: camera, width: size.width, height: size.height, cutaway: true)
+        case .roomCard:
+            let room = max(orbitIndex, 0)
+            guard let cam = context.planner.roomCardCamera(room: room, width: size.width, height: size.height) else {
+                throw ThumbnailerError(code: ThumbnailerError.invalidOptions, message: "no room \(room) with a floor")
+            }
+            camera = cam
+            out = context.renderScene(camera: cam, width: size.width, height: size.height, cutaway: false, onlyRoom: room)
         case .plan:
             let plan = context.renderPlan(
                 camera: context.planner.planCamera(width: size.width, height: size.height), width: size.width,
@@ -185,4 +215,15 @@ public enum Thumbnailer {
             width: d.width, height: d.height, rgba: d.rgba, coveredPixels: 0,
             camera: ThumbnailCamera(position: .zero, target: SIMD3(0, 0, -1)))
     }
+}
+
+/// One rendered frame before encoding.
+struct RenderedFrame {
+    var kind: ThumbnailView.Kind
+    var path: String
+    var width: Int
+    var height: Int
+    var rgba: [UInt8]
+    var camera: ThumbnailCamera
+    var room: String? = nil
 }

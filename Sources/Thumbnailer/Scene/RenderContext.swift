@@ -7,22 +7,47 @@ struct RenderContext {
     let scene: RenderScene
     let analysis: RoomAnalysis
     let planner: ViewPlanner
+    /// The rooms of a home (nil for a single room or another model): its walls are cut low.
+    let home: HomeLayout?
+    /// A home's room of each instance (−1: none); empty for other scenes.
+    let roomOfInstance: [Int]
     let options: ThumbnailOptions
     var warnings: [SceneWarning]
 
-    init(_ layered: LayeredScene, options: ThumbnailOptions) throws {
+    /// - Parameter roomColours: test renders only: each room's floor drawn over in its colour
+    ///   (linear RGB, by room index), see `Thumbnailer.roomVisibility`.
+    init(_ layered: LayeredScene, options: ThumbnailOptions, roomColours: [SIMD3<Float>] = []) throws {
         self.layered = layered
         self.options = options
+        home = HomeLayout(layered)
         var source = Self.source(layered)
         Self.addFloorIfMissing(layered, to: &source)
+        if let home {
+            home.drawRoomFloors(layered, to: &source)
+            WallCut.apply(home, elements: layered.elements, to: &source)
+            if !roomColours.isEmpty { RoomMask.addFloors(home, colours: roomColours, to: &source) }
+        }
         scene = RenderScene(
             source, textureBudget: options.textureMemoryBudget, maxTextureSize: options.maxWorkingTextureSize)
         warnings = scene.warnings
         guard scene.triangleCount > 0, !scene.bounds.isEmpty else {
             throw ThumbnailerError(code: ThumbnailerError.emptyScene, message: "the scene has no drawable triangles")
         }
-        analysis = RoomAnalysis(layered: layered, scene: scene)
-        planner = ViewPlanner(analysis: analysis, elements: layered.elements)
+        // A home's merged floor and its openings (passages, see `WallCut`) are neither drawn nor framed.
+        let notDrawn = home.map { h in
+            h.hiddenFloors.union(layered.elements.indices.filter { layered.elements[$0].category == .opening })
+        }
+        analysis = RoomAnalysis(layered: layered, scene: scene, excluding: notDrawn ?? [])
+        var rooms: [Int] = []
+        if let home {
+            let added = source.roomOfAddedNode
+            for inst in scene.instances {
+                let e = Int(inst.element)
+                rooms.append(e >= 0 ? (e < home.roomOfElement.count ? home.roomOfElement[e] ?? -1 : -1) : added[inst.node] ?? -1)
+            }
+        }
+        roomOfInstance = rooms
+        planner = ViewPlanner(analysis: analysis, elements: layered.elements, home: home)
     }
 
     /// Which nodes draw, their elements and (room-like scenes) the category colours.
@@ -102,15 +127,9 @@ struct RenderContext {
         }
         for (a, b, c) in triangles { indices += [UInt32(a), UInt32(c), UInt32(b)] }  // counter-clockwise from above
         let colour = ColorSpace.linear(hex: CategoryPalette.surface(.floor) ?? 0xD9CDBB)
-        let material = source.scene.addMaterial(
-            Material(name: "floor (outline of the walls)", baseColor: SIMD4(colour, 1)))
-        let mesh = source.scene.addMesh(
-            Mesh(
-                name: "floor", positions: positions, normals: normals, indices: indices,
-                primitives: [Mesh.Primitive(indexStart: 0, indexCount: indices.count, material: material)]))
-        source.scene.addNode(Node(name: "floor", mesh: mesh))
-        source.elementOfNode.append(-1)
-        source.drawNode.append(true)
+        source.addDrawing(
+            Material(name: "floor (outline of the walls)", baseColor: SIMD4(colour, 1)), name: "floor",
+            positions: positions, normals: normals, indices: indices)
     }
 
     /// Instances hidden by the cutaway for an eye position.
@@ -124,9 +143,12 @@ struct RenderContext {
 
     var supersampling: Int { min(max(options.supersampling, 1), 4) }
 
-    /// Renders a perspective (or orthographic mesh) view of the scene with the room styling.
+    /// Renders a perspective (or orthographic mesh) view of the scene with the room styling;
+    /// `flat` draws every surface in its base colour, one sample per pixel, no edges (masks);
+    /// `onlyRoom` draws a home's room alone (its elements, floor and wall caps).
     func renderScene(
-        camera: ThumbnailCamera, width: Int, height: Int, cutaway: Bool, cullBackFaces: Bool = true
+        camera: ThumbnailCamera, width: Int, height: Int, cutaway: Bool, cullBackFaces: Bool = true, flat: Bool = false,
+        onlyRoom: Int? = nil
     )
         -> ViewRenderer.Output
     {
@@ -136,8 +158,18 @@ struct RenderContext {
         settings.adaptive = options.adaptiveSupersampling
         settings.idEdges = analysis.roomLike
         settings.cullBackFaces = cullBackFaces
-        let hidden =
+        if flat {
+            settings.supersampling = 1
+            settings.lit = false
+            settings.ambientOcclusion = false
+            settings.edges = false
+            settings.idEdges = false
+        }
+        var hidden =
             cutaway ? hiddenInstances(eye: camera.position) : [Bool](repeating: false, count: scene.instances.count)
+        if let onlyRoom, roomOfInstance.count == hidden.count {
+            for i in hidden.indices where roomOfInstance[i] != onlyRoom { hidden[i] = true }
+        }
         return ViewRenderer.render(
             scene: scene, camera: cam, hiddenInstance: hidden, settings: settings,
             sceneRadius: analysis.radius)
@@ -156,5 +188,23 @@ struct RenderContext {
             renderScene(camera: oblique, width: width, height: height, cutaway: false, cullBackFaces: false),
             oblique
         )
+    }
+}
+
+extension RenderScene.Source {
+    /// Adds a mesh of one material on a root node of no element (drawn, never cut away).
+    /// `room`: the home's room it belongs to, if any.
+    mutating func addDrawing(
+        _ material: Material, name: String, positions: [Float], normals: [Float], indices: [UInt32], room: Int? = nil
+    ) {
+        let m = scene.addMaterial(material)
+        let mesh = scene.addMesh(
+            Mesh(
+                name: name, positions: positions, normals: normals, indices: indices,
+                primitives: [Mesh.Primitive(indexStart: 0, indexCount: indices.count, material: m)]))
+        let node = scene.addNode(Node(name: name, mesh: mesh))
+        if let room { roomOfAddedNode[node.rawValue] = room }
+        elementOfNode.append(-1)
+        drawNode.append(true)
     }
 }

@@ -16,6 +16,8 @@ final class RenderScene: @unchecked Sendable {
         var hasColors: Bool
         var firstTriangle: Int
         var triangleCount: Int
+        /// The scene node that draws it.
+        var node: Int = -1
     }
 
     static let invalidMaterial = UInt32.max
@@ -57,6 +59,9 @@ final class RenderScene: @unchecked Sendable {
         var drawNode: [Bool]
         /// Base-colour override per element (linear RGB), for untextured materials.
         var tintOfElement: [SIMD3<Float>?]
+        /// The home's room (index) of nodes added for the views that belong to one (a room's
+        /// floor, its walls' caps).
+        var roomOfAddedNode: [Int: Int] = [:]
     }
 
     init(_ src: Source, textureBudget: Int, maxTextureSize: Int) {
@@ -152,7 +157,7 @@ final class RenderScene: @unchecked Sendable {
             instances.append(
                 Instance(
                     element: e, tint: tint, hasNormals: p.hasNormals, hasUV: p.hasUV,
-                    hasColors: p.hasColors, firstTriangle: tBase, triangleCount: t))
+                    hasColors: p.hasColors, firstTriangle: tBase, triangleCount: t, node: p.node))
             Self.bakeVertices(
                 mesh, transform: m, origin: origin, into: positions + vBase * 3, normals: normals + vBase * 3,
                 hasNormals: p.hasNormals)

@@ -56,7 +56,8 @@ struct RoomAnalysis: Sendable {
 
     static let structural: Set<ElementCategory> = [.wall, .door, .window, .opening]
 
-    init(layered: LayeredScene, scene: RenderScene) {
+    /// - Parameter excluding: elements that are not drawn and not framed (a home's merged floor).
+    init(layered: LayeredScene, scene: RenderScene, excluding: Set<Int> = []) {
         let elements = layered.elements
         bounds = scene.bounds
         var instancesOfElement = [[Int]](repeating: [], count: elements.count)
@@ -65,7 +66,7 @@ struct RoomAnalysis: Sendable {
         }
         self.instancesOfElement = instancesOfElement
         var shapes: [ElementShape] = []
-        for (e, el) in elements.enumerated() {
+        for (e, el) in elements.enumerated() where !excluding.contains(e) {
             if let s = Self.shape(of: el, index: e, scene: scene, instances: instancesOfElement[e]) { shapes.append(s) }
         }
         self.shapes = shapes

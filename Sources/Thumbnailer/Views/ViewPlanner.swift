@@ -16,6 +16,9 @@ import Darwin
 struct ViewPlanner {
     let analysis: RoomAnalysis
     let elements: [RoomElement]
+    /// A home's rooms: its walls are cut low instead of cut away, and the views are framed on
+    /// every room (`ViewPlanner+Home`).
+    var home: HomeLayout? = nil
 
     static let orbitElevation = 35.0
     static let heroElevation = 38.0
@@ -31,8 +34,9 @@ struct ViewPlanner {
     /// The eight orbit frames: each framed on what it shows, all at the distance of the farthest
     /// so the carousel keeps one scale.
     func orbitCameras(width: Int, height: Int) -> [ThumbnailCamera] {
+        let elevation = home == nil ? Self.orbitElevation : Self.homeOrbitElevation
         let fits = (0..<8).map {
-            fit(azimuth: azimuth($0), elevation: Self.orbitElevation, width: width, height: height)
+            fit(azimuth: azimuth($0), elevation: elevation, width: width, height: height)
         }
         let distance = fits.map(\.distance).max() ?? 1
         return fits.map { f in
@@ -44,6 +48,7 @@ struct ViewPlanner {
 
     /// The hero camera and the orbit index it was chosen from.
     func heroCamera(width: Int, height: Int) -> (camera: ThumbnailCamera, index: Int) {
+        if home != nil { return homeHeroCamera(width: width, height: height) }
         guard analysis.roomLike else {
             return (
                 perspectiveCamera(azimuth: azimuth(0), elevation: Self.heroElevation, width: width, height: height), 0
@@ -120,9 +125,10 @@ struct ViewPlanner {
 
     /// Elements hidden for an eye position (dollhouse cutaway): walls whose plane separates the
     /// eye from the room centre, and the doors, windows and openings they host (or that stand
-    /// in such a plane themselves). Empty for scenes that are not rooms.
+    /// in such a plane themselves). Empty for scenes that are not rooms, and for homes, whose
+    /// walls are cut low instead (`WallCut`).
     func cutawayElements(eye: SIMD3<Double>) -> [Int] {
-        guard analysis.roomLike else { return [] }
+        guard analysis.roomLike, home == nil else { return [] }
         var hiddenWalls = Set<String>()
         var out: [Int] = []
         func separates(_ s: ElementShape) -> Bool {

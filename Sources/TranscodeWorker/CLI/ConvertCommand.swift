@@ -54,7 +54,8 @@ struct ConvertCommand {
                                     <path> (or the one texture with the same file name) before anything
                                     is written; the manifest lists every substitution.
           --no-thumbnails           Write no thumbnails.
-          --views LIST              Comma-separated subset of hero,card,orbit,plan (default: all).
+          --views LIST              Comma-separated subset of hero,card,orbit,plan,room_card
+                                    (default: all; room_card: one per room of a home).
           --thumb-size SIZE         Render every selected view at SIZE: N (square) or WxH, 16…4096
                                     (default: the sizes listed above).
           --orbit-size SIZE         Render the orbit frames at SIZE (N or WxH, 16…4096), whatever
@@ -127,7 +128,7 @@ struct ConvertCommand {
                 var kinds: Set<ThumbnailView.Kind> = []
                 for name in try value(a).split(separator: ",") {
                     guard let k = ThumbnailView.Kind(rawValue: String(name)) else {
-                        throw UsageError("unknown view '\(name)' (hero, card, orbit, plan)")
+                        throw UsageError("unknown view '\(name)' (hero, card, orbit, plan, room_card)")
                     }
                     kinds.insert(k)
                 }
