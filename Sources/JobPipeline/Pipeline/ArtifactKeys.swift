@@ -12,7 +12,8 @@ public enum ArtifactStages {
     /// 2: a `CapturedStructure` is read with its rooms (every `coreModel` skipped, elements
     /// assigned to rooms), and several rooms of one frame are merged into one structure. 3: a
     /// home's room floors levelled within each story, its walls scanned from both sides counted
-    /// once, and each room graded.
+    /// once (and in the model each cut back to the centre line between the two faces), and each
+    /// room graded.
     public static let scene = 3
     /// The `.glb` writer (`model`). 2: node names that loaders keep (`NodeName`: `layer_walls`
     /// instead of `layer:walls`, only `A–Z a–z 0–9 _ -`, unique). 3: an element of a structure

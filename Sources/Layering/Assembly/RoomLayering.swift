@@ -260,7 +260,7 @@ public enum RoomLayering {
         var measured = RoomMeasurements.metrics(
             elements: elements, curves: curves, usdFloorMeasures: floorMeasures, options: options)
         measured.metrics.floorLevels = levels
-        HomeWalls.joinWalls(&elements, rooms: structureRooms, curves: curves, metrics: &measured.metrics)
+        HomeWalls.joinWalls(&elements, rooms: structureRooms, curves: curves, metrics: &measured.metrics, scene: &scene)
         let quality = QualityGrader.home(
             QualityGrader.grade(elements: elements, wallsClosed: measured.wallsClosed, hasJSON: room != nil),
             elements: elements, rooms: structureRooms, curves: curves, options: options)
