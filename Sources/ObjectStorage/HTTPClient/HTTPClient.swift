@@ -125,6 +125,9 @@ public final class HTTPClient: Sendable {
             }
             if !hasContentType { urlRequest.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type") }
             urlRequest.setValue(String(file.bytes), forHTTPHeaderField: "Content-Length")
+            // No `Expect: 100-continue` (which libcurl adds to uploads): a server or proxy that does
+            // not answer it would hold every upload for the client's wait.
+            urlRequest.setValue("", forHTTPHeaderField: "Expect")
         } else if !request.body.isEmpty {
             if !hasContentType { urlRequest.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type") }
             urlRequest.setValue(String(request.body.count), forHTTPHeaderField: "Content-Length")
