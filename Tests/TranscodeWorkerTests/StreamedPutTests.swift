@@ -6,8 +6,8 @@ import Glibc
 @testable import ObjectStorage
 @testable import WorkerCore
 
-/// Outputs are uploaded from the file the worker holds, in chunks, never whole in memory: the
-/// stores write exactly the held bytes, and S3 checks them against the hash the holder states.
+/// Outputs are uploaded from the file the worker holds: a file store copies it in chunks, S3 gets
+/// the held bytes (checked against the hash taken at intake) as one request body.
 @Suite("Streamed uploads")
 struct StreamedPutTests {
     /// A held file of `count` bytes of a repeating pattern (several chunks long), with its hash.
@@ -44,8 +44,7 @@ struct StreamedPutTests {
         #expect(try store.get("v/model.glb", maxBytes: 8 << 20) == bytes)
     }
 
-    /// What goes on the wire: the whole held body with its length, signed with the hash the
-    /// holder stated (S3 refuses a body that does not match it, `XAmzContentSHA256Mismatch`).
+    /// What goes on the wire: the whole held body with its length, signed with its hash.
     @Test func theRequestCarriesTheHeldBodyAndItsStatedHash() throws {
         let server = try LoopbackHTTPServer { _ in (200, [], []) }
         defer { server.stop() }

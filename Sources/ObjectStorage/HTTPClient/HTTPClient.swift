@@ -48,9 +48,7 @@ public final class HTTPClient: Sendable {
 
         let shared = Self.shared
         let exchange = HTTPExchange(limit: maxResponseBytes)
-        let task: URLSessionDataTask = request.bodyFile.map {
-            shared.session.uploadTask(with: urlRequest, fromFile: URL(fileURLWithPath: $0.path))
-        } ?? shared.session.dataTask(with: urlRequest)
+        let task = shared.session.dataTask(with: urlRequest)
         shared.delegate.register(task, exchange)
         task.resume()
 
@@ -119,16 +117,7 @@ public final class HTTPClient: Sendable {
         }
         if !hasUserAgent { urlRequest.setValue("transcode-worker", forHTTPHeaderField: "User-Agent") }
         let method = request.method.uppercased()
-        if let file = request.bodyFile {
-            guard request.body.isEmpty, file.bytes >= 0 else {
-                throw HTTPClientError(code: HTTPClientError.invalidRequest, message: "a request has one body: bytes or a file")
-            }
-            if !hasContentType { urlRequest.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type") }
-            urlRequest.setValue(String(file.bytes), forHTTPHeaderField: "Content-Length")
-            // No `Expect: 100-continue` (which libcurl adds to uploads): a server or proxy that does
-            // not answer it would hold every upload for the client's wait.
-            urlRequest.setValue("", forHTTPHeaderField: "Expect")
-        } else if !request.body.isEmpty {
+        if !request.body.isEmpty {
             if !hasContentType { urlRequest.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type") }
             urlRequest.setValue(String(request.body.count), forHTTPHeaderField: "Content-Length")
             urlRequest.httpBody = Data(request.body)

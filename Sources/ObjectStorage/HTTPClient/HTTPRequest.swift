@@ -10,10 +10,6 @@ public struct HTTPRequest: Sendable {
     public var headers: [(String, String)]
     /// The request body (may be empty).
     public var body: [UInt8]
-    /// A body streamed from a file instead of `body` (which must then be empty): its path (a
-    /// `/proc/self/fd/N` path names a file held open) and its length in bytes, sent as
-    /// `Content-Length`. The file must not change while the request runs.
-    public var bodyFile: (path: String, bytes: Int)?
     /// The whole exchange (connect, send, wait, receive) must finish within this many seconds.
     public var timeout: Double
 

@@ -1,14 +1,20 @@
 import WorkerCore
 
 extension S3ObjectStore {
-    /// PUTs the object as `put(_:bytes:…)` does, its body streamed from `source` and signed with
-    /// the SHA-256 `source` states (S3 refuses a body with another hash: `STORAGE_WRITE_FAILED`).
+    /// PUTs the object as `put(_:bytes:…)` does, with the bytes `source` holds: read from the held
+    /// file (never from where it came from), one object in memory at a time, and sent as one
+    /// request body with `Content-Length`, which every S3-compatible store and proxy takes (a
+    /// streamed file body makes libcurl wait on `Expect: 100-continue`). Throws what
+    /// `put(_:bytes:…)` throws, and `STORAGE_WRITE_FAILED` when the held bytes are not the
+    /// `source.bytes` bytes of hash `source.sha256` it states.
     public func put(_ key: String, source: ObjectSource, contentType: String, cacheControl: String?) throws(StorageError) {
-        try ObjectKey.validate(key)
-        let type = contentType.isEmpty ? "application/octet-stream" : contentType
-        var headers = [("Content-Type", type)]
-        if let cacheControl, !cacheControl.isEmpty { headers.append(("Cache-Control", cacheControl)) }
-        let response = try send("PUT", path: objectPath(key), headers: headers, bodyFile: source, key: key, writing: true)
-        guard response.isSuccess else { throw failure(response, key: key, what: "write", writing: true) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(source.bytes)
+        let e = source.forEachChunk { bytes.append(contentsOf: $0); return 0 }
+        guard e == 0, bytes.count == source.bytes, Digest.hex(Digest.sha256(bytes)) == source.sha256 else {
+            throw StorageError(code: StorageError.writeFailed, message: "\(key): the held bytes are not those taken in", key: key,
+                               isRetryable: false)
+        }
+        try put(key, bytes: bytes, contentType: contentType, cacheControl: cacheControl)
     }
 }

@@ -234,15 +234,14 @@ public struct S3ObjectStore: ObjectStore {
     /// Signs and sends one request, again after each retry delay while it fails with a transport
     /// error, 5xx or 429. Returns any other response; throws when the attempts are used up.
     func send(_ method: String, path: String, query: [(String, String)] = [], headers: [(String, String)] = [],
-                      body: [UInt8] = [], bodyFile: ObjectSource? = nil, maxResponseBytes: Int = 1 << 20, key: String?,
-                      writing: Bool, tooLargeLimit: Int? = nil) throws(StorageError) -> HTTPResponse {
+                      body: [UInt8] = [], maxResponseBytes: Int = 1 << 20, key: String?, writing: Bool,
+                      tooLargeLimit: Int? = nil) throws(StorageError) -> HTTPResponse {
         var url = endpoint + path
         if !query.isEmpty {
             url += "?" + query.map { SigV4Signer.uriEncode($0.0, keepSlash: slashInQuery) + "=" + SigV4Signer.uriEncode($0.1, keepSlash: slashInQuery) }
                 .joined(separator: "&")
         }
-        // A streamed body comes with the SHA-256 its holder computed while taking it in.
-        let payloadHash = bodyFile?.sha256 ?? Digest.hex(Digest.sha256(body))
+        let payloadHash = Digest.hex(Digest.sha256(body))
         let client = HTTPClient(maxResponseBytes: maxResponseBytes)
         let label = "\(method) \(bucket)/\(prefix)\(key ?? "")"
         var lastProblem = ""
@@ -251,8 +250,7 @@ public struct S3ObjectStore: ObjectStore {
             let signature = SigV4Signer.sign(method: method, url: url, headers: headers, payloadHash: payloadHash,
                                              credentials: credentials, region: region, service: "s3", date: Date(),
                                              slashInQuery: slashInQuery)
-            var request = HTTPRequest(method: method, url: url, headers: headers + signature, body: body, timeout: timeout)
-            request.bodyFile = bodyFile.map { ($0.path, $0.bytes) }
+            let request = HTTPRequest(method: method, url: url, headers: headers + signature, body: body, timeout: timeout)
             let response: HTTPResponse
             do throws(HTTPClientError) {
                 response = try client.send(request)
