@@ -6,6 +6,7 @@ USD_WRITE_NEW_USDC_FILES_AS_VERSION can select the crate version written for new
 
     python3 scripts/gen-crate-fixtures.py            # writes Tests/Fixtures/crate/*.usdc
     python3 scripts/gen-crate-fixtures.py --dump     # also prints each fixture as USDA (the test oracle)
+    python3 scripts/gen-crate-fixtures.py --check    # exit 1 unless the committed files match
 """
 import argparse
 import os
@@ -13,6 +14,10 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from fixturecheck import add_option, check  # noqa: E402
+
 OUT = os.path.join(HERE, "..", "Tests", "Fixtures", "crate")
 
 # Content that needs no crate feature newer than 0.4.0, so the requested version is kept.
@@ -252,16 +257,10 @@ FIXTURES = [
 ]
 
 
-def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "--child":
-        child(sys.argv[2], sys.argv[3])
-        return
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--dump", action="store_true", help="also print each fixture as usd-core reads it, as USDA")
-    dump = parser.parse_args().dump
-    os.makedirs(OUT, exist_ok=True)
+def write(out, dump=False):
+    os.makedirs(out, exist_ok=True)
     for name, kind, version in FIXTURES:
-        path = os.path.join(OUT, name)
+        path = os.path.join(out, name)
         env = dict(os.environ, USD_WRITE_NEW_USDC_FILES_AS_VERSION=version)
         subprocess.run([sys.executable, __file__, "--child", kind, path], env=env, check=True,
                        stderr=subprocess.DEVNULL)
@@ -272,6 +271,20 @@ def main():
             from pxr import Sdf
             print(Sdf.Layer.OpenAsAnonymous(path).ExportToString())
 
+
+def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3])
+        return
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--dump", action="store_true", help="also print each fixture as usd-core reads it, as USDA")
+    add_option(mode)
+    args = parser.parse_args()
+    if args.check:
+        check("gen-crate-fixtures", OUT, write, owns=lambda rel: True)
+    else:
+        write(OUT, args.dump)
 
 if __name__ == "__main__":
     main()

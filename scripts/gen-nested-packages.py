@@ -14,6 +14,7 @@ stands for `<dir>/outer.usdz[inner.usdz]`). Cases our reader refuses on purpose 
 `ours` (the error code and the package path the error names).
 
 Usage: gen-nested-packages.py [OUTDIR]   (default: Tests/Fixtures/zip/nested-packages)
+       gen-nested-packages.py --check [OUTDIR]   (exit 1 unless the files in OUTDIR match)
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ import tempfile
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from fixturecheck import add_option, check  # noqa: E402
+
 FIXED_MTIME = 1_577_836_800  # 2020-01-01T00:00:00Z, so reruns write identical bytes
 DEFAULT_OUT = os.path.join(HERE, "..", "Tests", "Fixtures", "zip", "nested-packages")
 
@@ -197,11 +202,7 @@ def describe(path: str) -> dict:
     return {"prims": prims, "layers": sorted(layers)}
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("outdir", nargs="?", default=DEFAULT_OUT, metavar="OUTDIR",
-                        help="where to write (default: Tests/Fixtures/zip/nested-packages)")
-    outdir = os.path.abspath(parser.parse_args().outdir)
+def write(outdir: str) -> None:
     os.makedirs(outdir, exist_ok=True)
     expected = {}
     with tempfile.TemporaryDirectory() as scratch:
@@ -227,6 +228,19 @@ def main() -> int:
         json.dump(expected, f, indent=1, sort_keys=True)
         f.write("\n")
     print(f"gen-nested-packages: wrote {len(expected)} packages to {outdir}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("outdir", nargs="?", default=DEFAULT_OUT, metavar="OUTDIR",
+                        help="where to write (default: Tests/Fixtures/zip/nested-packages)")
+    add_option(parser, "the files in OUTDIR")
+    args = parser.parse_args()
+    outdir = os.path.abspath(args.outdir)
+    if args.check:
+        check("gen-nested-packages", outdir, write, owns=lambda rel: True)
+    else:
+        write(outdir)
     return 0
 
 

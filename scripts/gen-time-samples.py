@@ -15,13 +15,19 @@ time samples, with and without `startTimeCode`. time_samples.expected.json recor
             returns a value (usd-core returns None when only time samples are authored).
 
 Usage: python3 scripts/gen-time-samples.py [output-dir]   (needs usd-core: pip install usd-core)
+       python3 scripts/gen-time-samples.py --check [output-dir]   (exit 1 unless the files there match)
 """
 import json
 import argparse
 import math
 import os
+import sys
 
 from pxr import Gf, Sdf, Usd, UsdGeom, Vt
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from fixturecheck import add_option, check  # noqa: E402
 
 DEFAULT_OUT = os.path.join(os.path.dirname(__file__), "..", "Tests", "Fixtures", "usda")
 
@@ -170,27 +176,36 @@ CASES = [
 ]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("out", nargs="?", default=DEFAULT_OUT, metavar="OUT_DIR",
-                        help="where to write (default: Tests/Fixtures/usda)")
-    OUT = parser.parse_args().out
-    os.makedirs(OUT, exist_ok=True)
+def write(out):
+    os.makedirs(out, exist_ok=True)
     expected = {}
     for name, t0, t1, start, matrix in CASES:
         for ext in ("usda", "usdc"):
             file = "time_samples_%s.%s" % (name, ext)
-            path = os.path.join(OUT, file)
+            path = os.path.join(out, file)
             if os.path.exists(path):
                 os.remove(path)
             stage = Usd.Stage.CreateNew(path)
             build(stage, t0, t1, start, matrix)
             stage.GetRootLayer().Save()
             expected[file] = answers(Usd.Stage.Open(path))
-    with open(os.path.join(OUT, "time_samples.expected.json"), "w") as f:
+    with open(os.path.join(out, "time_samples.expected.json"), "w") as f:
         json.dump(expected, f, indent=1, sort_keys=True)
         f.write("\n")
-    print("wrote %d fixtures to %s" % (len(expected), OUT))
+    print("wrote %d fixtures to %s" % (len(expected), out))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", nargs="?", default=DEFAULT_OUT, metavar="OUT_DIR",
+                        help="where to write (default: Tests/Fixtures/usda)")
+    add_option(parser, "the files in OUT_DIR")
+    args = parser.parse_args()
+    if args.check:
+        # The folder is shared with gen-usda-fixtures.py: only the time_samples files are this script's.
+        check("gen-time-samples", args.out, write, owns=lambda rel: rel.startswith("time_samples"))
+    else:
+        write(args.out)
 
 
 if __name__ == "__main__":

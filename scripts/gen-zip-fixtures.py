@@ -4,14 +4,20 @@ USDZPackage tests. Every archive is assembled byte by byte with `struct` (Python
 library only), so each fixture contains exactly the structure its test needs, including the
 invalid ones no zip writer would produce. Run from anywhere:
 
-    python3 scripts/gen-zip-fixtures.py
+    python3 scripts/gen-zip-fixtures.py            # writes Tests/Fixtures/zip/*.usdz
+    python3 scripts/gen-zip-fixtures.py --check    # exit 1 unless the committed files match
 
 The output is deterministic (fixed timestamps, no randomness); re-running rewrites the same bytes.
 """
 import argparse
 import os
 import struct
+import sys
 import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from fixturecheck import add_option, check  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Fixtures", "zip")
 
@@ -349,13 +355,22 @@ def fixtures():
     return f
 
 
-def main():
-    argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()
-    os.makedirs(OUT, exist_ok=True)
+def write(out):
+    os.makedirs(out, exist_ok=True)
     for name, data in sorted(fixtures().items()):
-        with open(os.path.join(OUT, name), "wb") as fh:
+        with open(os.path.join(out, name), "wb") as fh:
             fh.write(data)
         print("%-28s %6d bytes" % (name, len(data)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_option(parser)
+    if parser.parse_args().check:
+        # nested-packages/ below is gen-nested-packages.py's.
+        check("gen-zip-fixtures", OUT, write, owns=lambda rel: "/" not in rel)
+    else:
+        write(OUT)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ def corpus_layers(root):
                     pass
 
 
-def corpus_facts(root):
+def corpus_facts(root, out=OUT):
     facts = {}
     for key, data in corpus_layers(root):
         layer = Sdf.Layer.CreateAnonymous("corpus.usda")
@@ -63,7 +63,7 @@ def corpus_facts(root):
             entry["specs"] = {path: {"type": spec["type"], "fieldNames": sorted(spec["fields"])}
                               for path, spec in entry["specs"].items()}
         facts[key] = entry
-    with open(os.path.join(OUT, "corpus-facts.json"), "w") as f:
+    with open(os.path.join(out, "corpus-facts.json"), "w") as f:
         lines = [json.dumps(k) + ": " + json.dumps(facts[k], sort_keys=True, separators=(",", ":"))
                  for k in sorted(facts)]
         f.write("{\n" + ",\n".join(lines) + "\n}\n")
