@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need, generates the usd-core differential cases,
 # starts a throwaway PostgreSQL for the queue tests, builds, runs the whole Swift test suite, checks
-# the adversarial inputs against the release binary, runs the fault-injection suite against the
-# release worker, a short libFuzzer run of every fuzz target, then the parser tests once more under
-# AddressSanitizer.
+# that the committed fixtures are what their generators write and the adversarial inputs against
+# the release binary, runs the fault-injection suite against the release worker, a short libFuzzer
+# run of every fuzz target, then the parser tests once more under AddressSanitizer.
 #   scripts/test.sh            everything
 #   SKIP_ASAN=1 scripts/test.sh   skip the sanitizer pass
 #   FUZZ_SMOKE_SECONDS=N scripts/test.sh   fuzz each target N s (default 60; 0 skips the stage)
@@ -72,6 +72,17 @@ echo "== release build (what scripts/demo.sh and the benchmarks run), one conver
 swift build -c release --scratch-path .build/release-check > "$WORK/release.log" 2>&1 || { grep -E "error" "$WORK/release.log" | head -n 40; echo "release build failed"; exit 1; }
 .build/release-check/release/transcode-worker convert samples/roomplan/parametric_two_sections.usdz \
   --roomplan samples/roomplan/parametric_two_sections.json --out "$WORK/release-out" > /dev/null
+
+echo "== committed fixtures are what their generators write (each generator's --check)"
+python3 scripts/gen-zip-fixtures.py --check
+python3 scripts/gen-nested-packages.py --check
+python3 scripts/gen-crate-fixtures.py --check
+if [ -d "$CORPUS" ]; then
+  python3 scripts/gen-usda-fixtures.py --check --corpus "$CORPUS"
+else
+  python3 scripts/gen-usda-fixtures.py --check
+fi
+python3 scripts/gen-time-samples.py --check
 
 echo "== adversarial inputs with the release binary: typed error, < 2 s, < 256 MiB each (scripts/check-adversarial.py)"
 python3 scripts/gen-adversarial-fixtures.py --check
