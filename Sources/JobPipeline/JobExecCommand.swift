@@ -23,7 +23,7 @@ public struct JobExecCommand {
         USAGE: transcode-job job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR] [--redaction-regions FILE]
                                       [--version-id ID] [--room-id ID] [--memory-mb N] [--cpu-seconds N]
                                       [--parent-pid PID] [--nice N] [--no-thumbnails] [--report] [--previous FILE] [--glb-compression meshopt|none]
-                                      [--texture-format webp|original] [--units metric|imperial]
+                                      [--texture-format webp|original] [--orbit-size SIZE] [--units metric|imperial]
                                       [--locale en|zh-Hans]
 
         Runs the conversion of one queued job attempt; the worker starts it as a child process for
@@ -36,7 +36,8 @@ public struct JobExecCommand {
         and network namespaces: no network). First the process limits itself again: address space
         to --memory-mb MiB (RLIMIT_AS), CPU time to --cpu-seconds (RLIMIT_CPU; SIGXCPU, then SIGKILL
         5 s later), and no core files (RLIMIT_CORE = 0). Then it converts the inputs like `convert` (thumbnails included) and writes
-        DIR/model.glb, DIR/thumbs/*.webp and DIR/layer_manifest.json (the manifest last).
+        DIR/model.glb, the floor plan (DIR/plan.svg, DIR/plan.pdf, DIR/plan.dxf; none when the input is not a room),
+        DIR/thumbs/*.webp, DIR/report.html with --report, and DIR/layer_manifest.json (the manifest last).
 
         OPTIONS:
           --out DIR                 Output directory (created when missing).
@@ -77,7 +78,7 @@ public struct JobExecCommand {
 
         OUTPUT (one JSON object per line on standard output):
           {"event":"phase","phase":"parsing"}          as each phase starts (parsing, layering, writing,
-                                                       preview, manifest)
+                                                       plan, preview, manifest, report)
           {"event":"done","files":[{"path","bytes","sha256"}…],"summary":{…}}
           {"event":"error","code","message","phase","retryable"}
 

@@ -29,7 +29,8 @@ public enum ChildMessage: Sendable, Equatable {
         }
     }
 
-    /// A pipeline phase started (`parsing`, `layering`, `writing`, `preview`, `manifest`).
+    /// A pipeline phase started (`parsing`, `layering`, `writing`, `plan`, `preview`, `manifest`,
+    /// `report`).
     case phase(String)
     /// Every output is written; `files` in write order (the manifest last).
     case done(files: [File], summary: JSONValue)

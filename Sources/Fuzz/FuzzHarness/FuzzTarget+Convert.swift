@@ -3,8 +3,8 @@ import USDParse
 import JobPipeline
 
 extension FuzzTarget {
-    /// The whole `convert` pipeline in memory: parse → layer → `.glb` → small thumbnails →
-    /// manifest. The input is split by `FuzzSections`: the first file is the USD input, unless it
+    /// The whole `convert` pipeline in memory: parse → layer → `.glb` → floor plan → small
+    /// thumbnails → manifest. The input is split by `FuzzSections`: the first file is the USD input, unless it
     /// starts with `{` (then it is the RoomPlan JSON alone); a later file named `*.json` is the
     /// RoomPlan JSON, files under `redacted/` are redacted textures, the others sit beside the USD
     /// file.

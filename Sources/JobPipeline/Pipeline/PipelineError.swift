@@ -8,7 +8,7 @@ import USDParse
 public struct PipelineError: Error, Sendable, CustomStringConvertible {
     public var code: String
     public var message: String
-    /// `reading`, `parsing`, `layering`, `writing`, `preview`, `manifest`.
+    /// `reading`, `parsing`, `layering`, `writing`, `plan`, `preview`, `manifest`, `report`.
     public var phase: String
     public var isRetryable: Bool
     /// Where: format, section, offset, prim, layer, line, column, json path (when known).

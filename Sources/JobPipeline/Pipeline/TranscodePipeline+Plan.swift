@@ -19,7 +19,8 @@ extension TranscodePipeline {
 
     /// `files`: the plan files of the previous revision, checked and with an unchanged key: the
     /// plan is still built (its rooms and sheets go into the manifest) but not written again.
-    /// - Throws: `PipelineError` `PLAN_RENDER_FAILED` (retryable) when cairo or libwebp fail.
+    /// - Throws: `PipelineError` `PLAN_RENDER_FAILED` (permanent: the same plan fails the same way)
+    ///   when cairo or libwebp fail.
     static func drawPlan(_ layered: LayeredScene, options: PlanOptions, thumbnail: (width: Int, height: Int, quality: Float, segments: Int)?,
                          files previous: [(path: String, bytes: [UInt8])]? = nil)
         throws(PipelineError) -> PlanOutputs

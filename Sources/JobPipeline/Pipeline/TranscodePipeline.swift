@@ -6,7 +6,8 @@ import Thumbnailer
 import USDParse
 import WorkerCore
 
-/// The one composer of the conversion: parse → layer → write the `.glb` → build the manifest.
+/// The one composer of the conversion: parse → layer → write the `.glb` → draw the floor plan →
+/// render the thumbnails → build the manifest.
 /// `convert` and the queue worker both run exactly this. Pure apart from the progress callback:
 /// inputs are bytes, outputs are bytes; the caller reads and writes files.
 public enum TranscodePipeline {
@@ -16,7 +17,8 @@ public enum TranscodePipeline {
     /// Runs the conversion.
     ///
     /// - Parameter progress: called with the phase name (`parsing`, `layering`, `writing`,
-    ///   `preview`, `manifest`) as each phase starts.
+    ///   `plan`, `preview`, `manifest`) as each phase starts; `plan` only when the plan is drawn,
+    ///   `preview` only when the renderer draws views. (`job-exec --report` adds `report`.)
     /// - Throws: `PipelineError` with the phase and a stable code (the parser's `USD_*` codes,
     ///   Layering's `ROOMPLAN_*` codes, `GLB_*`, `MANIFEST_*`, `INPUT_MISSING`, `REDACTION_INVALID`
     ///   when a replacement texture matches no texture or more than one, `INTERNAL_ERROR`).

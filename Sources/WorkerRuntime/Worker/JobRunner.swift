@@ -29,7 +29,7 @@ public final class JobRunner: Sendable {
     /// What `run` reports to an observer as the job goes (for `process`, which prints it).
     public enum Event: Sendable {
         /// A step began: `downloading`, a pipeline phase (`parsing`, `layering`, `writing`,
-        /// `preview`, `manifest`), `uploading_outputs`, `completing`.
+        /// `plan`, `preview`, `manifest`, `report`), `uploading_outputs`, `completing`.
         case phase(String)
         /// The attempt failed (whatever happens next: retry, final failure).
         case failure(FailureReason)

@@ -49,7 +49,7 @@ public struct WorkerConfig: Sendable {
     /// `TRANSCODE_JOB_DISK_MB`: the most a job's child may hold in its work directory (`out/` and
     /// `tmp/`) while it runs, MiB (4096); past it the child is killed and the version fails.
     public var jobDiskMB: Int = 4096
-    /// `TRANSCODE_CHILD_SANDBOX`: `auto` (namespaces when the kernel allows), `require`, `off` (auto).
+    /// `TRANSCODE_CHILD_SANDBOX`: `auto` (namespaces when the kernel allows), `require`, `off` (require).
     public var childSandbox: ChildSandbox.Mode = .require
     /// `TRANSCODE_CHILD_UID` / `TRANSCODE_CHILD_GID`: as root, the ids a job's child runs as (unset: the worker's).
     public var childUID: Int?
