@@ -2,7 +2,7 @@
 // The CrowdRoom transcode worker: USDZ/USDC/USDA + RoomPlan JSON → layered .glb, manifest and thumbnails.
 //
 // Module rules (enforced by the dependency lists below, so a violation does not compile):
-//  1. Feature modules (USDParse, Layering, GLBWriter, Thumbnailer, Manifest) depend on SceneModel
+//  1. Feature modules (USDParse, Layering, GLBWriter, Thumbnailer, FloorPlan, Manifest) depend on SceneModel
 //     (the shared vocabulary: scene, layered room, typed layer and category names, view camera,
 //     the polygon triangulator, vector helpers), JSONCore (the one JSON value, writer and bounded
 //     reader) and their own C wrappers only; they never import each other. They parse, build and
