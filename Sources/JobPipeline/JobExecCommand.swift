@@ -69,8 +69,10 @@ public struct JobExecCommand {
           --glb-compression MODE    meshopt (default) or none, as for convert (the worker passes
                                     TRANSCODE_GLB_COMPRESSION).
           --texture-format FORMAT   webp (default) or original, as for convert (TRANSCODE_TEXTURE_FORMAT).
-          --orbit-size SIZE         The orbit frames' size, N or WxH, 16…4096 (default 768x576), as
+          --orbit-size SIZE         The orbit frames' size, N or WxH, 16…4096 (default 1320x990), as
                                     for convert (TRANSCODE_ORBIT_SIZE).
+          --card-size SIZE          The card's and hero's size, N or WxH, 16…4096 (default 1320x990;
+                                    the small card is half of it), as for convert (TRANSCODE_CARD_SIZE).
           --units SYSTEM            metric (default) or imperial: the plan's labels (the version's
                                     plan_units, else TRANSCODE_PLAN_UNITS).
           --locale LANG             en (default) or zh-Hans: the plan's words (the version's
@@ -103,6 +105,7 @@ public struct JobExecCommand {
     var glbCompression = GLBCompression.meshopt
     var textureFormat = PipelineInput.TextureFormat.webp
     var orbitSize: ThumbnailSize?
+    var cardSize: ThumbnailSize?
     var plan = PlanOptions()
 
     /// Parses `job-exec`'s options (without the command name); throws `UsageError` (an empty one
@@ -143,9 +146,13 @@ public struct JobExecCommand {
             case "--texture-format":
                 guard let f = PipelineInput.TextureFormat(rawValue: try value(a)) else { throw UsageError("--texture-format needs webp or original") }
                 textureFormat = f
-            case "--orbit-size":
-                guard let size = SizeText.parse(try value(a)) else { throw UsageError("--orbit-size needs N or WxH between 16 and 4096") }
-                orbitSize = ThumbnailSize(width: size.width, height: size.height)
+            case "--orbit-size", "--card-size":
+                guard let size = SizeText.parse(try value(a)) else { throw UsageError("\(a) needs N or WxH between 16 and 4096") }
+                if a == "--orbit-size" {
+                    orbitSize = ThumbnailSize(width: size.width, height: size.height)
+                } else {
+                    cardSize = ThumbnailSize(width: size.width, height: size.height)
+                }
             case "--units":
                 guard let u = PlanUnits(rawValue: try value(a)) else { throw UsageError("--units needs metric or imperial") }
                 plan.units = u
@@ -211,6 +218,7 @@ public struct JobExecCommand {
         var input = PipelineInput(versionId: versionId, roomId: roomId, limits: limits,
                                   thumbnails: thumbnails ? ThumbnailOptions() : nil)
         if let orbitSize { input.thumbnails?.sizes.orbit = orbitSize }
+        if let cardSize { input.thumbnails?.sizes.setCard(cardSize) }
         input.glbCompression = glbCompression
         input.textureFormat = textureFormat
         input.plan = plan

@@ -12,7 +12,7 @@ import JSONCore
 public enum ManifestBuilder {
     /// Version of the manifest's shape, written as `schema_version` and recorded by the worker as
     /// `room_versions.manifest_schema_version`. Bumped on every incompatible change.
-    public static let schemaVersion = 9
+    public static let schemaVersion = 10
 
     /// Text of `units.output`: the frame of the GLB and of every coordinate in the manifest.
     public static let outputUnits = "metres, +Y up"

@@ -1,7 +1,9 @@
 /// A rendered preview image of the room, as the manifest's `thumbnails` list records it.
 public struct Thumbnail: Hashable, Sendable {
-    /// `hero` (the large card image), `card` (a small card image), `orbit` (one of the 360° frames),
-    /// `plan` (the top-down plan) or `room_card` (a top-down card of one room of a home).
+    /// `hero` (the 3/4 view), `card` (the feed card: the hero's view at the card size, by default
+    /// the same image), `card_small` (the card at half its size, for grids and notifications),
+    /// `orbit` (one of the 360° frames), `plan` (the top-down plan) or `room_card` (a top-down
+    /// card of one room of a home).
     public var kind: String
     /// Path relative to the folder holding `layer_manifest.json`, e.g. `thumbs/hero.webp`.
     public var path: String
@@ -35,5 +37,5 @@ public struct Thumbnail: Hashable, Sendable {
     }
 
     /// The accepted kinds, in the order the manifest lists thumbnails.
-    public static let kinds = ["hero", "card", "orbit", "plan", "room_card"]
+    public static let kinds = ["hero", "card", "card_small", "orbit", "plan", "room_card"]
 }

@@ -40,6 +40,8 @@ struct ReferenceImageTests {
         Case(name: "fixture-room-orbit-1", view: .orbit, orbitIndex: 1, width: 256, height: 192),
         Case(name: "fixture-room-orbit-6", view: .orbit, orbitIndex: 6, width: 256, height: 192),
         Case(name: "textured-box-hero", view: .hero, orbitIndex: 0, width: 256, height: 192),
+        // Over `ThumbnailOptions.denseSide`: 2 × 2 samples at edges, occlusion at a quarter.
+        Case(name: "fixture-room-orbit-1-dense", view: .orbit, orbitIndex: 1, width: 1056, height: 792),
     ]
 
     static func scene(for c: Case) throws -> LayeredScene {

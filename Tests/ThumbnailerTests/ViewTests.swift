@@ -9,7 +9,8 @@ struct ViewTests {
         var o = ThumbnailOptions()
         o.sizes = .init(
             hero: ThumbnailSize(width: 192, height: 144), card: ThumbnailSize(width: 96, height: 72),
-            orbit: ThumbnailSize(width: 128, height: 96), plan: ThumbnailSize(width: 160, height: 160))
+            orbit: ThumbnailSize(width: 128, height: 96), plan: ThumbnailSize(width: 160, height: 160),
+            cardSmall: ThumbnailSize(width: 48, height: 36))
         o.supersampling = 2
         return o
     }
@@ -28,8 +29,8 @@ struct ViewTests {
         let (views, warnings) = try Thumbnailer.render(RoomFixture.room(), options: Self.small)
         #expect(warnings.isEmpty)
         #expect(
-            views.map(\.path) == ["thumbs/hero.webp", "thumbs/card.webp"] + (0..<8).map { "thumbs/orbit-0\($0).webp" }
-                + ["thumbs/plan.webp"])
+            views.map(\.path) == ["thumbs/hero.webp", "thumbs/card.webp", "thumbs/card-small.webp"]
+                + (0..<8).map { "thumbs/orbit-0\($0).webp" } + ["thumbs/plan.webp"])
         for v in views {
             let decoded = try #require(Thumbnailer.decodeWebP(v.webp), "\(v.path) decodes")
             #expect(decoded.width == v.width && decoded.height == v.height)
@@ -122,7 +123,7 @@ struct ViewTests {
         s.addNode(Node(name: "box", mesh: mesh))
         let layered = TestScenes.layered(s)
         let (views, _) = try Thumbnailer.render(layered, options: Self.small)
-        #expect(views.count == 11)
+        #expect(views.count == 12)
         for v in views {
             let d = try #require(Thumbnailer.decodeWebP(v.webp))
             #expect(Self.nonBackground(d.rgba) > 200, "\(v.path)")

@@ -65,7 +65,7 @@ import WorkerCore
         let rooms = try #require(manifest["rooms"] as? [[String: Any]])
         #expect(rooms.compactMap { $0["name"] as? String } == HomeStructureTests.expectedNames)
         #expect(rooms.allSatisfy { $0["polygon_source"] as? String == "room" && !(($0["wall_lengths"] as? [String: Any]) ?? [:]).isEmpty })
-        #expect(manifest["schema_version"] as? Int == 9)
+        #expect(manifest["schema_version"] as? Int == 10)
         // One wall where two rooms meet, each room graded, the schedules as tables.
         let metrics = try #require(manifest["metrics"] as? [String: Any])
         #expect((metrics["shared_walls"] as? [Any])?.count == 5 && (metrics["floor_levels"] as? [Any])?.count == 1)

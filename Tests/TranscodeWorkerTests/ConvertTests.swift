@@ -56,7 +56,8 @@ import TestSupport
         #expect(Self.roomPlanPairs.count >= 4)
         for pair in Self.roomPlanPairs {
             let r = try TranscodePipeline.run(try input(usd: pair.usdz, json: pair.json))
-            let thumbs = ["thumbs/hero.webp", "thumbs/card.webp"] + (0..<8).map { "thumbs/orbit-0\($0).webp" } + ["thumbs/plan.webp"]
+            let thumbs = ["thumbs/hero.webp", "thumbs/card.webp", "thumbs/card-small.webp"]
+                + (0..<8).map { "thumbs/orbit-0\($0).webp" } + ["thumbs/plan.webp"]
             #expect(r.files.map(\.path) == ["model.glb"] + thumbs + ["plan.svg", "plan.pdf", "plan.dxf", "layer_manifest.json"])
             let manifest = try #require(try JSONSerialization.jsonObject(with: Data(try file(r, "layer_manifest.json"))) as? [String: Any])
             let elements = try #require(manifest["elements"] as? [[String: Any]])
@@ -100,7 +101,7 @@ import TestSupport
         let r = try TranscodePipeline.run(try input(usd: pair.usdz, json: pair.json))
         let manifest = try #require(try JSONSerialization.jsonObject(with: Data(try file(r, "layer_manifest.json"))) as? [String: Any])
         let listed = try #require(manifest["thumbnails"] as? [[String: Any]])
-        #expect(listed.count == 11)
+        #expect(listed.count == 12)
         for t in listed {
             let path = try #require(t["path"] as? String)
             let bytes = try file(r, path)

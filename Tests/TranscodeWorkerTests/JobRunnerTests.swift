@@ -34,7 +34,7 @@ struct JobRunnerTests {
         #expect(row.int("manifest_schema_version") == ManifestBuilder.schemaVersion)
         #expect(row.int("output_revision") == 1)
         let thumbs = try JSONSerialization.jsonObject(with: Data((row["thumbnail_paths"] ?? "[]").utf8)) as? [[String: Any]] ?? []
-        #expect(thumbs.contains { $0["kind"] as? String == "hero" && ($0["width"] as? NSNumber)?.intValue == 1024 })
+        #expect(thumbs.contains { $0["kind"] as? String == "hero" && ($0["width"] as? NSNumber)?.intValue == 1320 })
         #expect(thumbs.allSatisfy { ($0["path"] as? String)?.hasPrefix(job.outputPrefix + "thumbs/") == true })
 
         // Every output is in storage under the attempt's prefix; the manifest was written last.

@@ -52,7 +52,21 @@ struct ModelSettingsTests {
         #expect(orbit.count == 8)
         #expect(orbit.allSatisfy { $0["width"] as? Int == 96 && $0["height"] as? Int == 72 })
         let hero = thumbnails.first { $0["kind"] as? String == "hero" }
-        #expect(hero?["width"] as? Int == 1024 && hero?["height"] as? Int == 768)
+        #expect(hero?["width"] as? Int == 1320 && hero?["height"] as? Int == 990)
+    }
+
+    /// `TRANSCODE_CARD_SIZE` reaches the job's child: the card and the hero have that size, the
+    /// small card half of it.
+    @Test func theCardSizeReachesTheCardsAndTheHero() throws {
+        let (_, manifest) = try run { c in c.cardSize = "120x90" }
+        let thumbnails = try #require(manifest["thumbnails"] as? [[String: Any]])
+        func size(_ kind: String) -> [Int?] {
+            let t = thumbnails.first { $0["kind"] as? String == kind }
+            return [t?["width"] as? Int, t?["height"] as? Int]
+        }
+        #expect(size("card") == [120, 90] && size("hero") == [120, 90] && size("card_small") == [60, 45])
+        let orbit = thumbnails.filter { $0["kind"] as? String == "orbit" }
+        #expect(orbit.count == 8 && orbit.allSatisfy { $0["width"] as? Int == 1320 })
     }
 
     @Test func unknownValuesAreRefusedNotDefaulted() throws {

@@ -41,11 +41,17 @@ import Thumbnailer
         let job = try JobExecCommand(["--out", "o", "--usd", "room.usdz", "--orbit-size", "512x384"])
         #expect(job.orbitSize == ThumbnailSize(width: 512, height: 384))
         #expect(try JobExecCommand(["--out", "o", "--usd", "room.usdz"]).orbitSize == nil)
+        let card = try JobExecCommand(["--out", "o", "--usd", "room.usdz", "--card-size", "600x450"])
+        #expect(card.cardSize == ThumbnailSize(width: 600, height: 450) && card.orbitSize == nil)
+        #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--usd", "r.usdz", "--card-size", "10"]) }
         #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--usd", "r.usdz", "--orbit-size", "5000x10"]) }
     }
 
     @Test func theWorkerSettingIsNormalisedOrRefused() throws {
-        #expect(WorkerConfig(environment: [:]).orbitSize == "768x576")
+        #expect(WorkerConfig(environment: [:]).orbitSize == "1320x990")
+        #expect(WorkerConfig(environment: [:]).cardSize == "1320x990")
+        #expect(WorkerConfig(environment: ["TRANSCODE_CARD_SIZE": "600"]).cardSize == "600x600")
+        #expect(throws: UsageError.self) { try WorkerConfig(environment: ["TRANSCODE_CARD_SIZE": "8x8"]).validate() }
         #expect(WorkerConfig(environment: ["TRANSCODE_ORBIT_SIZE": "512x384"]).orbitSize == "512x384")
         #expect(WorkerConfig(environment: ["TRANSCODE_ORBIT_SIZE": "600"]).orbitSize == "600x600")
         for bad in ["512x384x1", "512 x 384", "huge", "8x8"] {

@@ -29,8 +29,11 @@ public enum ArtifactStages {
     /// room, which is in the `plan` group). 2: adaptive supersampling. 3: one WebP segment at
     /// quality 75 by default, eight occlusion samples per pixel. 4: a magnified texture's
     /// variation no longer sends pixels to the full sample rate. 5: a home's views frame every room
-    /// with its walls cut low (a dollhouse), and each of its rooms gets a top-down card.
-    public static let render = 5
+    /// with its walls cut low (a dollhouse), and each of its rooms gets a top-down card. 6: the
+    /// card and the orbit frames at 1320 × 990 (the hero is the card), a small card, and views
+    /// over 1024 pixels a side drawn with 2 × 2 samples at edges and occlusion at a quarter of
+    /// their resolution.
+    public static let render = 6
     /// The floor plan: its geometry, the SVG, PDF and DXF writers and a room's plan thumbnail
     /// (`plan`). 2: labels kept from covering one another. 3: sheets turned square to the walls.
     /// 4: dimension texts kept off footprints, walls and windows where they can be. 5: vertical
@@ -102,7 +105,8 @@ struct ArtifactKeys: Equatable {
 
     static func describe(_ o: ThumbnailOptions?) -> String {
         guard let o else { return "none" }
-        let sizes = [o.sizes.hero, o.sizes.card, o.sizes.orbit, o.sizes.plan, o.sizes.roomCard].map { "\($0.width)x\($0.height)" }
+        let sizes = [o.sizes.hero, o.sizes.card, o.sizes.orbit, o.sizes.plan, o.sizes.roomCard, o.sizes.cardSmall]
+            .map { "\($0.width)x\($0.height)" }
         return [o.views.map(\.rawValue).sorted().joined(separator: ","), "\(o.webpQuality)", "\(o.supersampling)",
                 sizes.joined(separator: ","), "\(o.webpMethod)", "\(o.textureMemoryBudget)", "\(o.maxWorkingTextureSize)",
                 o.adaptiveSupersampling ? "adaptive" : "full-rate", "segments=\(o.webpSegments)"]

@@ -1,7 +1,7 @@
 /// What `Thumbnailer.render` produces and how.
 ///
 /// All sizes are in pixels. Values outside the supported ranges are clamped when rendering
-/// (supersampling to 1…4, image sides to 16…4096, WebP quality to 0…100, WebP method to 0…6,
+/// (supersampling to 0…4, image sides to 16…4096, WebP quality to 0…100, WebP method to 0…6,
 /// WebP segments to 1…4).
 public struct ThumbnailOptions: Sendable, Hashable {
     /// Views to render; default every kind. `.orbit` yields eight images, `.roomCard` one per room
@@ -10,7 +10,9 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// Lossy WebP quality, 0…100 (default 75: with one segment, the bytes and mean SSIM that
     /// quality 80 with libwebp's four segments gave on the corpus scans' views).
     public var webpQuality: Float
-    /// Supersampling factor per axis: 3 renders 3×3 samples per pixel, box-filtered (default 3).
+    /// Supersampling factor per axis: 3 renders 3×3 samples per pixel, box-filtered. 0 (the
+    /// default) chooses by the view's size: 3 up to `ThumbnailOptions.denseSide` pixels a side,
+    /// 2 above, where a pixel is small enough on the phone that 2×2 edges look as smooth.
     public var supersampling: Int
     /// Spend the full sample rate only on pixels near edges, silhouettes and colour changes
     /// (found from one sample per pixel); the others take their centre sample, which inside a
@@ -35,14 +37,21 @@ public struct ThumbnailOptions: Sendable, Hashable {
     /// Longest side a texture is resampled to before rendering (thumbnails never need more).
     public var maxWorkingTextureSize: Int
 
+    /// Views with a side longer than this many pixels are dense: drawn with 2×2 samples where
+    /// edges need them (unless `supersampling` says otherwise) and their occlusion computed at a
+    /// quarter of the resolution instead of half, so that both keep their size on the screen.
+    public static let denseSide = 1024
+
     /// Pixel size of each kind of view.
     public struct Sizes: Sendable, Hashable {
-        /// The 3/4 hero image (default 1024×768).
+        /// The 3/4 hero image (default 1320×990: the widest LiDAR iPhone's screen, 1:1).
         public var hero: ThumbnailSize
-        /// The card image, downsampled from a hero render at twice its size (default 512×384, at most
-        /// 2048 a side).
+        /// The feed card (default 1320×990, the hero's size, so the two are one image).
         public var card: ThumbnailSize
-        /// Each of the eight orbit frames (default 768×576).
+        /// The small card (default 660×495, half the card, downsampled from the card's pixels
+        /// when it is exactly half; otherwise rendered at its size).
+        public var cardSmall: ThumbnailSize
+        /// Each of the eight orbit frames (default 1320×990).
         public var orbit: ThumbnailSize
         /// The top-down plan (default 1024×1024).
         public var plan: ThumbnailSize
@@ -50,17 +59,27 @@ public struct ThumbnailOptions: Sendable, Hashable {
         public var roomCard: ThumbnailSize
 
         public init(
-            hero: ThumbnailSize = ThumbnailSize(width: 1024, height: 768),
-            card: ThumbnailSize = ThumbnailSize(width: 512, height: 384),
-            orbit: ThumbnailSize = ThumbnailSize(width: 768, height: 576),
+            hero: ThumbnailSize = ThumbnailSize(width: 1320, height: 990),
+            card: ThumbnailSize = ThumbnailSize(width: 1320, height: 990),
+            orbit: ThumbnailSize = ThumbnailSize(width: 1320, height: 990),
             plan: ThumbnailSize = ThumbnailSize(width: 1024, height: 1024),
-            roomCard: ThumbnailSize = ThumbnailSize(width: 256, height: 256)
+            roomCard: ThumbnailSize = ThumbnailSize(width: 256, height: 256),
+            cardSmall: ThumbnailSize = ThumbnailSize(width: 660, height: 495)
         ) {
             self.hero = hero
             self.card = card
+            self.cardSmall = cardSmall
             self.orbit = orbit
             self.plan = plan
             self.roomCard = roomCard
+        }
+
+        /// Sets the card (and the hero, which is the card's image) to `size`, and the small card to
+        /// half of it (at least 16 pixels a side): what `--card-size` and `TRANSCODE_CARD_SIZE` set.
+        public mutating func setCard(_ size: ThumbnailSize) {
+            hero = size
+            card = size
+            cardSmall = ThumbnailSize(width: max(size.width / 2, 16), height: max(size.height / 2, 16))
         }
 
         /// The size of one kind of view.
@@ -69,6 +88,7 @@ public struct ThumbnailOptions: Sendable, Hashable {
                 switch kind {
                 case .hero: return hero
                 case .card: return card
+                case .cardSmall: return cardSmall
                 case .orbit: return orbit
                 case .plan: return plan
                 case .roomCard: return roomCard
@@ -78,6 +98,7 @@ public struct ThumbnailOptions: Sendable, Hashable {
                 switch kind {
                 case .hero: hero = newValue
                 case .card: card = newValue
+                case .cardSmall: cardSmall = newValue
                 case .orbit: orbit = newValue
                 case .plan: plan = newValue
                 case .roomCard: roomCard = newValue
@@ -88,7 +109,7 @@ public struct ThumbnailOptions: Sendable, Hashable {
 
     public init(
         views: Set<ThumbnailView.Kind> = Set(ThumbnailView.Kind.allCases), webpQuality: Float = 75,
-        supersampling: Int = 3, sizes: Sizes = Sizes(), webpMethod: Int = 2,
+        supersampling: Int = 0, sizes: Sizes = Sizes(), webpMethod: Int = 2,
         textureMemoryBudget: Int = 256 << 20, maxWorkingTextureSize: Int = 2048, adaptiveSupersampling: Bool = true,
         webpSegments: Int = 1
     ) {
@@ -118,4 +139,7 @@ public struct ThumbnailSize: Sendable, Hashable {
     var clamped: ThumbnailSize {
         ThumbnailSize(width: min(max(width, 16), 4096), height: min(max(height, 16), 4096))
     }
+
+    /// Whether a view of this size is dense (`ThumbnailOptions.denseSide`).
+    var isDense: Bool { max(width, height) > ThumbnailOptions.denseSide }
 }

@@ -4,8 +4,12 @@ public struct ThumbnailView: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// A 3/4 perspective view from the most open side of the room (dollhouse cutaway).
         case hero
-        /// The hero view at card size, downsampled from the hero render.
+        /// The feed card: the hero view at the card size (the same image as the hero when the
+        /// two sizes are equal, as by default).
         case card
+        /// The card at half its size, for grids and notifications (`thumbs/card-small.webp`),
+        /// downsampled from the card's pixels.
+        case cardSmall = "card_small"
         /// Eight perspective frames every 45° around the room (`orbit-00` … `orbit-07`).
         case orbit
         /// The orthographic top-down floor plan.
@@ -16,7 +20,8 @@ public struct ThumbnailView: Sendable, Hashable {
     }
 
     public var kind: Kind
-    /// Output-relative path: `thumbs/hero.webp`, `thumbs/card.webp`, `thumbs/orbit-00.webp` …
+    /// Output-relative path: `thumbs/hero.webp`, `thumbs/card.webp`, `thumbs/card-small.webp`,
+    /// `thumbs/orbit-00.webp` …
     /// `thumbs/orbit-07.webp`, `thumbs/plan.webp`, `thumbs/room-01.webp` ….
     public var path: String
     /// The room a room card shows (`StructureRoom.name`); nil for the other kinds.

@@ -10,7 +10,7 @@ public enum Thumbnailer {
     /// - Parameters:
     ///   - layered: the room (or any model) to draw; not retained.
     ///   - options: views, sizes, supersampling and WebP settings.
-    /// - Returns: the images in the order hero, card, orbit-00 … orbit-07, plan, the room cards
+    /// - Returns: the images in the order hero, card, small card, orbit-00 … orbit-07, plan, the room cards
     ///   (those requested; room cards only for a home),
     ///   and warnings (textures that could not be used, invalid geometry, limits).
     /// - Throws: `ThumbnailerError` — `THUMB_EMPTY_SCENE` (nothing drawable),
@@ -27,7 +27,9 @@ public enum Thumbnailer {
         let context = try RenderContext(layered, options: options)
         var frames: [RenderedFrame] = []
         let views = options.views
-        if views.contains(.hero) || views.contains(.card) { frames += heroAndCard(context, options: options) }
+        if views.contains(.hero) || views.contains(.card) || views.contains(.cardSmall) {
+            frames += heroAndCard(context, options: options)
+        }
         if views.contains(.orbit) {
             let size = options.sizes.orbit.clamped
             let cameras = context.planner.orbitCameras(width: size.width, height: size.height)
@@ -57,6 +59,8 @@ public enum Thumbnailer {
         let quality = options.webpQuality, method = options.webpMethod, segments = options.webpSegments
         frames.withUnsafeBufferPointer { fs in
             Parallel.forEach(fs.count) { i in
+                // A frame that is another's image takes its bytes below.
+                guard fs[i].sameAs == nil else { return }
                 slots[i].bytes = WebPCodec.encode(
                     rgba: fs[i].rgba, width: fs[i].width, height: fs[i].height,
                     quality: quality, method: method, segments: segments)
@@ -64,7 +68,7 @@ public enum Thumbnailer {
         }
         var out: [ThumbnailView] = []
         for (i, f) in frames.enumerated() {
-            guard let bytes = slots[i].bytes else {
+            guard let bytes = slots[f.sameAs ?? i].bytes else {
                 throw ThumbnailerError(code: ThumbnailerError.webpFailed, message: "libwebp could not encode \(f.path)")
             }
             out.append(
@@ -75,39 +79,51 @@ public enum Thumbnailer {
         return (out, context.warnings)
     }
 
-    /// The hero and the card (rendered at twice its size and halved, from the hero's pixels when
-    /// the hero is exactly twice the card).
+    /// The hero, the card and the small card. The card is the hero's image when the two sizes are
+    /// equal (as by default; one render, one encoding); the small card is the card's pixels
+    /// halved when it is exactly half the card, otherwise each is rendered at its own size.
     private static func heroAndCard(_ context: RenderContext, options: ThumbnailOptions) -> [RenderedFrame] {
         var frames: [RenderedFrame] = []
         let views = options.views
-        let hero = options.sizes.hero.clamped
-        // The card is rendered at twice its size and halved, so at most 2048 pixels a side.
-        let card = ThumbnailSize(
-            width: min(options.sizes.card.clamped.width, 2048), height: min(options.sizes.card.clamped.height, 2048))
-        var heroRGBA: [UInt8]?
-        if views.contains(.hero) {
-            let cam = context.planner.heroCamera(width: hero.width, height: hero.height).camera
-            let out = context.renderScene(camera: cam, width: hero.width, height: hero.height, cutaway: true)
-            heroRGBA = out.rgba
-            frames.append(
-                RenderedFrame(
-                    kind: .hero, path: "thumbs/hero.webp", width: hero.width, height: hero.height, rgba: out.rgba,
-                    camera: cam))
+        let hero = options.sizes.hero.clamped, card = options.sizes.card.clamped
+        let small = options.sizes.cardSmall.clamped
+        func render(_ size: ThumbnailSize) -> (rgba: [UInt8], camera: ThumbnailCamera) {
+            let cam = context.planner.heroCamera(width: size.width, height: size.height).camera
+            return (context.renderScene(camera: cam, width: size.width, height: size.height, cutaway: true).rgba, cam)
         }
-        if views.contains(.card) {
-            let cam = context.planner.heroCamera(width: card.width, height: card.height).camera
-            let source: [UInt8]
-            if let h = heroRGBA, hero.width == card.width * 2, hero.height == card.height * 2 {
-                source = h
-            } else {
-                source =
-                    context.renderScene(camera: cam, width: card.width * 2, height: card.height * 2, cutaway: true).rgba
-            }
-            let small = FrameBuffer.downsample2x(source, width: card.width * 2, height: card.height * 2)
+        var heroImage: (rgba: [UInt8], camera: ThumbnailCamera)?
+        if views.contains(.hero) {
+            let image = render(hero)
+            heroImage = image
             frames.append(
                 RenderedFrame(
-                    kind: .card, path: "thumbs/card.webp", width: small.width, height: small.height, rgba: small.rgba,
-                    camera: cam))
+                    kind: .hero, path: "thumbs/hero.webp", width: hero.width, height: hero.height, rgba: image.rgba,
+                    camera: image.camera))
+        }
+        var cardImage: (rgba: [UInt8], camera: ThumbnailCamera)?
+        if views.contains(.card) || views.contains(.cardSmall) && small.width * 2 == card.width
+            && small.height * 2 == card.height
+        {
+            cardImage = heroImage != nil && hero == card ? heroImage : render(card)
+        }
+        if views.contains(.card), let image = cardImage {
+            frames.append(
+                RenderedFrame(
+                    kind: .card, path: "thumbs/card.webp", width: card.width, height: card.height, rgba: image.rgba,
+                    camera: image.camera, sameAs: hero == card ? frames.firstIndex { $0.kind == .hero } : nil))
+        }
+        if views.contains(.cardSmall) {
+            let image: (rgba: [UInt8], camera: ThumbnailCamera)
+            if let c = cardImage, small.width * 2 == card.width, small.height * 2 == card.height {
+                let cam = context.planner.heroCamera(width: small.width, height: small.height).camera
+                image = (FrameBuffer.downsample2x(c.rgba, width: card.width, height: card.height).rgba, cam)
+            } else {
+                image = render(small)
+            }
+            frames.append(
+                RenderedFrame(
+                    kind: .cardSmall, path: "thumbs/card-small.webp", width: small.width, height: small.height,
+                    rgba: image.rgba, camera: image.camera))
         }
         return frames
     }
@@ -137,7 +153,7 @@ public enum Thumbnailer {
     /// Renders one view to RGBA8 without encoding (for tests and utilities).
     ///
     /// - Parameters:
-    ///   - view: `.hero`, `.card` (rendered at card size without the 2× downsampling), `.orbit`
+    ///   - view: `.hero`, `.card`, `.cardSmall` (rendered at its size, not downsampled), `.orbit`
     ///     (frame `orbitIndex`, 0…7), `.plan` or `.roomCard` (the card of room `orbitIndex`).
     /// - Throws: `THUMB_EMPTY_SCENE` when nothing is drawable, `THUMB_INVALID_OPTIONS` for a
     ///   room card of a room that has none.
@@ -150,7 +166,7 @@ public enum Thumbnailer {
         let camera: ThumbnailCamera
         let out: ViewRenderer.Output
         switch view {
-        case .hero, .card:
+        case .hero, .card, .cardSmall:
             camera = context.planner.heroCamera(width: size.width, height: size.height).camera
             out = context.renderScene(camera: camera, width: size.width, height: size.height, cutaway: true)
         case .orbit:
@@ -226,4 +242,6 @@ struct RenderedFrame {
     var rgba: [UInt8]
     var camera: ThumbnailCamera
     var room: String? = nil
+    /// The index of an earlier frame with the same pixels, whose encoding this one shares.
+    var sameAs: Int? = nil
 }

@@ -48,7 +48,7 @@ struct PixelPass {
         pad = side + 32
         slope = .allocate(capacity: n)
         buffers = TileBuffers(maxCols: side, maxRows: side)
-        runs = SampleRuns(maxPixelRows: 1, maxPixelColumns: 1, maxRows: side)
+        runs = SampleRuns(maxPixelRows: side, maxPixelColumns: side, maxRows: side)
         planes = .allocate(capacity: 4 * n + 8)
         planes.initialize(repeating: 0, count: 4 * n + 8)
         func mask() -> UnsafeMutablePointer<UInt8> {
@@ -207,6 +207,9 @@ struct PixelPass {
     /// Triangles narrower than `thinPixels` (twice the area over the longest side) or smaller
     /// than `smallPixels` across can fall between pixel centres.
     static let thinPixels = 1.25
+    /// Triangles per pixel of a tile above which the tile skips the centre passes and is drawn at
+    /// the full rate (at an eighth, nearly every pixel is near a thin or small triangle).
+    static let denseTriangles: Float = 0.125
     static let smallPixels = 1.5
 
     /// Clears the thin-triangle mask for a grid of `cols` × `rows` pixels.
@@ -255,6 +258,32 @@ struct PixelPass {
             for x in 1..<(w - 1) where resolved[y * w + x] == 0 { return false }
         }
         return true
+    }
+
+    /// Sets `runs` to the centre samples of the tile's pixels that keep them (not `resolved`):
+    /// the only centre samples a second drawing of the centres needs, since the resolved pixels
+    /// take their full-rate samples. Returns whether there is any.
+    func buildUnresolvedRuns() -> Bool {
+        let w = buffers.cols, h = buffers.rows
+        var count = 0
+        for j in 0..<h {
+            runs.first[j] = Int32(count)
+            runs.pixelRow[j] = Int32(j)
+            guard j > 0 && j < h - 1 else { continue }
+            var i = 1
+            while i < w - 1 {
+                guard resolved[j * w + i] == 0 else {
+                    i += 1
+                    continue
+                }
+                let start = i
+                while i < w - 1 && resolved[j * w + i] == 0 { i += 1 }
+                runs.spans[count] = SIMD2(Int32(start), Int32(i - 1))
+                count += 1
+            }
+        }
+        runs.first[h] = Int32(count)
+        return count > 0
     }
 
     /// The sample runs of the `rasterized` pixels: pixel column i of the grid (tile column

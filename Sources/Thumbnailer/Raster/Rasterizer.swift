@@ -85,6 +85,23 @@ enum Rasterizer {
     @inline(__always)
     static func isTopLeft(dx: Int64, dy: Int64) -> Bool { dy < 0 || (dy == 0 && dx > 0) }
 
+    /// Whether any sample of `runs` lies in the bounding box of `t` on grid `g`: false means
+    /// drawing `t` over `runs` shades nothing, so its set-up can be skipped.
+    @inline(__always)
+    static func mayTouch(_ t: RasterTriangle, grid g: SampleGrid, runs: SampleRuns) -> Bool {
+        let minX = min(t.x0, t.x1, t.x2), maxX = max(t.x0, t.x1, t.x2)
+        let minY = min(t.y0, t.y1, t.y2), maxY = max(t.y0, t.y1, t.y2)
+        let cLo = max(ceilDiv64(minX - g.origin, g.step), Int64(g.c0)) - Int64(g.c0)
+        let cHi = min(floorDiv64(maxX - g.origin, g.step), Int64(g.c0 + g.cols - 1)) - Int64(g.c0)
+        let rLo = max(ceilDiv64(minY - g.origin, g.step), Int64(g.r0)) - Int64(g.r0)
+        let rHi = min(floorDiv64(maxY - g.origin, g.step), Int64(g.r0 + g.rows - 1)) - Int64(g.r0)
+        guard cLo <= cHi, rLo <= rHi else { return false }
+        for r in Int(rLo)...Int(rHi) {
+            if let b = runs.bounds(row: r), Int64(b.lo) <= cHi, Int64(b.hi) >= cLo { return true }
+        }
+        return false
+    }
+
     /// Shades the covered samples of `t` (only those in `runs` when given) through `shader`.
     @inline(__always)
     static func rasterize<S: SampleShader>(

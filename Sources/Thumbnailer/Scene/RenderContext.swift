@@ -141,7 +141,12 @@ struct RenderContext {
         return hidden
     }
 
-    var supersampling: Int { min(max(options.supersampling, 1), 4) }
+    /// Samples per pixel and axis for a view of `width × height`: the option, or by the view's
+    /// size when it is 0 (`ThumbnailOptions.supersampling`).
+    func supersampling(width: Int, height: Int) -> Int {
+        if options.supersampling > 0 { return min(options.supersampling, 4) }
+        return ThumbnailSize(width: width, height: height).isDense ? 2 : 3
+    }
 
     /// Renders a perspective (or orthographic mesh) view of the scene with the room styling;
     /// `flat` draws every surface in its base colour, one sample per pixel, no edges (masks);
@@ -154,7 +159,8 @@ struct RenderContext {
     {
         let cam = RenderCamera(camera, width: width, height: height, origin: scene.origin, sceneRadius: analysis.radius)
         var settings = RenderSettings()
-        settings.supersampling = supersampling
+        settings.supersampling = supersampling(width: width, height: height)
+        settings.occlusionFactor = ThumbnailSize(width: width, height: height).isDense ? 4 : 2
         settings.adaptive = options.adaptiveSupersampling
         settings.idEdges = analysis.roomLike
         settings.cullBackFaces = cullBackFaces

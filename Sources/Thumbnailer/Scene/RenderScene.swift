@@ -36,6 +36,9 @@ final class RenderScene: @unchecked Sendable {
     let indices: UnsafeMutablePointer<UInt32>
     let triMaterial: UnsafeMutablePointer<UInt32>
     let triInstance: UnsafeMutablePointer<UInt32>
+    /// Each triangle's unit normal from its positions (zero when degenerate): the same in every
+    /// view, so computed once per scene.
+    let faceNormals: UnsafeMutablePointer<SIMD3<Float>>
     let instances: [Instance]
     let materials: [ShadeMaterial]
     let sampler: TextureSampler
@@ -49,6 +52,7 @@ final class RenderScene: @unchecked Sendable {
         indices.deallocate()
         triMaterial.deallocate()
         triInstance.deallocate()
+        faceNormals.deallocate()
     }
 
     /// What to draw from a scene.
@@ -211,7 +215,24 @@ final class RenderScene: @unchecked Sendable {
         }
         self.instances = instances
         self.warnings = warnings
+        faceNormals = Self.faceNormals(positions: positions, indices: indices, triangles: totalT, vertices: totalV)
         bounds = relBounds.isEmpty ? relBounds : Bounds(min: relBounds.min + origin, max: relBounds.max + origin)
+    }
+
+    /// The unit normal of every triangle (zero for a degenerate one or one whose indices are out
+    /// of range).
+    private static func faceNormals(
+        positions: UnsafeMutablePointer<Float>, indices: UnsafeMutablePointer<UInt32>, triangles: Int, vertices: Int
+    ) -> UnsafeMutablePointer<SIMD3<Float>> {
+        let out = UnsafeMutablePointer<SIMD3<Float>>.allocate(capacity: max(triangles, 1))
+        out.initialize(repeating: .zero, count: max(triangles, 1))
+        for t in 0..<triangles {
+            let i0 = Int(indices[t * 3]), i1 = Int(indices[t * 3 + 1]), i2 = Int(indices[t * 3 + 2])
+            guard i0 < vertices, i1 < vertices, i2 < vertices else { continue }
+            let p0 = load3(positions, i0), p1 = load3(positions, i1), p2 = load3(positions, i2)
+            out[t] = (p1 - p0).cross(p2 - p0).normalizedOrZero
+        }
+        return out
     }
 
     /// Median centre and outlier distance of the drawn vertices (see the initialiser).

@@ -70,8 +70,7 @@ struct SurfaceShader: SampleShader {
         let inst = scene.instances[Int(scene.triInstance[s])]
         id = elementID
         let v0 = Int(scene.indices[s * 3]), v1 = Int(scene.indices[s * 3 + 1]), v2 = Int(scene.indices[s * 3 + 2])
-        let p0 = load3(scene.positions, v0), p1 = load3(scene.positions, v1), p2 = load3(scene.positions, v2)
-        faceNormal = (p1 - p0).cross(p2 - p0).normalizedOrZero
+        faceNormal = scene.faceNormals[s]
         normalSign = t.front ? 1 : -1
         if faceNormal == .zero { faceNormal = SIMD3(0, 1, 0) }
         @inline(__always) func mix3(

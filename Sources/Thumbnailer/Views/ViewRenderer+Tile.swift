@@ -23,7 +23,7 @@ extension ViewRenderer {
     /// the pass finds edges; otherwise every sample.
     static func renderTile(
         _ tile: Int, work: inout TileWork, scene: RenderScene, pv: ProjectedVertices, grid: TileGrid,
-        opaque: TileBins, transparent: TileBins, rig: LightRig, ao: HalfResolutionOcclusion?,
+        opaque: TileBins, transparent: TileBins, rig: LightRig, ao: CoarseOcclusion?,
         elementIDs: UnsafeBufferPointer<UInt16>, edges: EdgeFilter, drawEdges: Bool, background: SIMD3<Float>,
         frame: FrameBuffer, encode: UnsafePointer<UInt8>
     ) {
@@ -45,7 +45,13 @@ extension ViewRenderer {
             tile: tile, scene: scene, pv: pv, opaque: opaque, transparent: transparent, rig: rig,
             elementIDs: elementIDs, apron: a)
         var pixelMask: PixelPass?
-        if var pixels = work.pixels {
+        // A tile with more triangles than `PixelPass.denseTriangles` per pixel (a dense scan's
+        // mesh) would send nearly every pixel to the full rate, after two centre passes that
+        // only find that out: it is drawn at the full rate at once.
+        let triangles = opaque.start[tile + 1] - opaque.start[tile] + transparent.start[tile + 1]
+            - transparent.start[tile]
+        let dense = Float(triangles) > PixelPass.denseTriangles * Float((px1 - px0) * (py1 - py0))
+        if !dense, var pixels = work.pixels {
             // Centre samples of the tile and a one-pixel border: without occlusion to find the
             // edges, then (unless every pixel needs the full rate) with it for the others.
             let w = px1 - px0 + 2, h = py1 - py0 + 2
@@ -71,7 +77,8 @@ extension ViewRenderer {
                 if flat {
                     // Colour = ambient × occlusion + the rest: apply the occlusion now.
                     for i in 0..<(w * h) { b.color[i] += pixels.slope[i] * (b.ao[i] - 1) }
-                } else {
+                } else if !any || pixels.buildUnresolvedRuns() {
+                    // Drawn again with textures and occlusion: only the centres that are kept.
                     pixels.buffers.reset(cols: w, rows: h, background: background)
                     passes.draw(b, grid: centres, runs: pixels.runs, step: Int64(ss) * ProjectedVertices.one, edges: nil)
                 }
@@ -172,6 +179,8 @@ extension ViewRenderer {
             for e in opaque.start[tile]..<opaque.start[tile + 1] {
                 guard let t = RasterTriangle.make(opaque.ids[e], scene: scene, pv: pv, bins: opaque) else { continue }
                 thin?.markIfThin(t, grid: grid)
+                // Past the first pass (which reports what it drew), skip what the runs miss.
+                guard thin != nil || Rasterizer.mayTouch(t, grid: grid, runs: runs) else { continue }
                 shader.begin(t, elementID: elementIDs[Int(scene.triInstance[t.source])])
                 if shader.meanTexel != nil { drawn.meanTextures = true }
                 if shader.flat {
@@ -194,6 +203,7 @@ extension ViewRenderer {
                     continue
                 }
                 thin?.markIfThin(t, grid: grid)
+                guard thin != nil || Rasterizer.mayTouch(t, grid: grid, runs: runs) else { continue }
                 blend.begin(t, elementID: 0)
                 if blend.meanTexel != nil { drawn.meanTextures = true }
                 Rasterizer.rasterize(t, grid: grid, depth: buffers.depth, mode: .testOnly, shader: &blend, runs: runs)

@@ -15,6 +15,8 @@ struct RenderSettings: Sendable {
     /// Linear RGB of the background.
     var background = ColorSpace.linear(hex: Palette.background)
     var tilePixels = 32
+    /// Image pixels per occlusion pixel along each axis (2 or 4; the tile side is a multiple).
+    var occlusionFactor = 2
     /// World radius of the ambient occlusion; nil: a tenth of the scene radius.
     var aoRadius: Float?
     /// Diagnostics: output the occlusion factors as grey levels instead of the image.
@@ -52,17 +54,18 @@ enum ViewRenderer {
             scene: scene, projected: pv, camera: camera, grid: grid, sequence: transparentOrder,
             filter: .init(transparent: true, cullBackFaces: settings.cullBackFaces, hiddenInstance: hidden))
         let rig = settings.lit ? LightRig(camera: camera) : .unlit
+        let factor = settings.occlusionFactor == 4 && settings.tilePixels % 4 == 0 ? 4 : 2
         var ao: [Float] = []
         if settings.ambientOcclusion {
             ao = occlusion(
-                scene: scene, pv: pv, bins: opaque, grid: grid, camera: camera,
+                scene: scene, pv: pv, bins: opaque, grid: grid, camera: camera, factor: factor,
                 radius: settings.aoRadius ?? Float(max(sceneRadius, 1e-3) * 0.1))
         }
         if settings.showOcclusion && !ao.isEmpty {
             let w = camera.width, h = camera.height
             var rgba = [UInt8](repeating: 255, count: w * h * 4)
             ao.withUnsafeBufferPointer { half in
-                let up = HalfResolutionOcclusion(values: half.baseAddress!, width: w, height: h)
+                let up = CoarseOcclusion(values: half.baseAddress!, width: w, height: h, factor: factor)
                 for y in 0..<h {
                     for x in 0..<w {
                         let g = UInt8(max(0, min(255, up.at(x: x, y: y) * 255)))
@@ -99,8 +102,9 @@ enum ViewRenderer {
                         ) { work, tile in
                             let occlusion = aoBuf.isEmpty
                                 ? nil
-                                : HalfResolutionOcclusion(
-                                    values: aoBuf.baseAddress!, width: grid.width, height: grid.height)
+                                : CoarseOcclusion(
+                                    values: aoBuf.baseAddress!, width: grid.width, height: grid.height,
+                                    factor: factor)
                             renderTile(
                                 tile, work: &work, scene: scene, pv: pv, grid: grid, opaque: opaque,
                                 transparent: transparent, rig: rig, ao: occlusion, elementIDs: eids,
@@ -138,13 +142,15 @@ enum ViewRenderer {
         return keyed.map { $0.id }
     }
 
-    /// Depth and normals of the opaque surfaces at half resolution (one sample per 2×2 pixels) and
-    /// screen-space occlusion there (read per pixel through `HalfResolutionOcclusion`).
+    /// Depth and normals of the opaque surfaces at a coarse resolution (one sample per `factor` ×
+    /// `factor` pixels) and screen-space occlusion there (read per pixel through
+    /// `CoarseOcclusion`).
     private static func occlusion(
-        scene: RenderScene, pv: ProjectedVertices, bins: TileBins, grid: TileGrid, camera: RenderCamera, radius: Float
+        scene: RenderScene, pv: ProjectedVertices, bins: TileBins, grid: TileGrid, camera: RenderCamera, factor k: Int,
+        radius: Float
     ) -> [Float] {
         let w = grid.width, h = grid.height, ss = Int64(grid.supersampling)
-        let w2 = (w + 1) / 2, h2 = (h + 1) / 2
+        let w2 = (w + k - 1) / k, h2 = (h + k - 1) / k
         let depth = UnsafeMutablePointer<Float>.allocate(capacity: w2 * h2)
         defer { depth.deallocate() }
         let normals = UnsafeMutablePointer<SIMD3<Float>>.allocate(capacity: w2 * h2)
@@ -155,8 +161,8 @@ enum ViewRenderer {
             let tx = tile % grid.tilesX, ty = tile / grid.tilesX
             let px0 = tx * grid.tilePixels, py0 = ty * grid.tilePixels
             let px1 = min(px0 + grid.tilePixels, w), py1 = min(py0 + grid.tilePixels, h)
-            // tilePixels is even, so half-resolution tiles do not overlap.
-            let hx0 = px0 / 2, hy0 = py0 / 2, hx1 = (px1 + 1) / 2, hy1 = (py1 + 1) / 2
+            // tilePixels is a multiple of the factor, so coarse tiles do not overlap.
+            let hx0 = px0 / k, hy0 = py0 / k, hx1 = (px1 + k - 1) / k, hy1 = (py1 + k - 1) / k
             let cols = hx1 - hx0, rows = hy1 - hy0
             let d = UnsafeMutablePointer<Float>.allocate(capacity: cols * rows)
             let n = UnsafeMutablePointer<SIMD3<Float>>.allocate(capacity: cols * rows)
@@ -166,18 +172,14 @@ enum ViewRenderer {
             }
             d.initialize(repeating: -.infinity, count: cols * rows)
             n.initialize(repeating: SIMD3(0, 1, 0), count: cols * rows)
-            // Half-resolution pixel x is centred at full-resolution pixel coordinate 2x + 1.
+            // Coarse pixel x is centred at image pixel coordinate k·x + k/2.
             let g = SampleGrid(
-                origin: ss * ProjectedVertices.one, step: 2 * ss * ProjectedVertices.one, c0: hx0, r0: hy0,
-                cols: cols, rows: rows)
+                origin: Int64(k) * ss * ProjectedVertices.half, step: Int64(k) * ss * ProjectedVertices.one, c0: hx0,
+                r0: hy0, cols: cols, rows: rows)
             var shader = NormalShader(normals: n)
             for e in bins.start[tile]..<bins.start[tile + 1] {
                 guard let t = RasterTriangle.make(bins.ids[e], scene: scene, pv: pv, bins: bins) else { continue }
-                let s = t.source
-                let p0 = load3(scene.positions, Int(scene.indices[s * 3]))
-                let p1 = load3(scene.positions, Int(scene.indices[s * 3 + 1]))
-                let p2 = load3(scene.positions, Int(scene.indices[s * 3 + 2]))
-                var nn = (p1 - p0).cross(p2 - p0).normalizedOrZero
+                var nn = scene.faceNormals[t.source]
                 if !t.front { nn = -nn }
                 shader.n = nn
                 Rasterizer.rasterize(t, grid: g, depth: d, mode: .testAndWrite, shader: &shader)
@@ -191,65 +193,6 @@ enum ViewRenderer {
         }
         return AmbientOcclusion.compute(
             depth: depth, normals: normals, width: w2, height: h2, camera: camera,
-            radius: radius, pixelScale: 2)
-    }
-}
-
-/// Occlusion factors computed at half resolution (one per 2×2 pixels), read back per pixel with
-/// bilinear interpolation: full-resolution pixel x sits at half-resolution coordinate x/2 − 1/4.
-struct HalfResolutionOcclusion {
-    let values: UnsafePointer<Float>
-    /// Full-resolution image size.
-    let width: Int
-    let height: Int
-    var halfWidth: Int { (width + 1) / 2 }
-    var halfHeight: Int { (height + 1) / 2 }
-
-    @inline(__always)
-    func at(x: Int, y: Int) -> Float {
-        let w2 = halfWidth, h2 = halfHeight, src = values
-        let fy = max(Float(y) * 0.5 - 0.25, 0)
-        let y0 = min(Int(fy), h2 - 1), y1 = min(y0 + 1, h2 - 1)
-        let ty = fy - Float(y0)
-        let fx = max(Float(x) * 0.5 - 0.25, 0)
-        let x0 = min(Int(fx), w2 - 1), x1 = min(x0 + 1, w2 - 1)
-        let tx = fx - Float(x0)
-        let top = src[y0 * w2 + x0] + (src[y0 * w2 + x1] - src[y0 * w2 + x0]) * tx
-        let bottom = src[y1 * w2 + x0] + (src[y1 * w2 + x1] - src[y1 * w2 + x0]) * tx
-        return top + (bottom - top) * ty
-    }
-
-    /// `at(x:y:)` of the pixels x0 ..< x0 + width, y0 ..< y0 + height (coordinates clamped to
-    /// the image), row by row into `out`; `scratch` holds 3 × width floats.
-    func fill(
-        _ out: UnsafeMutablePointer<Float>, x0: Int, y0: Int, width w: Int, height h: Int,
-        scratch: UnsafeMutablePointer<Float>
-    ) {
-        let w2 = halfWidth, h2 = halfHeight, src = values
-        // Per column: the two half-resolution columns and the weight, as `at` computes them.
-        let c0 = UnsafeMutableRawPointer(scratch).bindMemory(to: Int32.self, capacity: 2 * w)
-        let c1 = c0 + w
-        let tx = scratch + 2 * w
-        for i in 0..<w {
-            let x = min(max(x0 + i, 0), width - 1)
-            let fx = max(Float(x) * 0.5 - 0.25, 0)
-            let a = min(Int(fx), w2 - 1)
-            c0[i] = Int32(a)
-            c1[i] = Int32(min(a + 1, w2 - 1))
-            tx[i] = fx - Float(a)
-        }
-        for j in 0..<h {
-            let y = min(max(y0 + j, 0), height - 1)
-            let fy = max(Float(y) * 0.5 - 0.25, 0)
-            let ya = min(Int(fy), h2 - 1), yb = min(ya + 1, h2 - 1)
-            let ty = fy - Float(ya)
-            let ra = src + ya * w2, rb = src + yb * w2, dst = out + j * w
-            for i in 0..<w {
-                let a = Int(c0[i]), b = Int(c1[i]), t = tx[i]
-                let top = ra[a] + (ra[b] - ra[a]) * t
-                let bottom = rb[a] + (rb[b] - rb[a]) * t
-                dst[i] = top + (bottom - top) * ty
-            }
-        }
+            radius: radius, pixelScale: Float(k))
     }
 }

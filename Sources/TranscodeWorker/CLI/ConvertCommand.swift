@@ -14,7 +14,7 @@ import SourceFiles
 struct ConvertCommand {
     static let help = """
         USAGE: transcode-worker convert INPUT… [--roomplan ROOM.json]… --out DIR [--redacted-textures DIR]
-                                        [--no-thumbnails] [--views LIST] [--thumb-size SIZE] [--orbit-size SIZE]
+                                        [--no-thumbnails] [--views LIST] [--thumb-size SIZE] [--orbit-size SIZE] [--card-size SIZE]
                                         [--webp-quality Q]
                                         [--glb-compression meshopt|none] [--texture-format webp|original]
                                         [--max-texture-size N] [--materials palette|source]
@@ -23,8 +23,9 @@ struct ConvertCommand {
 
         Converts a room scan into a layered glTF binary and its manifest, written atomically into DIR:
           DIR/model.glb             one glTF 2.0 binary: a node per layer, a child node per element
-          DIR/thumbs/*.webp         hero.webp (1024×768), card.webp (512×384), orbit-00 … orbit-07.webp
-                                    (768×576, every 45°), plan.webp (1024×1024, the floor plan below)
+          DIR/thumbs/*.webp         card.webp and hero.webp (1320×990, one image), card-small.webp
+                                    (660×495), orbit-00 … orbit-07.webp (1320×990, every 45°),
+                                    plan.webp (1024×1024, the floor plan below)
           DIR/plan.svg, plan.pdf    rooms only: the dimensioned, labelled floor plan, one sheet or page
                                     per story (SVG with real text; PDF through cairo)
           DIR/plan.dxf              rooms only: the plan for CAD (AutoCAD 2000, metres, a layer per
@@ -54,13 +55,14 @@ struct ConvertCommand {
                                     <path> (or the one texture with the same file name) before anything
                                     is written; the manifest lists every substitution.
           --no-thumbnails           Write no thumbnails.
-          --views LIST              Comma-separated subset of hero,card,orbit,plan,room_card
+          --views LIST              Comma-separated subset of hero,card,card_small,orbit,plan,room_card
                                     (default: all; room_card: one per room of a home).
           --thumb-size SIZE         Render every selected view at SIZE: N (square) or WxH, 16…4096
                                     (default: the sizes listed above).
           --orbit-size SIZE         Render the orbit frames at SIZE (N or WxH, 16…4096), whatever
-                                    --thumb-size says (the worker's TRANSCODE_ORBIT_SIZE). 512x384
-                                    takes about a third less CPU for the eleven views than 768x576.
+                                    --thumb-size says (the worker's TRANSCODE_ORBIT_SIZE).
+          --card-size SIZE          Render the card and the hero at SIZE and the small card at half
+                                    of it, whatever --thumb-size says (TRANSCODE_CARD_SIZE).
           --webp-quality Q          WebP quality 0…100 (default 75, with one quantiser segment).
           --glb-compression MODE    meshopt (default): EXT_meshopt_compression with KHR_mesh_quantization,
                                     positions within 1 mm, 8-bit normals; loaders need a meshopt decoder
@@ -109,7 +111,7 @@ struct ConvertCommand {
     var plan: PlanOptions? = PlanOptions()
 
     init(_ args: [String]) throws {
-        var orbitSize: ThumbnailSize?
+        var orbitSize: ThumbnailSize?, cardSize: ThumbnailSize?
         var it = args.makeIterator()
         func value(_ flag: String) throws -> String {
             guard let v = it.next(), !v.hasPrefix("--") else { throw UsageError("\(flag) needs a value") }
@@ -128,17 +130,19 @@ struct ConvertCommand {
                 var kinds: Set<ThumbnailView.Kind> = []
                 for name in try value(a).split(separator: ",") {
                     guard let k = ThumbnailView.Kind(rawValue: String(name)) else {
-                        throw UsageError("unknown view '\(name)' (hero, card, orbit, plan, room_card)")
+                        throw UsageError("unknown view '\(name)' (hero, card, card_small, orbit, plan, room_card)")
                     }
                     kinds.insert(k)
                 }
                 thumbnails?.views = kinds
-            case "--thumb-size", "--orbit-size":
+            case "--thumb-size", "--orbit-size", "--card-size":
                 guard let size = SizeText.parse(try value(a)) else {
                     throw UsageError("\(a) needs N or WxH between 16 and 4096")
                 }
                 if a == "--orbit-size" {
                     orbitSize = ThumbnailSize(width: size.width, height: size.height)
+                } else if a == "--card-size" {
+                    cardSize = ThumbnailSize(width: size.width, height: size.height)
                 } else {
                     for kind in ThumbnailView.Kind.allCases {
                         thumbnails?.sizes[kind] = ThumbnailSize(width: size.width, height: size.height)
@@ -179,6 +183,7 @@ struct ConvertCommand {
             }
         }
         if let orbitSize { thumbnails?.sizes.orbit = orbitSize }
+        if let cardSize { thumbnails?.sizes.setCard(cardSize) }
         if input.isEmpty { throw UsageError("convert needs an INPUT file") }
         if out.isEmpty { throw UsageError("convert needs --out DIR") }
         try Self.checkRoomInputs(inputs: [input] + moreInputs, roomPlans: roomPlans)

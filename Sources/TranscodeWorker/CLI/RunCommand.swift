@@ -53,8 +53,9 @@ struct RunCommand {
           --child-cpu-seconds N             TRANSCODE_CHILD_CPU_SECONDS (1800).
           --glb-compression meshopt|none    TRANSCODE_GLB_COMPRESSION (meshopt): the models' geometry compression.
           --texture-format webp|original    TRANSCODE_TEXTURE_FORMAT (webp): how model textures are embedded.
-          --orbit-size WxH                  TRANSCODE_ORBIT_SIZE (768x576): the orbit frames' size;
-                                            512x384 takes about a third less thumbnail CPU.
+          --orbit-size WxH                  TRANSCODE_ORBIT_SIZE (1320x990): the orbit frames' size.
+          --card-size WxH                   TRANSCODE_CARD_SIZE (1320x990): the card's and the hero's
+                                            size; the small card is half of it.
           --plan-units metric|imperial      TRANSCODE_PLAN_UNITS (metric): the plan's labels when the
                                             version's plan_units is NULL.
           --plan-locale en|zh-Hans          TRANSCODE_PLAN_LOCALE (en): the plan's words when the

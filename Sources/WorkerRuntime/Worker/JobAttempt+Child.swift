@@ -15,7 +15,7 @@ extension JobAttempt {
                     "--memory-mb", String(config.childMemoryMB), "--cpu-seconds", String(config.childCPUSeconds),
                     "--parent-pid", String(getpid()),
                     "--glb-compression", config.glbCompression, "--texture-format", config.textureFormat,
-                    "--orbit-size", config.orbitSize,
+                    "--orbit-size", config.orbitSize, "--card-size", config.cardSize,
                     "--units", Self.planOption(job.planUnits, WorkerConfig.planUnitValues, default: config.planUnits),
                     "--locale", Self.planOption(job.planLocale, WorkerConfig.planLocaleValues, default: config.planLocale)]
         for usd in (inputs.usd.map { [$0] } ?? []) + inputs.moreUSD { args += ["--usd", usd] }

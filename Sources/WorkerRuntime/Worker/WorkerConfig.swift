@@ -60,8 +60,12 @@ public struct WorkerConfig: Sendable {
     /// `TRANSCODE_TEXTURE_FORMAT`: `webp` (default) or `original`, how model textures are embedded.
     public var textureFormat: String = "webp"
     /// `TRANSCODE_ORBIT_SIZE`: the eight orbit frames' size in pixels, `WxH` or `N`, 16…4096 a side
-    /// (default `768x576`); smaller frames take less CPU per job (see the README's capacity notes).
-    public var orbitSize: String = "768x576"
+    /// (default `1320x990`, the widest LiDAR iPhone's screen at 1:1); smaller frames take less CPU
+    /// per job (docs/benchmarks.md).
+    public var orbitSize: String = "1320x990"
+    /// `TRANSCODE_CARD_SIZE`: the feed card's (and the hero's) size in pixels, `WxH` or `N`, 16…4096
+    /// a side (default `1320x990`); the small card is half of it.
+    public var cardSize: String = "1320x990"
     /// `TRANSCODE_JOB_REPORT`: `on` (default) or `off`, whether each job also stores the conversion
     /// report (`report.html`, the page `convert --report` writes) beside its outputs, for the
     /// operator console.
@@ -187,7 +191,7 @@ public struct WorkerConfig: Sendable {
         ("TRANSCODE_CHILD_GID", "child-gid"),
         ("TRANSCODE_GLB_COMPRESSION", "glb-compression"),
         ("TRANSCODE_TEXTURE_FORMAT", "texture-format"),
-        ("TRANSCODE_ORBIT_SIZE", "orbit-size"),
+        ("TRANSCODE_ORBIT_SIZE", "orbit-size"), ("TRANSCODE_CARD_SIZE", "card-size"),
         ("TRANSCODE_JOB_REPORT", "job-report"),
         ("TRANSCODE_INCREMENTAL_REPROCESS", "incremental-reprocess"),
         ("TRANSCODE_BATCH_SLOTS", "batch-slots"),
@@ -294,11 +298,11 @@ public struct WorkerConfig: Sendable {
         case "texture-format":
             guard value == "webp" || value == "original" else { throw UsageError("\(name) needs webp or original, got '\(Self.shown(value))'") }
             textureFormat = value
-        case "orbit-size":
+        case "orbit-size", "card-size":
             guard let size = SizeText.parse(value) else {
                 throw UsageError("\(name) needs WxH or N, 16 to 4096 pixels a side, got '\(Self.shown(value))'")
             }
-            orbitSize = "\(size.width)x\(size.height)"
+            if key == "orbit-size" { orbitSize = "\(size.width)x\(size.height)" } else { cardSize = "\(size.width)x\(size.height)" }
         case "job-report", "incremental-reprocess":
             guard value == "on" || value == "off" else { throw UsageError("\(name) needs on or off, got '\(Self.shown(value))'") }
             if key == "job-report" { jobReport = value == "on" } else { incrementalReprocess = value == "on" }
