@@ -210,7 +210,7 @@ public struct JobExecCommand {
     public func run() -> Int32 {
         if let parentPid { Self.watchParent(parentPid) }
         if let problem = applyLimits() {
-            Self.emit(.error(code: "CHILD_SETUP_FAILED", message: problem, phase: "reading", retryable: true))
+            Self.emit(.error(code: "CHILD_SETUP_FAILED", message: problem, phase: .reading, retryable: true))
             return ExitStatus.internalError
         }
 
@@ -241,10 +241,10 @@ public struct JobExecCommand {
             if let previous { input.previous = try Self.readPrevious(previous, maxBytes: limits.maxInputBytes) }
         } catch let f as FileReader.Failure {
             let tooLarge = f.code == "IO_TOO_LARGE"
-            Self.emit(.error(code: f.code, message: f.message, phase: "reading", retryable: !tooLarge))
+            Self.emit(.error(code: f.code, message: f.message, phase: .reading, retryable: !tooLarge))
             return tooLarge ? ExitStatus.invalidInput : ExitStatus.internalError
         } catch {
-            Self.emit(.error(code: "IO_READ_FAILED", message: "\(error)", phase: "reading", retryable: true))
+            Self.emit(.error(code: "IO_READ_FAILED", message: "\(error)", phase: .reading, retryable: true))
             return ExitStatus.internalError
         }
 
@@ -252,7 +252,7 @@ public struct JobExecCommand {
         do {
             result = try TranscodePipeline.run(input, progress: { Self.emit(.phase($0)) })
             if writeReport {
-                Self.emit(.phase("report"))
+                Self.emit(.phase(.report))
                 try ReportBuilder.add(to: &result)
             }
         } catch {
@@ -268,7 +268,7 @@ public struct JobExecCommand {
         } catch {
             // The worker puts the code in front of the message: send the message alone.
             let message = (error as? FileReader.Failure)?.message ?? "\(error)"
-            Self.emit(.error(code: "IO_WRITE_FAILED", message: message, phase: "manifest", retryable: true))
+            Self.emit(.error(code: "IO_WRITE_FAILED", message: message, phase: .manifest, retryable: true))
             return ExitStatus.internalError
         }
         let files = result.files.map { f in

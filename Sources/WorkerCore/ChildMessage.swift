@@ -29,19 +29,18 @@ public enum ChildMessage: Sendable, Equatable {
         }
     }
 
-    /// A pipeline phase started (`parsing`, `layering`, `writing`, `plan`, `preview`, `manifest`,
-    /// `report`).
-    case phase(String)
+    /// A pipeline phase started.
+    case phase(JobPhase)
     /// Every output is written; `files` in write order (the manifest last).
     case done(files: [File], summary: JSONValue)
     /// The conversion failed with a pipeline error code.
-    case error(code: String, message: String, phase: String, retryable: Bool)
+    case error(code: String, message: String, phase: JobPhase, retryable: Bool)
 
     /// The message as one line of JSON (no newline).
     public var line: String {
         switch self {
         case .phase(let p):
-            return JSONValue.object(["event": .string("phase"), "phase": .string(p)]).serialized()
+            return JSONValue.object(["event": .string("phase"), "phase": .string(p.rawValue)]).serialized()
         case .done(let files, let summary):
             let list = files.map { f in
                 JSONValue.object(["path": .string(f.path), "bytes": .int(Int64(f.bytes)), "sha256": .string(f.sha256)])
@@ -49,7 +48,7 @@ public enum ChildMessage: Sendable, Equatable {
             return JSONValue.object(["event": .string("done"), "files": .array(list), "summary": summary]).serialized()
         case .error(let code, let message, let phase, let retryable):
             return JSONValue.object(["event": .string("error"), "code": .string(code), "message": .string(message),
-                                     "phase": .string(phase), "retryable": .bool(retryable)]).serialized()
+                                     "phase": .string(phase.rawValue), "retryable": .bool(retryable)]).serialized()
         }
     }
 
@@ -60,7 +59,7 @@ public enum ChildMessage: Sendable, Equatable {
               let event = obj.member("event")?.stringValue else { return nil }
         switch event {
         case "phase":
-            guard let p = obj.member("phase")?.stringValue else { return nil }
+            guard let name = obj.member("phase")?.stringValue, let p = JobPhase(rawValue: name) else { return nil }
             self = .phase(p)
         case "done":
             guard let list = obj.member("files")?.arrayValue else { return nil }
@@ -74,7 +73,7 @@ public enum ChildMessage: Sendable, Equatable {
         case "error":
             guard let code = obj.member("code")?.stringValue else { return nil }
             self = .error(code: code, message: obj.member("message")?.stringValue ?? "",
-                          phase: obj.member("phase")?.stringValue ?? "",
+                          phase: obj.member("phase")?.stringValue.flatMap(JobPhase.init(rawValue:)) ?? .parsing,
                           retryable: obj.member("retryable")?.boolValue ?? false)
         default:
             return nil

@@ -189,7 +189,7 @@ import TestSupport
             guard let e = $0 as? PipelineError else { return false }
             return e.code == "REDACTION_INVALID" && !e.isRetryable && e.message.contains("matches no texture")
         }
-        let failure = FailureReason.pipeline(code: "REDACTION_INVALID", message: "x", phase: "parsing", retryable: false)
+        let failure = FailureReason.pipeline(code: "REDACTION_INVALID", message: "x", phase: .parsing, retryable: false)
         #expect(failure.reason == "REDACTION_INVALID" && !failure.isRetryable && failure.isInputError)
         // By file name, an offer that two entries share is ambiguous; one that an exact path
         // already replaces is too.
@@ -210,7 +210,7 @@ import TestSupport
         badJSON.roomPlanJSON = ("room.json", Array("{\"walls\": [".utf8))
         #expect { try TranscodePipeline.run(badJSON) } throws: {
             guard let e = $0 as? PipelineError else { return false }
-            return e.code.hasPrefix("ROOMPLAN_JSON") && e.phase == "layering" && !e.isRetryable
+            return e.code.hasPrefix("ROOMPLAN_JSON") && e.phase == .layering && !e.isRetryable
         }
         #expect { try TranscodePipeline.run(PipelineInput()) } throws: { ($0 as? PipelineError)?.code == "INPUT_MISSING" }
     }

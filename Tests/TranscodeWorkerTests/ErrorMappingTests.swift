@@ -6,7 +6,7 @@ import USDParse
 
 @testable import TranscodeWorker
 @testable import WorkerRuntime
-@testable import WorkerRuntime
+import WorkerCore
 @testable import JobPipeline
 
 /// Each module's error type becomes its own stable code in one place (`PipelineError.wrap`), and
@@ -21,7 +21,7 @@ import USDParse
         ]
         for (error, code) in cases {
             #expect(error.code == code && !error.isRetryable)
-            let wrapped = PipelineError.wrap(error, phase: "manifest")
+            let wrapped = PipelineError.wrap(error, phase: .manifest)
             #expect(wrapped.code == code, "\(error) became \(wrapped.code)")
             #expect(wrapped.isInputError && !wrapped.isRetryable)
             #expect(wrapped.message == error.description)
@@ -33,27 +33,33 @@ import USDParse
     }
 
     @Test func everyModuleErrorKeepsItsCode() {
-        let usd = PipelineError.wrap(USDParseError(.truncated, "short read"), phase: "parsing")
+        let usd = PipelineError.wrap(USDParseError(.truncated, "short read"), phase: .parsing)
         #expect(usd.code == "USD_TRUNCATED")
         let layering = PipelineError.wrap(LayeringError(code: LayeringError.jsonInvalid, message: "x", jsonPath: "walls[0]"),
-                                          phase: "layering")
+                                          phase: .layering)
         #expect(layering.code == "ROOMPLAN_JSON_INVALID" && layering.context["json_path"] == "walls[0]")
-        let glb = PipelineError.wrap(GLBWriterError(code: "GLB_TOO_LARGE", message: "x"), phase: "writing")
+        let glb = PipelineError.wrap(GLBWriterError(code: "GLB_TOO_LARGE", message: "x"), phase: .writing)
         #expect(glb.code == "GLB_TOO_LARGE")
-        #expect(FailureReason.pipeline(code: glb.code, message: "x", phase: "writing", retryable: false).reason == FailureReason.layeringFailed)
+        #expect(FailureReason.pipeline(code: glb.code, message: "x", phase: .writing, retryable: false).reason == FailureReason.layeringFailed)
         struct Unknown: Error {}
-        let other = PipelineError.wrap(Unknown(), phase: "writing")
+        let other = PipelineError.wrap(Unknown(), phase: .writing)
         #expect(other.code == "INTERNAL_ERROR" && !other.isInputError)
     }
 
     @Test func stepsAreTheContractsNamesAndPipelinePhasesFoldOntoThem() {
         #expect(JobStep.allCases.map(\.rawValue)
                 == ["downloading", "parsing", "layering", "preview", "uploading_outputs", "completing", "rescue"])
-        let folded: [(String, JobStep)] = [("reading", .parsing), ("parsing", .parsing), ("layering", .layering), ("writing", .layering),
-                                           ("preview", .preview), ("manifest", .preview), ("report", .preview),
-                                           ("uploading_outputs", .uploadingOutputs), ("something else", .parsing)]
-        for (phase, step) in folded { #expect(JobStep(pipelinePhase: phase) == step, "\(phase)") }
-        let f = FailureReason.pipeline(code: "THUMB_WEBP_FAILED", message: "x", phase: "manifest", retryable: false)
+        let folded: [(JobPhase, JobStep)] = [(.reading, .parsing), (.parsing, .parsing), (.layering, .layering),
+                                             (.writing, .layering), (.plan, .preview), (.preview, .preview),
+                                             (.manifest, .preview), (.report, .preview)]
+        #expect(folded.map(\.0) == JobPhase.allCases)
+        for (phase, step) in folded {
+            #expect(JobStep(phase) == step, "\(phase)")
+            #expect(JobStep(phaseName: phase.rawValue) == step)
+        }
+        // A name the child's summary should not carry (a broken child) counts as parsing.
+        #expect(JobStep(phaseName: "uploading_outputs") == .parsing && JobStep(phaseName: "something else") == .parsing)
+        let f = FailureReason.pipeline(code: "THUMB_WEBP_FAILED", message: "x", phase: .manifest, retryable: false)
         #expect(f.step == .preview && f.phase == "preview")
     }
 }

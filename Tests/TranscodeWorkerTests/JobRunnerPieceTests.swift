@@ -99,12 +99,18 @@ struct JobRunnerPieceTests {
 
     @Test func childMessagesRoundTrip() {
         let messages: [ChildMessage] = [
-            .phase("parsing"),
+            .phase(.parsing),
             .done(files: [.init(path: "model.glb", bytes: 12, sha256: "ab")], summary: .object(["phase_ms": .object(["parsing": .double(1.5)])])),
-            .error(code: "USD_TRUNCATED", message: "short \"read\"", phase: "parsing", retryable: false),
-        ]
+            .error(code: "USD_TRUNCATED", message: "short \"read\"", phase: .parsing, retryable: false),
+        ] + JobPhase.allCases.map { ChildMessage.phase($0) }
         for m in messages { #expect(ChildMessage(line: m.line) == m) }
         #expect(ChildMessage(line: "not json") == nil)
+        // The phases' names are the protocol's: a phase line naming no phase is not a message; an
+        // error line without a known phase is kept, counted in parsing.
+        #expect(ChildMessage.phase(.plan).line == "{\"event\":\"phase\",\"phase\":\"plan\"}")
+        #expect(ChildMessage(line: "{\"event\":\"phase\",\"phase\":\"downloading\"}") == nil)
+        #expect(ChildMessage(line: "{\"event\":\"error\",\"code\":\"X\",\"phase\":\"elsewhere\"}")
+                == .error(code: "X", message: "", phase: .parsing, retryable: false))
     }
 
     /// The child may be compromised: its lines are read under `JSONReader.Limits.smallDocument`,
@@ -122,7 +128,7 @@ struct JobRunnerPieceTests {
         }
         // Whole numbers in any spelling are integers; a repeated key reads as its last value.
         let line = "{\"event\":\"error\",\"event\":\"phase\",\"phase\":\"layering\",\"n\":3e0}"
-        #expect(ChildMessage(line: line) == .phase("layering"))
+        #expect(ChildMessage(line: line) == .phase(.layering))
         let summary = "{\"event\":\"done\",\"files\":[{\"path\":\"a\",\"bytes\":1.2e3,\"sha256\":\"ab\"}],"
             + "\"summary\":{\"i\":7,\"w\":2.0,\"d\":0.25,\"big\":1e300,\"huge\":1e400,\"b\":false,\"s\":\"x\",\"z\":null}}"
         #expect(ChildMessage(line: summary) == .done(
@@ -161,21 +167,21 @@ struct JobRunnerPieceTests {
     }
 
     @Test func failuresAreClassifiedIntoContractReasons() {
-        let cases: [(String, String, String)] = [
-            ("USD_TRUNCATED", "parsing", "USDZ_PARSE_ERROR"),
-            ("ROOMPLAN_JSON_INVALID", "layering", "ROOMPLAN_JSON_INVALID"),
-            ("THUMB_WEBP_FAILED", "preview", "PREVIEW_FAILED"),
-            ("GLB_TOO_LARGE", "writing", "LAYERING_FAILED"),
-            ("IO_TOO_LARGE", "reading", "FILE_TOO_LARGE"),
-            ("IO_READ_FAILED", "reading", "INTERNAL"),
+        let cases: [(String, JobPhase, String)] = [
+            ("USD_TRUNCATED", .parsing, "USDZ_PARSE_ERROR"),
+            ("ROOMPLAN_JSON_INVALID", .layering, "ROOMPLAN_JSON_INVALID"),
+            ("THUMB_WEBP_FAILED", .preview, "PREVIEW_FAILED"),
+            ("GLB_TOO_LARGE", .writing, "LAYERING_FAILED"),
+            ("IO_TOO_LARGE", .reading, "FILE_TOO_LARGE"),
+            ("IO_READ_FAILED", .reading, "INTERNAL"),
         ]
         for (code, phase, reason) in cases {
             let f = FailureReason.pipeline(code: code, message: "m", phase: phase, retryable: false)
             #expect(f.reason == reason, "\(code)")
             #expect(f.message == "\(code): m")
         }
-        #expect(FailureReason.pipeline(code: "GLB_TOO_LARGE", message: "m", phase: "writing", retryable: false).phase == "layering")
-        #expect(FailureReason.pipeline(code: "IO_READ_FAILED", message: "m", phase: "reading", retryable: false).isRetryable)
+        #expect(FailureReason.pipeline(code: "GLB_TOO_LARGE", message: "m", phase: .writing, retryable: false).phase == "layering")
+        #expect(FailureReason.pipeline(code: "IO_READ_FAILED", message: "m", phase: .reading, retryable: false).isRetryable)
         #expect(FailureReason.download(StorageError(code: StorageError.notFound, message: "x"), what: "s").reason == "SOURCE_NOT_FOUND")
         #expect(FailureReason.download(StorageError(code: StorageError.tooLarge, message: "x"), what: "s").reason == "FILE_TOO_LARGE")
         let unavailable = FailureReason.download(StorageError(code: StorageError.unavailable, message: "x"), what: "s")

@@ -30,7 +30,7 @@ public enum RoomInputs {
         do {
             return .success((names.joined(separator: "+"), try RoomSetMerger.merge(docs)))
         } catch let e as LayeringError {
-            return .failure(PipelineError(code: e.code, message: e.message, phase: "reading",
+            return .failure(PipelineError(code: e.code, message: e.message, phase: .reading,
                                           context: e.jsonPath.map { ["json_path": $0] } ?? [:]))
         }
     }

@@ -2,19 +2,20 @@ import GLBWriter
 import Layering
 import Manifest
 import USDParse
+import WorkerCore
 
 /// A pipeline failure with a stable `code`, the phase it happened in, and whether retrying the
 /// same job can help. `message` is safe to log and to send to clients.
 public struct PipelineError: Error, Sendable, CustomStringConvertible {
     public var code: String
     public var message: String
-    /// `reading`, `parsing`, `layering`, `writing`, `plan`, `preview`, `manifest`, `report`.
-    public var phase: String
+    /// The phase it happened in.
+    public var phase: JobPhase
     public var isRetryable: Bool
     /// Where: format, section, offset, prim, layer, line, column, json path (when known).
     public var context: [String: String]
 
-    public init(code: String, message: String, phase: String, isRetryable: Bool = false, context: [String: String] = [:]) {
+    public init(code: String, message: String, phase: JobPhase, isRetryable: Bool = false, context: [String: String] = [:]) {
         self.code = code
         self.message = message
         self.phase = phase
@@ -32,7 +33,7 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
     /// `PipelineError` already). Input errors are permanent; anything
     /// unexpected is an internal error (`INTERNAL_ERROR`, not retryable: the same input would fail
     /// the same way).
-    static func wrap(_ error: any Error, phase: String) -> PipelineError {
+    static func wrap(_ error: any Error, phase: JobPhase) -> PipelineError {
         switch error {
         case let e as PipelineError:
             return e

@@ -48,11 +48,11 @@ extension TranscodePipeline {
                 out.thumbnail = (webp, camera(first, raster: r, width: t.width, height: t.height, layered: layered))
             }
         } catch let e as FloorPlanError {
-            throw PipelineError(code: e.code, message: e.message, phase: "plan")
+            throw PipelineError(code: e.code, message: e.message, phase: .plan)
         } catch let e as ThumbnailerError {
-            throw PipelineError(code: "PLAN_RENDER_FAILED", message: e.message, phase: "plan")
+            throw PipelineError(code: "PLAN_RENDER_FAILED", message: e.message, phase: .plan)
         } catch {
-            throw PipelineError(code: "PLAN_RENDER_FAILED", message: "\(error)", phase: "plan")
+            throw PipelineError(code: "PLAN_RENDER_FAILED", message: "\(error)", phase: .plan)
         }
         return out
     }

@@ -32,7 +32,7 @@ extension TranscodePipeline {
     static func redact(_ input: PipelineInput, entries: [String],
                        data: (String) -> [UInt8]?) throws(PipelineError) -> RedactionPlan {
         func invalid(_ message: String) -> PipelineError {
-            PipelineError(code: "REDACTION_INVALID", message: message, phase: "parsing")
+            PipelineError(code: "REDACTION_INVALID", message: message, phase: .parsing)
         }
         let offers = input.redactedTextures.map { RedactingAssetProvider.Offer(relativePath: $0.relativePath, bytes: $0.bytes) }
         let (matched, unmatched, ambiguous) = RedactingAssetProvider.match(offers, entries: entries)

@@ -17,7 +17,7 @@ extension TranscodePipeline {
     static func mergedScene(_ sources: [PipelineInput.USDSource], input: PipelineInput) throws -> Scene {
         guard input.redactedTextures.isEmpty else {
             throw PipelineError(code: "REDACTION_INVALID",
-                                message: "redacted textures apply to one USD file; \(sources.count) were given", phase: "parsing")
+                                message: "redacted textures apply to one USD file; \(sources.count) were given", phase: .parsing)
         }
         var scenes: [Scene] = []
         for usd in sources {

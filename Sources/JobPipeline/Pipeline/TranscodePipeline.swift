@@ -16,21 +16,21 @@ public enum TranscodePipeline {
 
     /// Runs the conversion.
     ///
-    /// - Parameter progress: called with the phase name (`parsing`, `layering`, `writing`,
-    ///   `plan`, `preview`, `manifest`) as each phase starts; `plan` only when the plan is drawn,
-    ///   `preview` only when the renderer draws views. (`job-exec --report` adds `report`.)
+    /// - Parameter progress: called with each phase (`parsing`, `layering`, `writing`, `plan`,
+    ///   `preview`, `manifest`) as it starts; `plan` only when the plan is drawn, `preview` only
+    ///   when the renderer draws views. (`job-exec --report` adds `report`.)
     /// - Throws: `PipelineError` with the phase and a stable code (the parser's `USD_*` codes,
     ///   Layering's `ROOMPLAN_*` codes, `GLB_*`, `MANIFEST_*`, `INPUT_MISSING`, `REDACTION_INVALID`
     ///   when a replacement texture matches no texture or more than one, `INTERNAL_ERROR`).
-    public static func run(_ input: PipelineInput, progress: (String) -> Void = { _ in }) throws(PipelineError) -> PipelineResult {
+    public static func run(_ input: PipelineInput, progress: (JobPhase) -> Void = { _ in }) throws(PipelineError) -> PipelineResult {
         var timings: [(String, Double)] = []
         var warnings: [SceneWarning] = []
-        func phase<T>(_ name: String, _ body: () throws -> T) throws(PipelineError) -> T {
+        func phase<T>(_ name: JobPhase, _ body: () throws -> T) throws(PipelineError) -> T {
             progress(name)
             let t0 = Clock.now()
             do {
                 let v = try body()
-                timings.append((name, Clock.ms(t0, Clock.now())))
+                timings.append((name.rawValue, Clock.ms(t0, Clock.now())))
                 return v
             } catch {
                 throw PipelineError.wrap(error, phase: name)
@@ -38,7 +38,7 @@ public enum TranscodePipeline {
         }
         guard input.usd != nil || input.roomPlanJSON != nil else {
             throw PipelineError(code: "INPUT_MISSING", message: "a USD file, a RoomPlan JSON or both are needed",
-                                phase: "reading")
+                                phase: .reading)
         }
 
         // What each output group depends on, and what a reprocess may take from the previous revision.
@@ -52,7 +52,7 @@ public enum TranscodePipeline {
         var redactions: [TextureSubstitution] = []
         var redactionInputs: [InputFile] = []
         var privacyCrops: [(redactionId: String, webp: [UInt8])] = []
-        let scene: Scene? = try phase("parsing") { () throws -> Scene? in
+        let scene: Scene? = try phase(.parsing) { () throws -> Scene? in
             guard let usd = input.usd else { return nil }
             if !input.moreUSD.isEmpty { return try Self.mergedScene([usd] + input.moreUSD, input: input) }
             let budget = MemoryBudget(limits: input.limits)
@@ -84,7 +84,7 @@ public enum TranscodePipeline {
         }
 
         // Layering: RoomPlan identity, synthesized geometry, layers, metrics, quality.
-        let layered = try phase("layering") {
+        let layered = try phase(.layering) {
             try RoomLayering.layer(scene: scene, capturedRoomJSON: input.roomPlanJSON?.bytes)
         }
         warnings = (scene?.warnings ?? []) + warnings + layered.warnings
@@ -92,7 +92,7 @@ public enum TranscodePipeline {
         // Writing the .glb (its textures re-encoded as WebP unless asked not to; the thumbnails and
         // the manifest keep using the scene's own).
         var layerPalette: [LayerID: UInt32] = [:]
-        let glb = try phase("writing") {
+        let glb = try phase(.writing) {
             var forGLB = layered
             if input.materials == .palette { layerPalette = Self.applyPalette(&forGLB) }
             if input.textureFormat == .webp {
@@ -115,7 +115,7 @@ public enum TranscodePipeline {
                 : nil
         }
         if let planOptions = input.plan {
-            plan = try phase("plan") { () throws(PipelineError) -> PlanOutputs in
+            plan = try phase(.plan) { () throws(PipelineError) -> PlanOutputs in
                 try Self.drawPlan(layered, options: planOptions, thumbnail: reusable.planThumbnail == nil ? planSize : nil,
                                   files: reusable.planFiles)
             }
@@ -138,7 +138,7 @@ public enum TranscodePipeline {
         } else if var options = input.thumbnails, !options.views.isEmpty {
             if plan.thumbnail != nil { options.views.remove(.plan) }
             if !options.views.isEmpty {
-                views = try phase("preview") { () throws -> [ThumbnailView] in
+                views = try phase(.preview) { () throws -> [ThumbnailView] in
                     do {
                         let rendered = try Thumbnailer.render(layered, options: options)
                         renderWarnings = rendered.warnings
@@ -149,7 +149,7 @@ public enum TranscodePipeline {
                         warnings += renderWarnings
                         return []
                     } catch let e as ThumbnailerError {
-                        throw PipelineError(code: e.code, message: e.message, phase: "preview")
+                        throw PipelineError(code: e.code, message: e.message, phase: .preview)
                     }
                 }
             }
@@ -207,7 +207,7 @@ public enum TranscodePipeline {
                 sheets: plan.stories, note: plan.note, rooms: plan.rooms, openings: plan.openings)
         }
         let manifestWarnings = warnings
-        let manifest = try phase("manifest") {
+        let manifest = try phase(.manifest) {
             try ManifestBuilder.build(ManifestInput(
                 layered: layered, generator: generatorName, generatorVersion: generatorVersion,
                 versionId: input.versionId, roomId: input.roomId, inputs: inputs, glb: glbArtifact,

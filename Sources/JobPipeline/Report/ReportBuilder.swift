@@ -32,17 +32,17 @@ public enum ReportBuilder {
         let page = try build(result: result)
         let at = result.files.lastIndex { $0.path == "layer_manifest.json" } ?? result.files.endIndex
         result.files.insert((fileName, page), at: at)
-        result.summary.phaseMilliseconds.append(("report", Clock.ms(t0, Clock.now())))
+        result.summary.phaseMilliseconds.append((JobPhase.report.rawValue, Clock.ms(t0, Clock.now())))
     }
 
     public static func build(result: PipelineResult) throws(PipelineError) -> [UInt8] {
         guard let manifestBytes = result.files.last(where: { $0.path == "layer_manifest.json" })?.bytes else {
             throw PipelineError(code: "REPORT_MANIFEST_INVALID", message: "the result has no layer_manifest.json",
-                                phase: "report")
+                                phase: .report)
         }
         guard let manifest = try? JSONReader.parse(manifestBytes, limits: .manifest), case .object = manifest else {
             throw PipelineError(code: "REPORT_MANIFEST_INVALID", message: "layer_manifest.json is not a JSON object",
-                                phase: "report")
+                                phase: .report)
         }
         var files: [String: [UInt8]] = [:]
         for f in result.files { files[f.path] = f.bytes }

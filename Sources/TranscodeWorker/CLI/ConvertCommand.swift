@@ -234,9 +234,9 @@ struct ConvertCommand {
             }
             if let redacted { pipelineInput.redactedTextures = try FileReader.readRedactions(redacted, maxBytes: limits.maxInputBytes) }
         } catch let f as FileReader.Failure {
-            return report(PipelineError(code: f.code, message: f.message, phase: "reading"), status: ExitStatus.invalidInput)
+            return report(PipelineError(code: f.code, message: f.message, phase: .reading), status: ExitStatus.invalidInput)
         } catch {
-            return report(PipelineError(code: "IO_READ_FAILED", message: "\(error)", phase: "reading"),
+            return report(PipelineError(code: "IO_READ_FAILED", message: "\(error)", phase: .reading),
                           status: ExitStatus.invalidInput)
         }
         var result: PipelineResult
@@ -258,7 +258,7 @@ struct ConvertCommand {
             try OutputDirectory.write(result.files, into: out)
         } catch {
             let message = (error as? FileReader.Failure)?.message ?? "\(error)"
-            return report(PipelineError(code: "IO_WRITE_FAILED", message: message, phase: "writing"),
+            return report(PipelineError(code: "IO_WRITE_FAILED", message: message, phase: .writing),
                           status: ExitStatus.internalError)
         }
         printSummary(result, totalMs: Clock.ms(t0, Clock.now()))
@@ -267,7 +267,7 @@ struct ConvertCommand {
 
     private func report(_ e: PipelineError, status: Int32) -> Int32 {
         if json {
-            var err: [String: JSONValue] = ["code": .string(e.code), "message": .string(e.message), "phase": .string(e.phase),
+            var err: [String: JSONValue] = ["code": .string(e.code), "message": .string(e.message), "phase": .string(e.phase.rawValue),
                                             "retryable": .bool(e.isRetryable)]
             for (k, v) in e.context { err[k] = .string(v) }
             print(JSONValue.object(["input": .string(input), "error": .object(err)]).serialized(pretty: true))

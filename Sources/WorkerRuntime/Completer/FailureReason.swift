@@ -1,5 +1,6 @@
 import JSONCore
 import ObjectStorage
+import WorkerCore
 
 /// Why one attempt of a job failed, in the vocabulary of the `transcode-done` contract: a stable
 /// `reason` (what clients and operators see), a safe `message` that starts with the detailed code
@@ -67,9 +68,9 @@ public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible
 
     /// Classifies a pipeline error reported by the child process: by code family first (`USD_*`,
     /// `ROOMPLAN_*`, `THUMB_*`), then by the phase it happened in. The detailed code leads the message.
-    static func pipeline(code: String, message: String, phase: String, retryable: Bool) -> FailureReason {
+    static func pipeline(code: String, message: String, phase: JobPhase, retryable: Bool) -> FailureReason {
         let detail = "\(code): \(message)"
-        let step = JobStep(pipelinePhase: phase)
+        let step = JobStep(phase)
         switch code {
         case _ where code.hasPrefix("USD_"):
             return FailureReason(reason: usdzParseError, message: detail, phase: step, isRetryable: retryable)

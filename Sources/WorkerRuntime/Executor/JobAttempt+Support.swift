@@ -45,16 +45,16 @@ extension JobAttempt {
     }
 
     /// A pipeline phase reported by the child.
-    func pipelinePhase(_ phase: String) {
-        let step = JobStep(pipelinePhase: phase)
+    func pipelinePhase(_ phase: JobPhase) {
+        let step = JobStep(phase)
         guard [.parsing, .layering, .preview].contains(step) else { return }
         control.phase = step.rawValue
         currentStep = step
         heartbeat.setPhase(step.rawValue)
-        progress.step(step.rawValue, progress: Self.progressValue[phase] ?? 0)
-        logger.info("job phase", ids.merging(["phase": .string(phase),
+        progress.step(step.rawValue, progress: phase.progressAtStart)
+        logger.info("job phase", ids.merging(["phase": .string(phase.rawValue),
                                               "elapsed_ms": .int(Int64(Clock.ms(started, Clock.now()).rounded()))]) { a, _ in a })
-        observer(.phase(phase))
+        observer(.phase(phase.rawValue))
     }
 
     func observer(_ event: JobRunner.Event) {
@@ -129,16 +129,11 @@ extension JobAttempt {
         }
     }
 
-    /// Progress of the whole job when a pipeline phase starts.
-    static let progressValue: [String: Double] = [
-        "parsing": 0.1, "layering": 0.4, "writing": 0.55, "plan": 0.62, "preview": 0.7, "manifest": 0.85,
-    ]
-
     /// Pipeline phase timings folded onto the contract's steps.
     static func stepTimings(_ phases: [String: Double]) -> [String: Double] {
         var out: [String: Double] = [:]
         for (phase, ms) in phases {
-            out[JobStep(pipelinePhase: phase).rawValue, default: 0] += ms
+            out[JobStep(phaseName: phase).rawValue, default: 0] += ms
         }
         return out
     }

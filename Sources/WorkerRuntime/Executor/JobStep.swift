@@ -1,3 +1,5 @@
+import WorkerCore
+
 /// The steps of one attempt, as the contract names them: a running version's `transcode_phase`,
 /// the `step` of its progress events, and the `phase` of a failure.
 public enum JobStep: String, Sendable, CaseIterable {
@@ -11,15 +13,19 @@ public enum JobStep: String, Sendable, CaseIterable {
     /// that stopped heartbeating.
     case rescue
 
-    /// The pipeline's own phase names folded onto the steps: `reading` belongs to parsing,
-    /// `writing` to layering, `plan`, `manifest` and `report` to preview. A name the pipeline does not use
-    /// (a broken child) counts as parsing, where the child starts.
-    public init(pipelinePhase: String) {
-        switch pipelinePhase {
-        case "reading", "parsing": self = .parsing
-        case "layering", "writing": self = .layering
-        case "preview", "plan", "manifest", "report": self = .preview
-        default: self = JobStep(rawValue: pipelinePhase) ?? .parsing
+    /// The child's phases folded onto the steps: `reading` belongs to parsing, `writing` to
+    /// layering, `plan`, `manifest` and `report` to preview.
+    public init(_ phase: JobPhase) {
+        switch phase {
+        case .reading, .parsing: self = .parsing
+        case .layering, .writing: self = .layering
+        case .preview, .plan, .manifest, .report: self = .preview
         }
+    }
+
+    /// A phase by the name the child's summary times it under (`phase_ms`); a name that is no
+    /// `JobPhase` (a broken child) counts as parsing, where the child starts.
+    public init(phaseName: String) {
+        self = JobPhase(rawValue: phaseName).map(JobStep.init) ?? .parsing
     }
 }
