@@ -155,5 +155,6 @@ let package = Package(
         .testTarget(name: "FloorPlanTests", dependencies: ["TestSupport", "FloorPlan", "SceneModel", "Layering", "USDParse"], swiftSettings: strict),
         .testTarget(name: "ManifestTests", dependencies: ["TestSupport", "Manifest", "SceneModel", "JSONCore"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "FuzzHarnessTests", dependencies: ["TestSupport", "FuzzHarness"], swiftSettings: strict),
+        .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"], swiftSettings: strict),
     ]
 )
