@@ -156,5 +156,6 @@ let package = Package(
         .testTarget(name: "ManifestTests", dependencies: ["TestSupport", "Manifest", "SceneModel", "JSONCore"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "FuzzHarnessTests", dependencies: ["TestSupport", "FuzzHarness"], swiftSettings: strict),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"], swiftSettings: strict),
+        .testTarget(name: "SourceFilesTests", dependencies: ["SourceFiles", "USDParse"], swiftSettings: strict),
     ]
 )
