@@ -50,8 +50,12 @@ import USDParse
         try t.link(t.root + "/relative.png", to: "../outside/x.png")
         try t.link(t.root + "/folder", to: t.outside)            // a linked folder outside
         try t.link(t.root + "/up", to: "..")                      // the folder's parent
+        // A folder beside it whose name begins with the folder's: outside, though its path
+        // starts with the folder's path.
+        try t.file(t.root + "-beside/x.png")
+        try t.link(t.root + "/beside.png", to: t.root + "-beside/x.png")
         let p = Self.provider(t)
-        for path in ["absolute.png", "relative.png", "folder/x.png", "up/outside/x.png", "folder"] {
+        for path in ["absolute.png", "relative.png", "folder/x.png", "up/outside/x.png", "folder", "beside.png"] {
             #expect(p.resolve(path, anchor: "scene.usda") == nil, "\(path)")
         }
     }

@@ -54,14 +54,22 @@ import Glibc
         #expect(Self.codes(t.root + "/dangling") == ["IO_NOT_FOUND", "IO_NOT_FOUND"])
     }
 
+    /// The failures' messages, one per way in (nil for a read that succeeded).
+    static func messages(_ path: String) -> [String?] {
+        outcomes(path, maxBytes: 1 << 20).map { if case .failure(let f) = $0 { f.message } else { nil } }
+    }
+
     @Test func aFolderIsNotARegularFile() throws {
         let t = try TempFolder()
         #expect(Self.codes(t.root) == ["IO_READ_FAILED", "IO_READ_FAILED"])
+        // Refused for what it is, before any read or map is tried.
+        #expect(Self.messages(t.root).allSatisfy { $0?.hasSuffix("is not a readable regular file") == true })
     }
 
     @Test func aDeviceIsNotARegularFile() {
         // /dev/zero never ends, and a size limit taken from its size (0) would not hold it.
         #expect(Self.codes("/dev/zero") == ["IO_READ_FAILED", "IO_READ_FAILED"])
+        #expect(Self.messages("/dev/zero").allSatisfy { $0?.hasSuffix("is not a readable regular file") == true })
     }
 
     /// A FIFO with no writer would hold an open for reading forever: it is refused at once. The
