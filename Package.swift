@@ -138,7 +138,8 @@ let package = Package(
                           swiftSettings: strict)
     } + [
 
-        // Tests. TestSupport: the paths and the binary locator every test target shares.
+        // Tests. TestSupport: the paths, the binary locator and the loopback HTTP server the test
+        // targets share.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "SceneModelTests", dependencies: ["TestSupport", "SceneModel"], swiftSettings: strict),
         .testTarget(name: "USDParseTests", dependencies: ["TestSupport", "USDParse", "SceneModel"], swiftSettings: strict),
@@ -159,5 +160,6 @@ let package = Package(
         .testTarget(name: "SourceFilesTests", dependencies: ["SourceFiles", "USDParse"], swiftSettings: strict),
         .testTarget(name: "WorkerCoreTests", dependencies: ["WorkerCore"], swiftSettings: strict),
         .testTarget(name: "JobPipelineTests", dependencies: ["JobPipeline"], swiftSettings: strict),
+        .testTarget(name: "ObjectStorageTests", dependencies: ["TestSupport", "ObjectStorage"], swiftSettings: strict),
     ]
 )
