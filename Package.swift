@@ -138,8 +138,8 @@ let package = Package(
                           swiftSettings: strict)
     } + [
 
-        // Tests. TestSupport: the paths, the binary locator and the loopback HTTP server the test
-        // targets share.
+        // Tests. TestSupport: the paths, the binary locator, the loopback HTTP server and the
+        // typed-error helper the test targets share.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "SceneModelTests", dependencies: ["TestSupport", "SceneModel"], swiftSettings: strict),
         .testTarget(name: "USDParseTests", dependencies: ["TestSupport", "USDParse", "SceneModel"], swiftSettings: strict),
