@@ -138,7 +138,8 @@ let package = Package(
                           swiftSettings: strict)
     } + [
 
-        // Tests. TestSupport: the paths and the binary locator every test target shares.
+        // Tests. TestSupport: the paths, the binary locator, the loopback HTTP server and the
+        // typed-error helper the test targets share.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "SceneModelTests", dependencies: ["TestSupport", "SceneModel"], swiftSettings: strict),
         .testTarget(name: "USDParseTests", dependencies: ["TestSupport", "USDParse", "SceneModel"], swiftSettings: strict),
@@ -155,5 +156,10 @@ let package = Package(
         .testTarget(name: "FloorPlanTests", dependencies: ["TestSupport", "FloorPlan", "SceneModel", "Layering", "USDParse"], swiftSettings: strict),
         .testTarget(name: "ManifestTests", dependencies: ["TestSupport", "Manifest", "SceneModel", "JSONCore"], exclude: ["Fixtures"], swiftSettings: strict),
         .testTarget(name: "FuzzHarnessTests", dependencies: ["TestSupport", "FuzzHarness"], swiftSettings: strict),
+        .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"], swiftSettings: strict),
+        .testTarget(name: "SourceFilesTests", dependencies: ["SourceFiles", "USDParse"], swiftSettings: strict),
+        .testTarget(name: "WorkerCoreTests", dependencies: ["WorkerCore"], swiftSettings: strict),
+        .testTarget(name: "JobPipelineTests", dependencies: ["JobPipeline"], swiftSettings: strict),
+        .testTarget(name: "ObjectStorageTests", dependencies: ["TestSupport", "ObjectStorage"], swiftSettings: strict),
     ]
 )

@@ -248,13 +248,15 @@ public struct JSONReader {
             case UInt8(ascii: "u"):
                 var scalar = try hex4()
                 if scalar >= 0xD800 && scalar < 0xDC00 {
-                    // High surrogate: a low one must follow, else U+FFFD.
+                    // High surrogate: a low one must follow, else U+FFFD. An escape after it that
+                    // is not a low surrogate is its own character, read again on the next turn.
                     if pos + 1 < bytes.count, bytes[pos] == UInt8(ascii: "\\"), bytes[pos + 1] == UInt8(ascii: "u") {
                         pos += 2
                         let low = try hex4()
                         if low >= 0xDC00 && low < 0xE000 {
                             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                         } else {
+                            pos -= 6
                             scalar = 0xFFFD
                         }
                     } else {

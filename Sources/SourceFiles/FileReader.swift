@@ -73,9 +73,10 @@ public enum FileReader {
     }
 
     /// Opens `path` read-only and checks it is a regular file of at most `maxBytes`; the caller
-    /// closes the descriptor.
+    /// closes the descriptor. Opened without blocking, so a FIFO is refused at once instead of
+    /// waiting for a writer (reads of a regular file are not affected).
     private static func openRegularFile(_ path: String, maxBytes: Int) throws -> (Int32, Int) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let e = errno
             throw Failure(code: e == ENOENT ? "IO_NOT_FOUND" : "IO_READ_FAILED",

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import TranscodeWorker
 @testable import ObjectStorage
@@ -15,7 +16,7 @@ struct S3ObjectStoreTests {
         #expect(try store.get("r2/with space/model.glb", maxBytes: 1 << 20) == bytes)
         try store.delete("r1/model.glb")
         #expect(try store.get("r2/with space/model.glb", maxBytes: 1 << 20) == bytes)
-        #expect(storageFailure { () throws(StorageError) in try store.copy("r1/missing.glb", to: "r3/x.glb", contentType: "", cacheControl: nil) }?.code
+        #expect(thrownError { () throws(StorageError) in try store.copy("r1/missing.glb", to: "r3/x.glb", contentType: "", cacheControl: nil) }?.code
                 == StorageError.notFound)
         #expect(try store.size("r3/x.glb") == nil)
     }
@@ -75,8 +76,8 @@ struct S3ObjectStoreTests {
 
     @Test func missingKeyIsNotFound() throws {
         let store = try TestS3.makeStore()
-        #expect(storageFailure { () throws(StorageError) in try store.get("nope/a.glb", maxBytes: 100) }?.code == StorageError.notFound)
-        #expect(storageFailure { () throws(StorageError) in try store.get("nope/a.glb", maxBytes: 100) }?.isRetryable == false)
+        #expect(thrownError { () throws(StorageError) in try store.get("nope/a.glb", maxBytes: 100) }?.code == StorageError.notFound)
+        #expect(thrownError { () throws(StorageError) in try store.get("nope/a.glb", maxBytes: 100) }?.isRetryable == false)
     }
 
     @Test func tooLargeObjectIsRefused() throws {
@@ -84,16 +85,16 @@ struct S3ObjectStoreTests {
         let size = 3 << 20
         try store.put("big.bin", bytes: [UInt8](repeating: 7, count: size), contentType: "application/octet-stream")
         #expect(try store.size("big.bin") == size)
-        #expect(storageFailure { () throws(StorageError) in try store.get("big.bin", maxBytes: 1000) }?.code == StorageError.tooLarge)
-        #expect(storageFailure { () throws(StorageError) in try store.get("big.bin", maxBytes: size - 1) }?.code == StorageError.tooLarge)
+        #expect(thrownError { () throws(StorageError) in try store.get("big.bin", maxBytes: 1000) }?.code == StorageError.tooLarge)
+        #expect(thrownError { () throws(StorageError) in try store.get("big.bin", maxBytes: size - 1) }?.code == StorageError.tooLarge)
         #expect(try store.get("big.bin", maxBytes: size).count == size)
     }
 
     @Test func wrongSecretIsForbidden() throws {
         let store = try TestS3.makeStore(secret: "not-the-secret")
-        for error in [storageFailure { () throws(StorageError) in try store.put("a.bin", bytes: [1], contentType: "application/octet-stream") },
-                      storageFailure { () throws(StorageError) in try store.get("a.bin", maxBytes: 10) },
-                      storageFailure { () throws(StorageError) in try store.list(prefix: "") }] {
+        for error in [thrownError { () throws(StorageError) in try store.put("a.bin", bytes: [1], contentType: "application/octet-stream") },
+                      thrownError { () throws(StorageError) in try store.get("a.bin", maxBytes: 10) },
+                      thrownError { () throws(StorageError) in try store.list(prefix: "") }] {
             #expect(error?.code == StorageError.forbidden)
             #expect(error?.isRetryable == false)
             #expect(error?.message.contains("not-the-secret") == false)
@@ -102,9 +103,9 @@ struct S3ObjectStoreTests {
 
     @Test func badKeysAreRejectedBeforeAnyRequest() throws {
         let store = try TestS3.makeStore()
-        #expect(storageFailure { () throws(StorageError) in try store.get("../x", maxBytes: 1) }?.code == StorageError.invalidKey)
-        #expect(storageFailure { () throws(StorageError) in try store.put("/abs", bytes: [], contentType: "") }?.code == StorageError.invalidKey)
-        #expect(storageFailure { () throws(StorageError) in try store.list(prefix: "a//") }?.code == StorageError.invalidKey)
+        #expect(thrownError { () throws(StorageError) in try store.get("../x", maxBytes: 1) }?.code == StorageError.invalidKey)
+        #expect(thrownError { () throws(StorageError) in try store.put("/abs", bytes: [], contentType: "") }?.code == StorageError.invalidKey)
+        #expect(thrownError { () throws(StorageError) in try store.list(prefix: "a//") }?.code == StorageError.invalidKey)
     }
 
     @Test func storageURLOpensTheBucket() throws {
@@ -173,7 +174,7 @@ struct S3ObjectStoreTests {
         let server = try LoopbackHTTPServer { _ in (500, [], Array("<Error><Code>InternalError</Code></Error>".utf8)) }
         defer { server.stop() }
         let s = try store(server)
-        let error = storageFailure { () throws(StorageError) in try s.put("a.bin", bytes: [1], contentType: "x/y") }
+        let error = thrownError { () throws(StorageError) in try s.put("a.bin", bytes: [1], contentType: "x/y") }
         #expect(error?.code == StorageError.writeFailed)
         #expect(error?.isRetryable == true)
         #expect(server.requests.count == 4)
@@ -199,8 +200,8 @@ struct S3ObjectStoreTests {
         let server = try LoopbackHTTPServer { _ in (statuses.next(), [], []) }
         defer { server.stop() }
         let s = try store(server)
-        #expect(storageFailure { () throws(StorageError) in try s.size("a") }?.code == StorageError.forbidden)
-        #expect(storageFailure { () throws(StorageError) in try s.get("a", maxBytes: 1) }?.code == StorageError.notFound)
+        #expect(thrownError { () throws(StorageError) in try s.size("a") }?.code == StorageError.forbidden)
+        #expect(thrownError { () throws(StorageError) in try s.get("a", maxBytes: 1) }?.code == StorageError.notFound)
         #expect(try s.size("a") == nil)
         try s.delete("a")
         #expect(server.requests.count == 4)

@@ -2,7 +2,8 @@ import Testing
 @testable import USDParse
 
 /// Truncation and corruption sweeps, hostile counts and self-referential values: every input must
-/// end in a `USDParseError` (or a successful read), quickly, and never trap.
+/// end in a `USDParseError` (or a successful read) and never trap; a hostile count is refused
+/// before the data it announces is decoded (the memory budget's counters show what was charged).
 @Suite struct CrateHostileInputTests {
     typealias Support = CrateTestSupport
     static let sweepFixtures = ["mesh-0.8.0.usdc", "rich-0.8.0.usdc", "newer-0.16.0.usdc", "unsupported-0.14.0.usdc",
@@ -16,12 +17,20 @@ import Testing
         try #require(try Support.structure(bytes).toc.section(name))
     }
 
-    /// Runs `body` and checks it finished within `seconds`.
-    static func quickly(_ seconds: Int = 5, _ body: () throws -> Void) rethrows {
-        let start = ContinuousClock.now
-        try body()
-        #expect(ContinuousClock.now - start < .seconds(seconds))
+    /// The error reading `bytes`, and the bytes of decoded and of decompressed data the reader
+    /// charged to its memory budget before it stopped.
+    static func refusal(_ bytes: [UInt8], limits: ParseLimits = .default)
+        -> (error: USDParseError?, decoded: Int, decompressed: Int)
+    {
+        let budget = MemoryBudget(limits: limits)
+        let e = Support.parseError { _ = try Support.read(bytes, limits: limits, budget: budget) }
+        return (e, budget.used, budget.decompressed)
     }
+
+    /// More than reading a whole fixture charges (basic-0.8.0.usdc, the largest: about 25 KB
+    /// decoded, 6 KB decompressed). A count past its cap is refused before its data is decoded,
+    /// so refusing it charges no more than this either.
+    static let fixtureCharge = 64 << 10
 
     // MARK: Sweeps
 
@@ -52,21 +61,24 @@ import Testing
     @Test func seededByteFlipsReadOrThrowTypedErrors() throws {
         let inputs = try Self.sweepFixtures.map { try Support.fixture($0) }
         var rng = SplitMix64(seed: 0xC0FFEE)
-        var failures = 0
-        try Self.quickly(120) {
-            for _ in 0..<2_000 {
-                var bytes = inputs[Int(rng.next() % UInt64(inputs.count))]
-                let at = Int(rng.next() % UInt64(bytes.count))
-                bytes[at] ^= UInt8(truncatingIfNeeded: rng.next() % 255 + 1)
-                do {
-                    _ = try Support.read(bytes)
-                } catch is USDParseError {
-                    failures += 1
-                }
+        var failures = 0, largestCharge = 0
+        for _ in 0..<2_000 {
+            var bytes = inputs[Int(rng.next() % UInt64(inputs.count))]
+            let at = Int(rng.next() % UInt64(bytes.count))
+            bytes[at] ^= UInt8(truncatingIfNeeded: rng.next() % 255 + 1)
+            let budget = MemoryBudget(limits: .default)
+            do {
+                _ = try Support.read(bytes, budget: budget)
+            } catch is USDParseError {
+                failures += 1
             }
+            largestCharge = max(largestCharge, budget.used + budget.decompressed)
         }
         // Most flips land in value data or padding; a good share must still be detected.
         #expect(failures > 100)
+        // With this seed no flipped read charges more than a whole fixture's: a change that
+        // decoded on a corrupt count's word would show here.
+        #expect(largestCharge <= Self.fixtureCharge, "\(largestCharge) bytes charged by one read")
     }
 
     // MARK: Hostile counts
@@ -77,14 +89,14 @@ import Testing
             var patched = bytes
             let section = try Self.section(bytes, name)
             Support.putU64(&patched, section.start, UInt64.max)
-            Self.quickly {
-                let e = Self.readError(patched)
-                #expect(e?.code == .limitExceeded, "\(name)")
-                #expect(e?.section == name)
-                #expect(e?.format == .usdc)
-                #expect(e?.layer == "test.usdc")
-                #expect(e?.byteOffset != nil)
-            }
+            let (e, decoded, _) = Self.refusal(patched)
+            #expect(e?.code == .limitExceeded, "\(name)")
+            #expect(e?.section == name)
+            #expect(e?.format == .usdc)
+            #expect(e?.layer == "test.usdc")
+            #expect(e.flatMap(\.byteOffset).map { (section.start..<(section.start + section.size)).contains($0) } == true,
+                    "\(name): the offset reported lies in the section")
+            #expect(decoded <= Self.fixtureCharge, "\(name): \(decoded) bytes decoded before the refusal")
         }
         var patched = bytes
         let toc = try Support.structure(bytes).bootstrap.tocOffset
@@ -96,11 +108,10 @@ import Testing
     @Test func tokensUncompressedSizeOfTwoToTheFortyIsRefused() throws {
         var bytes = try Support.fixture("mesh-0.8.0.usdc")
         Support.putU64(&bytes, 0x9C + 8, 1 << 40)
-        Self.quickly(1) {
-            let e = Self.readError(bytes)
-            #expect(e?.code == .decompressionFailed)
-            #expect(e?.section == "TOKENS")
-        }
+        let (e, _, decompressed) = Self.refusal(bytes)
+        #expect(e?.code == .decompressionFailed)
+        #expect(e?.section == "TOKENS")
+        #expect(decompressed <= bytes.count, "refused before inflating: \(decompressed) bytes decompressed")
         var limits = ParseLimits()
         limits.maxUncompressedBytes = 10
         #expect(Self.readError(try Support.fixture("mesh-0.8.0.usdc"), limits: limits)?.code == .limitExceeded)
@@ -115,12 +126,11 @@ import Testing
     @Test func arrayCountsAreCheckedBeforeAllocating() throws {
         var bytes = try Support.fixture("mesh-0.8.0.usdc")
         Support.putU64(&bytes, 0x70, UInt64.max)  // Vec3f[] count of /M.points
-        Self.quickly(1) {
-            let e = Self.readError(bytes)
-            #expect(e?.code == .limitExceeded)
-            #expect(e?.section == "VALUES")
-            #expect(e?.primPath == "/M.points")
-        }
+        let (e, decoded, _) = Self.refusal(bytes)
+        #expect(e?.code == .limitExceeded)
+        #expect(e?.section == "VALUES")
+        #expect(e?.primPath == "/M.points")
+        #expect(decoded <= Self.fixtureCharge, "\(decoded) bytes decoded before the refusal")
         Support.putU64(&bytes, 0x70, 1_000_000)  // under the cap but past the end of the file
         #expect(Self.readError(bytes)?.code == .truncated)
     }
@@ -135,17 +145,17 @@ import Testing
 
         var huge = bytes
         Support.putU64(&huge, p, UInt64.max)
-        Self.quickly(1) { #expect(Self.readError(huge)?.code == .limitExceeded) }
+        let hugeRead = Self.refusal(huge)
+        #expect(hugeRead.error?.code == .limitExceeded)
+        #expect(hugeRead.decoded <= Self.fixtureCharge, "\(hugeRead.decoded) bytes decoded before the refusal")
 
         // First entry: u32 key at p + 8, i64 jump at p + 12. A jump of 0 points at itself.
         var selfJump = bytes
         Support.putU64(&selfJump, p + 12, 0)
-        Self.quickly(1) {
-            let e = Self.readError(selfJump)
-            #expect(e?.code == .corrupt)
-            #expect(e?.section == "VALUES")
-            #expect(e?.primPath == "/")
-        }
+        let e = Self.readError(selfJump)
+        #expect(e?.code == .corrupt)
+        #expect(e?.section == "VALUES")
+        #expect(e?.primPath == "/")
         var backwards = bytes
         Support.putU64(&backwards, p + 12, UInt64(bitPattern: -12))
         #expect(Self.readError(backwards)?.code == .corrupt)
@@ -154,11 +164,9 @@ import Testing
         var cyclic = bytes
         let jump = Int(Support.u64(bytes, p + 12))
         Support.putU64(&cyclic, p + 12 + jump, rep.raw)
-        Self.quickly(1) {
-            let e = Self.readError(cyclic)
-            #expect(e?.code == .corrupt)
-            #expect(e?.message.contains("contains itself") == true)
-        }
+        let cycle = Self.readError(cyclic)
+        #expect(cycle?.code == .corrupt)
+        #expect(cycle?.message.contains("contains itself") == true)
     }
 
     @Test func valueNestingIsCappedByMaxValueDepth() throws {

@@ -8,6 +8,14 @@ import Testing
 @Suite struct ZipRobustnessTests {
     static let samples = ["stored_deflated.usdz", "zip64.usdz", "nested.usdz"]
 
+    /// The codes a package can fail to open with: the archive's own, and reading the root layer's
+    /// bytes or a nested package. `USD_CORRUPT`, `USD_SYNTAX` and the like belong to layers, which
+    /// opening never parses.
+    static let openingCodes: Set<USDParseError.Code> = [
+        .zipInvalid, .zipUnsafeName, .zipUnsupported, .truncated, .limitExceeded, .noRootLayer,
+        .decompressionFailed, .memoryBudgetExceeded,
+    ]
+
     static var limits: ParseLimits {
         var l = ParseLimits()
         l.maxUncompressedBytes = 1 << 20
@@ -27,7 +35,8 @@ import Testing
         do {
             package = try USDZPackage.open(view, limits: limits, budget: MemoryBudget(limits: limits))
         } catch {
-            #expect(!error.code.rawValue.isEmpty)
+            #expect(error.format == .usdz, "a package that does not open fails as a package: \(error)")
+            #expect(openingCodes.contains(error.code), "\(error)")
             return false
         }
         for name in package.entryNames {

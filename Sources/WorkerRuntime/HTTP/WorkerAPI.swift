@@ -46,6 +46,8 @@ public final class WorkerAPI: @unchecked Sendable {
     ///   - isDraining: true once the worker stopped claiming (shutdown); asked by `/readyz` only.
     ///   - readinessCheck: the database check of `/readyz` (default: `SELECT 1` on a connection
     ///     of its own); run at most about once per second however many probes arrive.
+    ///   - readinessClock: the monotonic clock, seconds, that ages the cached answer (tests pass
+    ///     their own).
     ///   - outputStore: where the console reads a version's outputs (thumbnails, model, manifest).
     ///   - manifestSchemaVersion: the schema this worker writes (the console's batch default).
     ///   - metricsToken: the bearer token `/metrics` asks for (nil or empty: none).
@@ -53,7 +55,9 @@ public final class WorkerAPI: @unchecked Sendable {
     ///   - queueSample: takes the queue sample (default: `QueueStore.status()` on a connection of
     ///     its own with a statement timeout of `metricsStatementTimeoutSeconds`); nil on failure.
     public init(databaseURL: String?, apiToken: String?, metrics: Metrics, logger: JSONLogger,
-                readinessCheck: (@Sendable () -> Bool)? = nil, outputStore: (any ObjectStore)? = nil,
+                readinessCheck: (@Sendable () -> Bool)? = nil,
+                readinessClock: @escaping @Sendable () -> Double = Clock.seconds,
+                outputStore: (any ObjectStore)? = nil,
                 manifestSchemaVersion: Int? = nil, metricsToken: String? = nil,
                 metricsIntervalSeconds: Double = WorkerAPI.queueSampleSeconds,
                 queueSample: (@Sendable () -> QueueStatus?)? = nil,
@@ -76,11 +80,11 @@ public final class WorkerAPI: @unchecked Sendable {
         self.metricsToken = metricsToken.flatMap { $0.isEmpty ? nil : $0 }
         if let readinessCheck {
             self.readinessCheck = nil
-            readinessProbe = ReadinessProbe(check: readinessCheck)
+            readinessProbe = ReadinessProbe(now: readinessClock, check: readinessCheck)
         } else {
             let check = DatabaseReadinessCheck(databaseURL: databaseURL)
             self.readinessCheck = check
-            readinessProbe = ReadinessProbe { check() }
+            readinessProbe = ReadinessProbe(now: readinessClock) { check() }
         }
         self.databaseURL = databaseURL
         self.apiToken = apiToken.flatMap { $0.isEmpty ? nil : $0 }

@@ -36,13 +36,3 @@ struct TestS3Unavailable: Error, CustomStringConvertible {
 
 /// Use as `.enabled(if: s3Configured)` on suites that need an S3 server.
 let s3Configured = TestS3.endpoint != nil || TestS3.required
-
-/// The storage error `body` throws, or nil.
-func storageFailure<T>(_ body: () throws(StorageError) -> T) -> StorageError? {
-    do throws(StorageError) {
-        _ = try body()
-        return nil
-    } catch {
-        return error
-    }
-}

@@ -4,18 +4,18 @@ import Glibc
 #endif
 
 /// One request as the loopback server received it.
-struct RecordedRequest: Sendable {
-    var method: String
+public struct RecordedRequest: Sendable {
+    public var method: String
     /// The request target as sent, query included (`/functions/v1/transcode-done?x=1`).
-    var path: String
+    public var path: String
     /// Header fields by lower-cased name; repeated fields are joined with `, `.
-    var headers: [String: String]
+    public var headers: [String: String]
     /// Every header line in order, names lower-cased (to check that a field is sent once).
-    var headerFields: [(name: String, value: String)]
-    var body: [UInt8]
+    public var headerFields: [(name: String, value: String)]
+    public var body: [UInt8]
 
     /// How many times the header `name` (any case) was sent.
-    func count(of name: String) -> Int {
+    public func count(of name: String) -> Int {
         let lower = name.lowercased()
         return headerFields.filter { $0.name == lower }.count
     }
@@ -32,18 +32,18 @@ struct RecordedRequest: Sendable {
 /// Call `stop()` when done (the accept thread keeps the server alive until then). It returns
 /// promptly even while handlers are still running: it closes the listener and shuts down open
 /// connections; a handler that finishes later writes into a closed connection harmlessly.
-final class LoopbackHTTPServer: @unchecked Sendable {
-    typealias Response = (status: Int, headers: [(String, String)], body: [UInt8])
-    typealias Handler = @Sendable (RecordedRequest) -> Response
+public final class LoopbackHTTPServer: @unchecked Sendable {
+    public typealias Response = (status: Int, headers: [(String, String)], body: [UInt8])
+    public typealias Handler = @Sendable (RecordedRequest) -> Response
 
-    struct SetupError: Error, CustomStringConvertible {
-        var description: String
+    public struct SetupError: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// The port the server listens on.
-    let port: UInt16
+    public let port: UInt16
     /// `http://127.0.0.1:PORT`.
-    var baseURL: String { "http://127.0.0.1:\(port)" }
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
 
     private let handler: Handler
     private let listener: Int32
@@ -59,7 +59,7 @@ final class LoopbackHTTPServer: @unchecked Sendable {
     private static let maxBodyBytes = 64 * 1024 * 1024
 
     /// Starts listening; `handler` runs on a connection thread for every request.
-    init(handler: @escaping Handler) throws {
+    public init(handler: @escaping Handler) throws {
         self.handler = handler
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SetupError(description: "socket: \(String(cString: strerror(errno)))") }
@@ -98,17 +98,17 @@ final class LoopbackHTTPServer: @unchecked Sendable {
     }
 
     /// `baseURL + path`.
-    func url(_ path: String) -> String { baseURL + path }
+    public func url(_ path: String) -> String { baseURL + path }
 
     /// Every request received so far, in arrival order.
-    var requests: [RecordedRequest] { lock.withLock { recorded } }
+    public var requests: [RecordedRequest] { lock.withLock { recorded } }
 
     /// The number of requests received so far.
-    var requestCount: Int { lock.withLock { recorded.count } }
+    public var requestCount: Int { lock.withLock { recorded.count } }
 
     /// Stops accepting, shuts down open connections and waits for the accept thread (never for
     /// handlers). Safe to call more than once.
-    func stop() {
+    public func stop() {
         let first: Bool = lock.withLock {
             if stopped { return false }
             stopped = true

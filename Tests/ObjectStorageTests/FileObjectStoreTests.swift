@@ -1,12 +1,12 @@
 import Dispatch
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-@testable import TranscodeWorker
 @testable import ObjectStorage
 
 @Suite struct FileObjectStoreTests {
@@ -97,7 +97,7 @@ import Glibc
         defer { cleanUp(root) }
         let store = try FileObjectStore(root: root)
         try store.put("a.bin", bytes: [UInt8](repeating: 1, count: 1000), contentType: "application/octet-stream")
-        let error = storageFailure { () throws(StorageError) in try store.get("a.bin", maxBytes: 999) }
+        let error = thrownError { () throws(StorageError) in try store.get("a.bin", maxBytes: 999) }
         #expect(error?.code == StorageError.tooLarge)
         #expect(error?.key == "a.bin")
         #expect(error?.isRetryable == false)
@@ -111,7 +111,7 @@ import Glibc
         try #require(truncated == 0)
         // (Reading it first would take minutes and 64 GiB of memory: the refusal names the size
         // fstat gave, before any byte is read.)
-        let huge = storageFailure { () throws(StorageError) in try store.get("huge.usdz", maxBytes: 200 << 20) }
+        let huge = thrownError { () throws(StorageError) in try store.get("huge.usdz", maxBytes: 200 << 20) }
         #expect(huge?.code == StorageError.tooLarge)
         #expect(huge?.message.contains(String(64 << 30)) == true, "\(huge?.message ?? "")")
         #expect(try store.size("huge.usdz") == 64 << 30)
@@ -128,10 +128,10 @@ import Glibc
         ]
         for key in bad {
             let errors = [
-                storageFailure { () throws(StorageError) in try store.put(key, bytes: [1], contentType: "text/plain") },
-                storageFailure { () throws(StorageError) in try store.get(key, maxBytes: 10) },
-                storageFailure { () throws(StorageError) in try store.delete(key) },
-                storageFailure { () throws(StorageError) in try store.size(key) },
+                thrownError { () throws(StorageError) in try store.put(key, bytes: [1], contentType: "text/plain") },
+                thrownError { () throws(StorageError) in try store.get(key, maxBytes: 10) },
+                thrownError { () throws(StorageError) in try store.delete(key) },
+                thrownError { () throws(StorageError) in try store.size(key) },
             ]
             for error in errors {
                 #expect(error?.code == StorageError.invalidKey, "\(key.debugDescription)")
@@ -139,7 +139,7 @@ import Glibc
             }
         }
         for prefix in ["/a", "a//", "../", "a/../", "a\\", "x\u{0}"] {
-            let error = storageFailure { () throws(StorageError) in try store.list(prefix: prefix) }
+            let error = thrownError { () throws(StorageError) in try store.list(prefix: prefix) }
             #expect(error?.code == StorageError.invalidKey, "\(prefix.debugDescription)")
         }
         // Nothing was written anywhere, inside the store or beside it.
@@ -155,7 +155,7 @@ import Glibc
         let root = try makeRoot()
         defer { cleanUp(root) }
         let store = try FileObjectStore(root: root)
-        let error = storageFailure { () throws(StorageError) in try store.get("rooms/nope/model.glb", maxBytes: 100) }
+        let error = thrownError { () throws(StorageError) in try store.get("rooms/nope/model.glb", maxBytes: 100) }
         #expect(error?.code == StorageError.notFound)
         #expect(error?.key == "rooms/nope/model.glb")
         #expect(error?.isRetryable == false)
@@ -163,8 +163,8 @@ import Glibc
 
         // A prefix of other keys is not an object; neither is a path through an object.
         try store.put("rooms/r1/model.glb", bytes: [1], contentType: "model/gltf-binary")
-        #expect(storageFailure { () throws(StorageError) in try store.get("rooms/r1", maxBytes: 100) }?.code == StorageError.notFound)
-        #expect(storageFailure { () throws(StorageError) in try store.get("rooms/r1/model.glb/x", maxBytes: 100) }?.code == StorageError.notFound)
+        #expect(thrownError { () throws(StorageError) in try store.get("rooms/r1", maxBytes: 100) }?.code == StorageError.notFound)
+        #expect(thrownError { () throws(StorageError) in try store.get("rooms/r1/model.glb/x", maxBytes: 100) }?.code == StorageError.notFound)
         #expect(try store.size("rooms/r1") == nil)
         #expect(try store.size("rooms/r1/model.glb/x") == nil)
     }
@@ -199,7 +199,7 @@ import Glibc
         try store.delete("rooms/r/thumbs/hero.webp")
         try store.delete("never/existed")
         try store.delete("rooms/r")  // a prefix, not an object: nothing to delete
-        #expect(storageFailure { () throws(StorageError) in try store.get("rooms/r/thumbs/hero.webp", maxBytes: 10) }?.code == StorageError.notFound)
+        #expect(thrownError { () throws(StorageError) in try store.get("rooms/r/thumbs/hero.webp", maxBytes: 10) }?.code == StorageError.notFound)
         #expect(try store.list(prefix: "rooms/") == ["rooms/r/model.glb"])
     }
 
@@ -208,9 +208,9 @@ import Glibc
         defer { cleanUp(root) }
         let store = try FileObjectStore(root: root)
         try store.put("a/b", bytes: [1], contentType: "text/plain")
-        #expect(storageFailure { () throws(StorageError) in try store.put("a", bytes: [2], contentType: "text/plain") }?.code == StorageError.invalidKey)
+        #expect(thrownError { () throws(StorageError) in try store.put("a", bytes: [2], contentType: "text/plain") }?.code == StorageError.invalidKey)
         try store.put("x", bytes: [1], contentType: "text/plain")
-        #expect(storageFailure { () throws(StorageError) in try store.put("x/y", bytes: [2], contentType: "text/plain") }?.code == StorageError.invalidKey)
+        #expect(thrownError { () throws(StorageError) in try store.put("x/y", bytes: [2], contentType: "text/plain") }?.code == StorageError.invalidKey)
         #expect(try store.list(prefix: "") == ["a/b", "x"])
         #expect(allEntries(root).filter { $0.contains(".tmp-put-") }.isEmpty)
     }
@@ -256,12 +256,12 @@ import Glibc
             "file://", "file:///", "file:///%00nul", "file:///%FF%FE", "file://" + root + "/plain-file", "",
         ]
         for url in cases {
-            let error = storageFailure { () throws(StorageError) in try StorageURL.open(url) }
+            let error = thrownError { () throws(StorageError) in try StorageURL.open(url) }
             #expect(error?.code == StorageError.urlInvalid, "\(url)")
             #expect(error?.isRetryable == false)
         }
         // Credentials in an unsupported URL never reach the message.
-        let secret = storageFailure { () throws(StorageError) in try StorageURL.open("ftp://user:s3cr3t@host/x") }
+        let secret = thrownError { () throws(StorageError) in try StorageURL.open("ftp://user:s3cr3t@host/x") }
         #expect(secret?.message.contains("s3cr3t") == false)
     }
 }

@@ -1,12 +1,12 @@
 import Dispatch
 import Foundation
 import Testing
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-@testable import TranscodeWorker
 @testable import ObjectStorage
 
 @Suite struct HTTPClientTests {

@@ -1,7 +1,5 @@
 import Testing
 
-@testable import TranscodeWorker
-@testable import ObjectStorage
 @testable import WorkerCore
 
 @Suite struct DigestTests {
