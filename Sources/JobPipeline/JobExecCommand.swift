@@ -22,8 +22,8 @@ public struct JobExecCommand {
     public static let help = """
         USAGE: transcode-job job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR] [--redaction-regions FILE]
                                       [--version-id ID] [--room-id ID] [--memory-mb N] [--cpu-seconds N]
-                                      [--parent-pid PID] [--nice N] [--no-thumbnails] [--report] [--previous FILE] [--glb-compression meshopt|none]
-                                      [--texture-format webp|original] [--orbit-size SIZE] [--units metric|imperial]
+                                      [--parent-pid PID] [--no-thumbnails] [--report] [--previous FILE] [--glb-compression meshopt|none]
+                                      [--texture-format webp|original] [--orbit-size SIZE] [--card-size SIZE] [--units metric|imperial]
                                       [--locale en|zh-Hans]
 
         Runs the conversion of one queued job attempt; the worker starts it as a child process for
@@ -53,8 +53,6 @@ public struct JobExecCommand {
           --memory-mb N             Address-space limit in MiB (0: none; default 0).
           --cpu-seconds N           CPU-time limit in seconds (0: none; default 0).
           --parent-pid PID          Exit when this process is no longer the parent (checked twice a second).
-          --nice N                  Run at this CPU niceness (0–19; the worker gives re-transcodes
-                                    TRANSCODE_BATCH_NICE, so that fresh uploads get the CPU first).
           --no-thumbnails           Render no thumbnails.
           --report                  Also write report.html (the page `convert --report` writes;
                                     TRANSCODE_JOB_REPORT).
@@ -96,7 +94,6 @@ public struct JobExecCommand {
     var versionId: String?
     var roomId: String?
     var memoryMB = 0
-    var niceness = 0
     var cpuSeconds = 0
     var parentPid: Int32?
     var thumbnails = true
@@ -134,7 +131,6 @@ public struct JobExecCommand {
             case "--version-id": versionId = try value(a)
             case "--room-id": roomId = try value(a)
             case "--memory-mb": memoryMB = try number(a)
-            case "--nice": niceness = min(try number(a), 19)
             case "--cpu-seconds": cpuSeconds = try number(a)
             case "--parent-pid": parentPid = Int32(try number(a))
             case "--no-thumbnails": thumbnails = false
@@ -314,10 +310,6 @@ public struct JobExecCommand {
         if memoryMB > 0 {
             let bytes = UInt64(memoryMB) << 20
             if let e = limit(RLIMIT_AS, bytes, hard: bytes, "RLIMIT_AS") { return e }
-        }
-        // A re-transcode yields the CPU to fresh uploads (a lower priority can always be taken).
-        if niceness > 0, setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Int32(niceness)) != 0 {
-            return "setpriority(\(niceness)): \(String(cString: strerror(errno)))"
         }
         return nil
     }
