@@ -97,6 +97,15 @@ struct JobRunnerPieceTests {
         #expect(mine.root.hasPrefix(base + "/" + JobWorkspace.namePrefix + "\(JobWorkspace.startId)-\(getpid())-"))
     }
 
+    /// Each outcome's one name and reason, as the log, the metric, the attempts table and
+    /// `process --json` record them.
+    @Test func outcomesHaveOneNameEach() {
+        let outcomes: [JobOutcome] = [.ready(outputPrefix: "p/"), .retried(code: "STORAGE_UNAVAILABLE", runAfter: "t"),
+                                      .failed(reason: "USDZ_PARSE_ERROR"), .released, .leaseLost]
+        #expect(outcomes.map(\.name) == ["ready", "retried", "failed", "released", "lease_lost"])
+        #expect(outcomes.map(\.reason) == [nil, "STORAGE_UNAVAILABLE", "USDZ_PARSE_ERROR", nil, nil])
+    }
+
     @Test func childMessagesRoundTrip() {
         let messages: [ChildMessage] = [
             .phase(.parsing),

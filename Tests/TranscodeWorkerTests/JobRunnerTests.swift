@@ -35,6 +35,10 @@ struct JobRunnerTests {
         #expect(row.int("output_revision") == 1)
         let thumbs = try JSONSerialization.jsonObject(with: Data((row["thumbnail_paths"] ?? "[]").utf8)) as? [[String: Any]] ?? []
         #expect(thumbs.contains { $0["kind"] as? String == "hero" && ($0["width"] as? NSNumber)?.intValue == 1320 })
+        // Every preview is listed with its size: the feed card, the small card and the carousel.
+        #expect(thumbs.contains { $0["kind"] as? String == "card" && ($0["width"] as? NSNumber)?.intValue == 1320 })
+        #expect(thumbs.contains { $0["kind"] as? String == "card_small" && ($0["width"] as? NSNumber)?.intValue == 660 })
+        #expect(thumbs.filter { $0["kind"] as? String == "orbit" && ($0["height"] as? NSNumber)?.intValue == 990 }.count == 8)
         #expect(thumbs.allSatisfy { ($0["path"] as? String)?.hasPrefix(job.outputPrefix + "thumbs/") == true })
 
         // Every output is in storage under the attempt's prefix; the manifest was written last.

@@ -184,24 +184,24 @@ struct ProcessCommand {
         switch outcome {
         case .ready(let prefix):
             say(human: "ready: outputs under \(prefix)",
-                json: ["event": .string("outcome"), "outcome": .string("ready"), "output_prefix": .string(prefix)])
+                json: ["event": .string("outcome"), "outcome": .string(outcome.name), "output_prefix": .string(prefix)])
             return ExitStatus.ok
         case .retried(let code, let runAfter):
             say(human: "not done: \(code); queued again, runs after \(runAfter)",
-                json: ["event": .string("outcome"), "outcome": .string("retried"), "reason": .string(code),
+                json: ["event": .string("outcome"), "outcome": .string(outcome.name), "reason": .string(code),
                        "retry_at": .string(runAfter)])
             return ExitStatus.internalError
         case .failed(let reason):
-            say(human: "failed: \(reason)", json: ["event": .string("outcome"), "outcome": .string("failed"),
+            say(human: "failed: \(reason)", json: ["event": .string("outcome"), "outcome": .string(outcome.name),
                                                   "reason": .string(reason)])
             return FailureReason.inputReasons.contains(lastFailure ?? "") ? ExitStatus.invalidInput : ExitStatus.internalError
         case .released:
             say(human: "stopped: the version was given back to the queue",
-                json: ["event": .string("outcome"), "outcome": .string("released")])
+                json: ["event": .string("outcome"), "outcome": .string(outcome.name)])
             return ExitStatus.internalError
         case .leaseLost:
             say(human: "lease lost: another worker or the rescuer owns the version now; nothing was published",
-                json: ["event": .string("outcome"), "outcome": .string("lease_lost")])
+                json: ["event": .string("outcome"), "outcome": .string(outcome.name)])
             return ExitStatus.internalError
         }
     }

@@ -181,21 +181,12 @@ final class JobAttempt {
         var fields = ids
         for (k, v) in timings { fields["\(k)_ms"] = .int(Int64(v.rounded())) }
         if copied > 0 { fields["copied_outputs"] = .int(Int64(copied)) }
+        fields["outcome"] = .string(outcome.name)
+        if let reason = outcome.reason { fields["reason"] = .string(reason) }
         switch outcome {
-        case .ready(let prefix):
-            fields["outcome"] = .string("ready")
-            fields["output_prefix"] = .string(prefix)
-        case .retried(let code, let runAfter):
-            fields["outcome"] = .string("retried")
-            fields["reason"] = .string(code)
-            fields["retry_at"] = .string(runAfter)
-        case .failed(let reason):
-            fields["outcome"] = .string("failed")
-            fields["reason"] = .string(reason)
-        case .released:
-            fields["outcome"] = .string("released")
-        case .leaseLost:
-            fields["outcome"] = .string("lease_lost")
+        case .ready(let prefix): fields["output_prefix"] = .string(prefix)
+        case .retried(_, let runAfter): fields["retry_at"] = .string(runAfter)
+        case .failed, .released, .leaseLost: break
         }
         if let failure {
             fields["message"] = .string(failure.message)
@@ -211,14 +202,7 @@ final class JobAttempt {
     /// fatal: the version's own state is already recorded.
     private func recordAttempt(_ outcome: JobOutcome) {
         guard let store else { return }
-        let (name, reason): (String, String?)
-        switch outcome {
-        case .ready: (name, reason) = ("ready", nil)
-        case .retried(let code, _): (name, reason) = ("retried", code)
-        case .failed(let code): (name, reason) = ("failed", code)
-        case .released: (name, reason) = ("released", nil)
-        case .leaseLost: (name, reason) = ("lease_lost", nil)
-        }
+        let name = outcome.name, reason = outcome.reason
         storeLock.lock()
         defer { storeLock.unlock() }
         do {

@@ -63,4 +63,26 @@ public enum JobOutcome: Sendable, Equatable {
     case released
     /// The lease was lost: nothing was published and own outputs were deleted.
     case leaseLost
+
+    /// The outcome's name where it is recorded: the `job finished` log line, the
+    /// `transcode_jobs_finished_total` metric, the attempts table and `process --json`
+    /// (`ready`, `retried`, `failed`, `released`, `lease_lost`).
+    public var name: String {
+        switch self {
+        case .ready: return "ready"
+        case .retried: return "retried"
+        case .failed: return "failed"
+        case .released: return "released"
+        case .leaseLost: return "lease_lost"
+        }
+    }
+
+    /// The reason code of a retried or failed attempt; nil for the others.
+    public var reason: String? {
+        switch self {
+        case .retried(let code, _): return code
+        case .failed(let reason): return reason
+        case .ready, .released, .leaseLost: return nil
+        }
+    }
 }

@@ -271,27 +271,16 @@ public final class WorkerDaemon: @unchecked Sendable {
     }
 
     private func finished(_ job: ClaimedJob, _ outcome: JobOutcome) {
-        let name: String
-        var reason = "none"
         switch outcome {
-        case .ready: name = "ready"
-        case .retried(let code, _):
-            name = "retried"
-            reason = code
-            metrics.retried()
-        case .failed(let r):
-            name = "failed"
-            reason = r
-        case .released: name = "released"
-        case .leaseLost:
-            name = "lease_lost"
-            metrics.leaseWasLost()
+        case .retried: metrics.retried()
+        case .leaseLost: metrics.leaseWasLost()
+        case .ready, .failed, .released: break
         }
-        metrics.jobFinished(outcome: name, reason: reason)
+        metrics.jobFinished(outcome: outcome.name, reason: outcome.reason ?? "none")
         cond.lock()
         running[job.leaseId] = nil
         metrics.setInFlight(running.count)
-        outcomes[name, default: 0] += 1
+        outcomes[outcome.name, default: 0] += 1
         wakeups += 1
         cond.signal()
         cond.unlock()
