@@ -268,7 +268,8 @@ public struct JobExecCommand {
             return ExitStatus.internalError
         }
         let files = result.files.map { f in
-            ChildMessage.File(path: f.path, bytes: f.bytes.count, sha256: Digest.hex(Digest.sha256(f.bytes)))
+            ChildMessage.File(path: f.path, bytes: f.bytes.count,
+                              sha256: result.digests[f.path] ?? Digest.hex(Digest.sha256(f.bytes)))
         }
         let s = result.summary
         let summary = JSONValue.object([

@@ -96,6 +96,16 @@ import TestSupport
         #expect(c.files.map(\.bytes) == d.files.map(\.bytes))
     }
 
+    /// Each output is hashed once: the digests the pipeline made for the manifest are the ones the
+    /// child reports, and they are the files' own.
+    @Test func theDigestsMadeForTheManifestAreTheFilesOwn() throws {
+        let pair = try #require(Self.roomPlanPairs.first)
+        let r = try TranscodePipeline.run(try input(usd: pair.usdz, json: pair.json))
+        let hashed = Set(r.digests.keys)
+        #expect(hashed == Set(r.files.map(\.path)).subtracting(["layer_manifest.json"]))
+        for f in r.files { if let d = r.digests[f.path] { #expect(d == Digest.hex(Digest.sha256(f.bytes)), "\(f.path)") } }
+    }
+
     @Test func thumbnailsAreListedInTheManifestWithTheirCameras() throws {
         let pair = try #require(Self.roomPlanPairs.first)
         let r = try TranscodePipeline.run(try input(usd: pair.usdz, json: pair.json))

@@ -101,6 +101,9 @@ public struct PipelineResult: Sendable {
     /// The paths of `files` taken unchanged from `PipelineInput.previous` (their bytes equal the
     /// previous revision's: the worker copies them in storage instead of uploading them).
     public var reused: Set<String> = []
+    /// The lowercase hexadecimal SHA-256 of the files already hashed for the manifest, by path
+    /// (the model, the thumbnails, the plan files), so that no output is hashed twice.
+    public var digests: [String: String] = [:]
 }
 
 /// Counts, sizes, timings and warnings of one conversion.

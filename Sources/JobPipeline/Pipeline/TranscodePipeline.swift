@@ -197,11 +197,15 @@ public enum TranscodePipeline {
             compression: glb.compression.rawValue, extensionsRequired: glb.extensionsRequired)
         let stats = Stats(meshes: glb.meshCount, triangles: glb.triangleCount, vertices: glb.vertexCount,
                           materials: glb.materialCount, textures: glb.textureCount, glbBytes: glb.bytes.count)
+        // Each output is hashed once: for the manifest here, and the child reports these digests.
+        var digests = ["model.glb": glbSHA256]
+        for t in thumbnails { digests[t.path] = t.sha256 }
+        for f in plan.files { digests[f.path] = Digest.hex(Digest.sha256(f.bytes)) }
         let planRecord = input.plan.map { options in
             PlanRecord(
                 files: plan.files.map { f in
                     PlanRecord.File(path: f.path, mediaType: PlanRecord.File.mediaTypes[f.path] ?? "application/octet-stream",
-                                    bytes: f.bytes.count, sha256: Digest.hex(Digest.sha256(f.bytes)))
+                                    bytes: f.bytes.count, sha256: digests[f.path] ?? "")
                 },
                 units: options.units.rawValue, locale: options.locale.rawValue, wallThickness: options.wallThickness,
                 sheets: plan.stories, note: plan.note, rooms: plan.rooms, openings: plan.openings)
@@ -228,7 +232,7 @@ public enum TranscodePipeline {
         let files: [(path: String, bytes: [UInt8])] =
             [("model.glb", glb.bytes)] + views.map { ($0.path, $0.webp) } + plan.files
             + privacyCrops.map { (Self.privacyFolder + $0.redactionId + ".webp", $0.webp) } + [("layer_manifest.json", manifest)]
-        return PipelineResult(files: files, summary: summary, reused: Set(reused))
+        return PipelineResult(files: files, summary: summary, reused: Set(reused), digests: digests)
     }
 
     static func imageFormat(_ bytes: [UInt8]) -> String {
