@@ -152,8 +152,8 @@ let package = Package(
         .testTarget(
             name: "TranscodeWorkerTests",
             dependencies: ["TestSupport", "TranscodeWorker", "JobPipeline", "SourceFiles", "USDInspect", "WorkerCore", "WorkerRuntime", "PGQueue", "ObjectStorage",
-                           "WorkerHTTP", "JSONCore",
-                           "USDParse", "SceneModel", "Thumbnailer", "FloorPlan", "Layering"],
+                           "WorkerHTTP", "JSONCore", "CSandbox",
+                           "USDParse", "SceneModel", "Thumbnailer", "FloorPlan", "Layering", "GLBWriter", "Manifest"],
             exclude: ["Support/edge/serve.ts", "Support/edge/same_secret_test.ts", "Support/hostile"],
             swiftSettings: strict),
         .testTarget(name: "FloorPlanTests", dependencies: ["TestSupport", "FloorPlan", "SceneModel", "Layering", "USDParse"], swiftSettings: strict),
