@@ -50,7 +50,9 @@ RUN --mount=type=cache,target=/src/.build \
         /out/transcode-inspect \
  && /out/transcode-worker version \
  && /out/transcode-job --help > /dev/null \
- && /out/transcode-inspect --version > /dev/null
+ && /out/transcode-inspect --version > /dev/null \
+ && /out/transcode-worker convert --help > /dev/null \
+ && /out/transcode-worker inspect --help > /dev/null
 
 ############################################################################################
 # Runtime stage
@@ -92,11 +94,13 @@ RUN groupadd --system --gid 10001 transcode \
         --home-dir /var/lib/transcode --shell /usr/sbin/nologin transcode \
  && install -d -o transcode -g transcode -m 0750 /var/lib/transcode
 
-# The job child's executable goes beside the worker, which runs it for every job (the pipeline
-# alone: it loads none of the worker's database, HTTP or networking libraries).
+# The job child's executable goes beside the worker, which runs it for every job and for
+# `convert` (the pipeline alone: it loads none of the worker's database, HTTP or networking
+# libraries; the worker links no parser).
 COPY --from=build /out/transcode-worker /usr/local/bin/transcode-worker
 COPY --from=build /out/transcode-job /usr/local/bin/transcode-job
-# `inspect` as a program of its own, for operators looking at a source file (the reader alone).
+# `inspect` as a program of its own, for operators looking at a source file (the reader alone);
+# `transcode-worker inspect` runs it.
 COPY --from=build /out/transcode-inspect /usr/local/bin/transcode-inspect
 
 # The working directory is where the default file storage (file://$PWD/transcode-storage) goes;

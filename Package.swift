@@ -7,7 +7,8 @@
 //     the polygon triangulator, vector helpers), JSONCore (the one JSON value, writer and bounded
 //     reader) and their own C wrappers only; they never import each other. They parse, build and
 //     render bytes in memory: no IO, no logging.
-//  2. The runtime targets never import a feature module, so the daemon cannot parse untrusted bytes:
+//  2. The runtime targets never import a feature module, and neither does the daemon's CLI
+//     (TranscodeWorker), so `transcode-worker` links no parser and cannot parse untrusted bytes:
 //     JSONCore (leaf, shared with the features), CommandCore (leaf: clock, exit statuses, usage
 //     errors, unbuffered output, the process guard and the environment with its secrets held
 //     apart), WorkerCore (shared by the daemon and the job child: the child's
@@ -16,13 +17,17 @@
 //     (Postgres, schema, queue statements; libpq), WorkerHTTP (the HTTP server; libmicrohttpd) and
 //     WorkerRuntime (the daemon: claim loop, job attempts in the sandboxed child, heartbeat,
 //     completion, rescue, sweeps, metrics, API routes, configuration, JSON-lines logs).
-//  3. Three composers. JobPipeline: the pipeline over the feature modules, the report and the job
-//     child's `job-exec` (the `transcode-job` executable), with WorkerCore as its only runtime
-//     module, so the child links none of the daemon's modules or libraries. USDInspect: the
-//     `inspect` command over USDParse alone (also the small `transcode-inspect` executable, which
-//     loads no library of the pipeline's or the daemon's). TranscodeWorker: the CLI (`convert`
-//     runs the pipeline in process) over JobPipeline, USDInspect and the runtime. SourceFiles
-//     (bounded file reads, sibling assets confined to a folder) is the disk IO the first two share.
+//  3. Two composers and the daemon's CLI. JobPipeline: the pipeline over the feature modules, the
+//     report, `convert` and the job child's `job-exec` (both in the `transcode-job` executable),
+//     with WorkerCore as its only runtime module, so the child links none of the daemon's modules
+//     or libraries. USDInspect: the `inspect` command over USDParse alone (the small
+//     `transcode-inspect` executable, which loads no library of the pipeline's or the daemon's).
+//     SourceFiles (bounded file reads, sibling assets confined to a folder) is the disk IO those
+//     two share. TranscodeWorker: the CLI of `transcode-worker` (`run` and the operator commands)
+//     over the runtime alone, so the daemon links no feature module, nor JobPipeline, USDInspect,
+//     SourceFiles or SceneModel: its `convert`, `inspect` and `job-exec` execute `transcode-job
+//     convert`, `transcode-inspect` and `transcode-job job-exec` found beside it, and its error
+//     catalog spells out the feature modules' codes (a test compares them with the modules').
 //  4. Each C library is wrapped by one system-library target and called from exactly one Swift file.
 import PackageDescription
 
@@ -115,13 +120,11 @@ let package = Package(
         .target(
             name: "USDInspect", dependencies: ["SceneModel", "USDParse", "JSONCore", "CommandCore", "SourceFiles"],
             swiftSettings: strict),
-        // TranscodeWorker: the CLI over the pipeline and the runtime.
+        // TranscodeWorker: the daemon's CLI over the runtime alone. `convert`, `inspect` and
+        // `job-exec` execute `transcode-job` and `transcode-inspect` beside it.
         .target(
             name: "TranscodeWorker",
-            dependencies: [
-                "SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "Manifest", "FloorPlan",
-                "JSONCore", "WorkerCore", "SourceFiles", "JobPipeline", "USDInspect", "ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime",
-            ],
+            dependencies: ["JSONCore", "WorkerCore", "ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime"],
             swiftSettings: strict),
         .executableTarget(name: "transcode-worker", dependencies: ["TranscodeWorker"], swiftSettings: strict),
         .executableTarget(name: "transcode-job", dependencies: ["JobPipeline", "WorkerCore"], swiftSettings: strict),
@@ -149,8 +152,8 @@ let package = Package(
         .testTarget(
             name: "TranscodeWorkerTests",
             dependencies: ["TestSupport", "TranscodeWorker", "JobPipeline", "SourceFiles", "USDInspect", "WorkerCore", "WorkerRuntime", "PGQueue", "ObjectStorage",
-                           "WorkerHTTP", "JSONCore",
-                           "USDParse", "SceneModel", "Thumbnailer", "FloorPlan", "Layering"],
+                           "WorkerHTTP", "JSONCore", "CSandbox",
+                           "USDParse", "SceneModel", "Thumbnailer", "FloorPlan", "Layering", "GLBWriter", "Manifest"],
             exclude: ["Support/edge/serve.ts", "Support/edge/same_secret_test.ts", "Support/hostile"],
             swiftSettings: strict),
         .testTarget(name: "FloorPlanTests", dependencies: ["TestSupport", "FloorPlan", "SceneModel", "Layering", "USDParse"], swiftSettings: strict),

@@ -24,10 +24,10 @@ GROUPS = [
     ("features", "feature modules: bytes in, bytes out", ["SceneModel", "USDParse", "Layering", "GLBWriter", "Thumbnailer", "FloorPlan", "Manifest"]),
     ("leaf", "shared by features and runtime", ["JSONCore"]),
     ("runtime", "runtime: never imports a feature module", ["CommandCore", "WorkerCore", "ObjectStorage", "PGQueue", "WorkerHTTP", "WorkerRuntime"]),
-    ("files", "disk reads shared by the composers", ["SourceFiles"]),
+    ("files", "disk reads shared by the job child and inspect", ["SourceFiles"]),
     ("child", "job child: the pipeline without the daemon", ["JobPipeline", "transcode-job"]),
     ("inspect", "inspect: the reader alone", ["USDInspect", "transcode-inspect"]),
-    ("composer", "composer", ["TranscodeWorker", "transcode-worker"]),
+    ("daemon", "daemon and its CLI: links no feature module", ["TranscodeWorker", "transcode-worker"]),
 ]
 
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Checks that the Dockerfile's runtime stage installs every Debian package the release binary
-# needs at run time.
+# Checks that the Dockerfile's runtime stage installs every Debian package the release binaries
+# need at run time.
 #
-#   scripts/check-runtime-deps.sh [--binary PATH] [--dockerfile PATH] [--scratch-path DIR]
+#   scripts/check-runtime-deps.sh [--binary PATH]… [--dockerfile PATH] [--scratch-path DIR]
 #
-# Without --binary it builds the binary the way the image does
+# Without --binary it builds the binaries the way the image does
 # (`swift build -c release --static-swift-stdlib`) in --scratch-path (default /tmp/rt-build, so
-# the working .build folder is left alone). Then it runs `ldd` on the binary, maps every shared
+# the working .build folder is left alone) and checks the three the image ships: transcode-worker,
+# which links no parser, and transcode-job and transcode-inspect, which load the parsers' and
+# renderers' libraries. For each it runs `ldd`, maps every shared
 # library to the Debian package that ships it (`dpkg -S`) and compares those packages with the
 # `apt-get install` list of the Dockerfile's runtime stage (the stage named `runtime`, else the
 # last one):
@@ -23,7 +25,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BINARY=""
+BINARIES=()
 DOCKERFILE="$ROOT/Dockerfile"
 SCRATCH=/tmp/rt-build
 BASE_PACKAGES=(libc6 libgcc-s1 libstdc++6)
@@ -33,7 +35,7 @@ die() { echo "check-runtime-deps: $*" >&2; exit 2; }
 
 while (($#)); do
   case "$1" in
-    --binary) BINARY=${2:?--binary needs a path}; shift 2 ;;
+    --binary) BINARIES+=("${2:?--binary needs a path}"); shift 2 ;;
     --dockerfile) DOCKERFILE=${2:?--dockerfile needs a path}; shift 2 ;;
     --scratch-path) SCRATCH=${2:?--scratch-path needs a directory}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -46,13 +48,14 @@ for tool in ldd dpkg dpkg-query awk; do
 done
 [ -f "$DOCKERFILE" ] || die "no Dockerfile at $DOCKERFILE"
 
-# ---- the binary --------------------------------------------------------------------------------
-if [ -z "$BINARY" ]; then
+# ---- the binaries ------------------------------------------------------------------------------
+if ((${#BINARIES[@]} == 0)); then
   echo "building: swift build -c release --static-swift-stdlib --scratch-path $SCRATCH" >&2
   (cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" >&2)
-  BINARY="$(cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)/transcode-worker"
+  BIN_DIR="$(cd "$ROOT" && swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --show-bin-path)"
+  BINARIES=("$BIN_DIR/transcode-worker" "$BIN_DIR/transcode-job" "$BIN_DIR/transcode-inspect")
 fi
-[ -x "$BINARY" ] || die "not an executable: $BINARY"
+for BINARY in "${BINARIES[@]}"; do [ -x "$BINARY" ] || die "not an executable: $BINARY"; done
 
 # ---- the runtime stage's apt-get install list ----------------------------------------------------
 # Joins continued lines, drops comment lines, keeps the RUN instructions of the target stage and
@@ -144,62 +147,71 @@ closure
 
 is_in() { local x=$1; shift; local y; for y in "$@"; do [ "$x" = "$y" ] && return 0; done; return 1; }
 
-# The libraries the binary itself names (the rest of ldd's list is loaded through them).
-declare -A DIRECT=()
-if command -v readelf >/dev/null; then
-  while read -r lib; do DIRECT[$lib]=1; done < <(readelf -d "$BINARY" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
-else
-  echo "note: readelf not found; treating every library as directly linked" >&2
-fi
-
-# ---- the table ---------------------------------------------------------------------------------------
-echo "binary:     $BINARY"
-echo "dockerfile: $DOCKERFILE (runtime stage installs: ${LISTED[*]})"
-echo
-printf '%-28s %-6s %-22s %s\n' LIBRARY LINK PACKAGE STATUS
-printf '%-28s %-6s %-22s %s\n' ------- ---- ------- ------
-
 failures=0
-declare -A NEEDED_PKGS=()
-while read -r line; do
-  [ -n "$line" ] || continue
-  lib=""; path=""
-  if [[ $line == *"=> not found"* ]]; then
-    lib=${line%% *}; path="not found"
-  elif [[ $line == *"=>"* ]]; then
-    lib=${line%% *}; path=$(echo "${line#*=> }" | awk '{print $1}')
+declare -A NEEDED_PKGS=() DIRECT=()
+echo "dockerfile: $DOCKERFILE (runtime stage installs: ${LISTED[*]})"
+
+# One binary's table; adds to `failures` and `NEEDED_PKGS`.
+check_binary() {
+  local BINARY=$1 line lib path link pkg status
+  # The libraries the binary itself names (the rest of ldd's list is loaded through them).
+  DIRECT=()
+  if command -v readelf >/dev/null; then
+    while read -r lib; do DIRECT[$lib]=1; done < <(readelf -d "$BINARY" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
   else
-    path=$(echo "$line" | awk '{print $1}'); lib=$(basename "$path")
+    echo "note: readelf not found; treating every library as directly linked" >&2
   fi
-  case "$lib" in linux-vdso.so.*|linux-gate.so.*) continue ;; esac
-  [[ $path == /* || $path == "not found" ]] || continue
-  link=dep; [ -n "${DIRECT[$lib]:-}" ] && link=direct
-  if [ "$path" = "not found" ]; then
-    printf '%-28s %-6s %-22s %s\n' "$lib" "$link" "-" "MISSING (ldd: not found on this machine)"
-    failures=$((failures + 1)); continue
-  fi
-  pkg=$(package_of "$path")
-  if [ -z "$pkg" ]; then
-    status="MISSING (no Debian package ships $path)"; failures=$((failures + 1)); pkg="-"
-  elif is_in "$pkg" "${BASE_PACKAGES[@]}"; then
-    status="ok: base image"
-  elif is_in "$pkg" "${LISTED[@]}"; then
-    status="ok: listed"
-  elif [ "$link" = dep ] && [ -n "${VIA[$pkg]:-}" ]; then
-    status="ok: via ${VIA[$pkg]}"
-  else
-    status="MISSING from the runtime stage's apt-get install"; failures=$((failures + 1))
-  fi
-  NEEDED_PKGS[$pkg]=1
-  printf '%-28s %-6s %-22s %s\n' "$lib" "$link" "$pkg" "$status"
-done < <(ldd "$BINARY")
+
+  # The table.
+  echo "binary:     $BINARY"
+  printf '%-28s %-6s %-22s %s\n' LIBRARY LINK PACKAGE STATUS
+  printf '%-28s %-6s %-22s %s\n' ------- ---- ------- ------
+
+  while read -r line; do
+    [ -n "$line" ] || continue
+    lib=""; path=""
+    if [[ $line == *"=> not found"* ]]; then
+      lib=${line%% *}; path="not found"
+    elif [[ $line == *"=>"* ]]; then
+      lib=${line%% *}; path=$(echo "${line#*=> }" | awk '{print $1}')
+    else
+      path=$(echo "$line" | awk '{print $1}'); lib=$(basename "$path")
+    fi
+    case "$lib" in linux-vdso.so.*|linux-gate.so.*) continue ;; esac
+    [[ $path == /* || $path == "not found" ]] || continue
+    link=dep; [ -n "${DIRECT[$lib]:-}" ] && link=direct
+    if [ "$path" = "not found" ]; then
+      printf '%-28s %-6s %-22s %s\n' "$lib" "$link" "-" "MISSING (ldd: not found on this machine)"
+      failures=$((failures + 1)); continue
+    fi
+    pkg=$(package_of "$path")
+    if [ -z "$pkg" ]; then
+      status="MISSING (no Debian package ships $path)"; failures=$((failures + 1)); pkg="-"
+    elif is_in "$pkg" "${BASE_PACKAGES[@]}"; then
+      status="ok: base image"
+    elif is_in "$pkg" "${LISTED[@]}"; then
+      status="ok: listed"
+    elif [ "$link" = dep ] && [ -n "${VIA[$pkg]:-}" ]; then
+      status="ok: via ${VIA[$pkg]}"
+    else
+      status="MISSING from the runtime stage's apt-get install"; failures=$((failures + 1))
+    fi
+    NEEDED_PKGS[$pkg]=1
+    printf '%-28s %-6s %-22s %s\n' "$lib" "$link" "$pkg" "$status"
+  done < <(ldd "$BINARY")
+}
+
+for BINARY in "${BINARIES[@]}"; do
+  echo
+  check_binary "$BINARY"
+done
 
 # Listed packages no library maps to (not an error: data packages, or libraries for code to come).
 unused=()
 for p in "${LISTED[@]}"; do [ -n "${NEEDED_PKGS[$p]:-}" ] || unused+=("$p"); done
 echo
 if ((${#unused[@]})); then
-  echo "listed but not loaded by the binary (fine for data packages): ${unused[*]}"
+  echo "listed but not loaded by the binaries (fine for data packages): ${unused[*]}"
 fi
 if ((failures)); then
   echo "FAIL: $failures librar$( ((failures == 1)) && echo y || echo ies) not provided by the runtime stage"

@@ -6,7 +6,10 @@ set -euo pipefail
 case "${1:-}" in -h | --help) sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;; esac
 cd "$(dirname "$0")/.."
 SKIP_PIP=1 bash scripts/install-deps.sh
-swift build -c release --product transcode-worker > /tmp/transcode-build.log 2>&1 || { cat /tmp/transcode-build.log; exit 1; }
+# transcode-worker runs `convert` and `inspect` in transcode-job and transcode-inspect, beside it.
+for product in transcode-worker transcode-job transcode-inspect; do
+  swift build -c release --product "$product" > /tmp/transcode-build.log 2>&1 || { cat /tmp/transcode-build.log; exit 1; }
+done
 INPUT=${1:-samples/roomplan/parametric_two_sections.usdz}
 JSON=${2:-}
 if [ -z "$JSON" ] && [ "$#" -eq 0 ]; then JSON=samples/roomplan/parametric_two_sections.json; fi

@@ -48,8 +48,8 @@ export TRANSCODE_DIFF_DIR="$WORK/diff"
 echo "== module graph in README.md drawn from Package.swift (scripts/architecture-graph.py)"
 python3 scripts/architecture-graph.py --check
 
-echo "== swift build"
-swift build --build-tests > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; echo "build failed"; exit 1; }
+echo "== swift build (every target imports only what Package.swift says it depends on)"
+swift build --build-tests --explicit-target-dependency-import-check error > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; echo "build failed"; exit 1; }
 grep -E "warning:" "$WORK/build.log" | sort -u | head -n 20 || true
 
 echo "== swift test"
@@ -69,7 +69,7 @@ echo "== every sample and corpus RoomPlan model loaded by three.js's GLTFLoader 
 python3 scripts/check-threejs.py --binary .build/debug/transcode-worker --corpus "$CORPUS"
 
 echo "== release build (what scripts/demo.sh and the benchmarks run), one conversion with it"
-swift build -c release --scratch-path .build/release-check > "$WORK/release.log" 2>&1 || { grep -E "error" "$WORK/release.log" | head -n 40; echo "release build failed"; exit 1; }
+swift build -c release --scratch-path .build/release-check --explicit-target-dependency-import-check error > "$WORK/release.log" 2>&1 || { grep -E "error" "$WORK/release.log" | head -n 40; echo "release build failed"; exit 1; }
 .build/release-check/release/transcode-worker convert samples/roomplan/parametric_two_sections.usdz \
   --roomplan samples/roomplan/parametric_two_sections.json --out "$WORK/release-out" > /dev/null
 

@@ -15,7 +15,7 @@ extension JobExecCommand {
                 RawOutput.write(help + "\n", to: 1)
                 return ExitStatus.ok
             }
-            RawOutput.write("error: transcode-job runs one command, job-exec\n\n" + help + "\n", to: 2)
+            RawOutput.write("error: transcode-job runs job-exec (or convert, for transcode-worker convert)\n\n" + help + "\n", to: 2)
             return ExitStatus.usage
         }
         do {

@@ -28,8 +28,8 @@ public struct JobExecCommand {
 
         Runs the conversion of one queued job attempt; the worker starts it as a child process for
         every attempt and reads its standard output. It is not meant to be run by hand.
-        `transcode-job` is installed beside `transcode-worker`, whose `job-exec` is the same
-        command; the worker runs `transcode-job` when it finds it there (fewer libraries to load).
+        `transcode-job` is installed beside `transcode-worker`, which links no parser: the
+        worker's `job-exec` and `convert` run `transcode-job job-exec` and `transcode-job convert`.
 
         The worker's launcher has already confined it (RLIMIT_AS, RLIMIT_CPU, RLIMIT_CORE,
         RLIMIT_FSIZE, RLIMIT_NOFILE, PR_SET_NO_NEW_PRIVS and, where the kernel allows, its own user

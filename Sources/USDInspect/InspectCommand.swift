@@ -8,8 +8,12 @@ import CommandCore
 /// the same command as a program of its own): parses a USDZ/USDC/USDA file and reports its layers,
 /// prim tree, stage metadata, counts and warnings.
 public struct InspectCommand {
+    /// The words that start the command in `transcode-worker`, which runs `transcode-inspect`
+    /// under that name (its `argv[0]`).
+    public static let workerProgram = "transcode-worker inspect"
+
     /// The options and exit statuses, under `transcode-worker inspect`.
-    public static let help = usage(program: "transcode-worker inspect")
+    public static let help = usage(program: workerProgram)
 
     /// The options and exit statuses, with `program` (the words that start the command) in the usage line.
     public static func usage(program: String) -> String {

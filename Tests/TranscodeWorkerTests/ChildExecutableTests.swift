@@ -15,7 +15,7 @@ struct ChildExecutableTests {
     func overrideWins() {
         #expect(ChildExecutable.resolve(environment: [JobRunner.binaryVariable: "/opt/x/job"]) == "/opt/x/job")
         let fallback = ChildExecutable.resolve(environment: [JobRunner.binaryVariable: ""])
-        #expect(fallback == (ChildExecutable.besideSelf ?? "/proc/self/exe"))
+        #expect(fallback == (ChildExecutable.besideSelf ?? ChildExecutable.besideRunningExecutable("transcode-job") ?? "/proc/self/exe"))
     }
 
     @Test("only a regular file this process may execute is opened")

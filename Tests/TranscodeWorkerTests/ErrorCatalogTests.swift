@@ -1,5 +1,8 @@
 import Foundation
+import Layering
+import Manifest
 import Testing
+import USDParse
 
 @testable import TranscodeWorker
 @testable import ObjectStorage
@@ -31,6 +34,25 @@ import Testing
             #expect(ErrorCatalog.codes.first { $0.code == code }?.retryable == (StorageError.defaultRetryable(code) ? "yes" : "no"))
         }
         #expect(ErrorCatalog.reasons.map(\.code).contains(FailureReason.uploadExpired))
+    }
+
+    /// The daemon links no feature module, so the catalog spells their codes out: here they are
+    /// the modules' own constants, in the catalog's order.
+    @Test func theFeatureModulesCodesAreTheModulesOwn() {
+        let usd: [USDParseError.Code] = [
+            .truncated, .unrecognizedFormat, .unsupportedVersion, .corrupt, .decompressionFailed, .limitExceeded,
+            .memoryBudgetExceeded, .syntax, .zipInvalid, .zipUnsafeName, .zipUnsupported, .noRootLayer, .compositionCycle,
+            .typeMismatch, .invalidGeometry,
+        ]
+        #expect(ErrorCatalog.usd.map(\.code) == usd.map(\.rawValue))
+        #expect(ErrorCatalog.layering.map(\.code) == [
+            LayeringError.emptyInput, LayeringError.jsonInvalid, LayeringError.jsonTooLarge, LayeringError.limitExceeded,
+            LayeringError.inputsMismatched,
+        ])
+        #expect(ErrorCatalog.writers.filter { $0.module == "Manifest" }.map(\.code) == [
+            ManifestError.invalidValueCode, ManifestError.nonFiniteCode, ManifestError.indexOutOfRangeCode, ManifestError.duplicateCode,
+        ])
+        #expect(ErrorCatalog.reasons.contains { $0.code == "ROOMPLAN_JSON_INVALID" })
     }
 
     /// Codes in error constructors, error constants and message prefixes across Sources. Warning

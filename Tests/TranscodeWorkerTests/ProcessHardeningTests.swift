@@ -30,8 +30,7 @@ struct ProcessHardeningTests {
     /// Each command kind, with arguments that make it end soon (most with an error, which it
     /// prints). The database is a closed port.
     static let workerCommands: [[String]] = [
-        ["help"], ["version"], ["errors"], ["inspect", "/nonexistent/room.usdz"],
-        ["convert", "/nonexistent/room.usdz", "--out", "/nonexistent/out"], ["job-exec"],
+        ["help"], ["version"], ["errors"],
         ["run", "--http-addr", "off"], ["process", UUID().uuidString.lowercased()], ["migrate"], ["migrate", "--status"],
         ["enqueue", UUID().uuidString.lowercased()], ["retry", UUID().uuidString.lowercased()],
         ["reprocess", UUID().uuidString.lowercased()], ["cancel", UUID().uuidString.lowercased()],
@@ -40,11 +39,19 @@ struct ProcessHardeningTests {
         ["probe", "--http-addr", "127.0.0.1:1"], ["no-such-command"],
     ]
 
+    /// The commands that parse scans: `transcode-worker` executes the program beside it that runs
+    /// them (`SiblingProgram`), which makes itself non-dumpable as every command does.
+    static let siblingCommands: [(arguments: [String], program: String?)] = [
+        (["inspect", "/nonexistent/room.usdz"], TestPaths.inspectBinary),
+        (["convert", "/nonexistent/room.usdz", "--out", "/nonexistent/out"], TestPaths.jobBinary),
+    ]
+
     /// What `/proc/<pid>/environ` of `arguments` run by `binary` showed: its owner once the
-    /// process runs `binary` (past `execve`), polled until it is root or 30 s have passed (with
-    /// `firstLook`, the first owner seen past `execve`).
+    /// process runs `runs` (default `binary`; past `execve`), polled until it is root or 30 s have
+    /// passed (with `firstLook`, the first owner seen past `execve`, and `environ` given the text).
     static func environOwner(_ binary: String, _ arguments: [String], environment: [String: String],
-                             firstLook: Bool = false) throws -> uid_t? {
+                             runs: String? = nil, firstLook: Bool = false,
+                             environ: ((String) -> Void)? = nil) throws -> uid_t? {
         var fds: [Int32] = [-1, -1]
         #expect(pipe(&fds) == 0)
         defer { close(fds[0]); close(fds[1]) }
@@ -75,7 +82,7 @@ struct ProcessHardeningTests {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         }
-        let real = URL(fileURLWithPath: binary).resolvingSymlinksInPath().path
+        let real = URL(fileURLWithPath: runs ?? binary).resolvingSymlinksInPath().path
         var owner: uid_t?
         for _ in 0..<600 {
             // Only once `binary` runs: before `execve`, setpriv's own process is non-dumpable.
@@ -83,6 +90,7 @@ struct ProcessHardeningTests {
                 var st = stat()
                 guard stat("/proc/\(pid)/environ", &st) == 0 else { return nil }
                 owner = st.st_uid
+                if let environ { environ(Self.readAll("/proc/\(pid)/environ")) }
                 if firstLook { break }
                 if owner == 0 {
                     // Seen again a while later: within `execve` the new image briefly keeps the
@@ -98,6 +106,22 @@ struct ProcessHardeningTests {
         return owner
     }
 
+    /// The whole file at `path`, read with read(2) to its end (files under /proc report a size
+    /// of 0), NULs as newlines; empty when it cannot be opened.
+    static func readAll(_ path: String) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            bytes += chunk[0..<n]
+        }
+        return String(decoding: bytes.map { $0 == 0 ? UInt8(ascii: "\n") : $0 }, as: UTF8.self)
+    }
+
     static var environment: [String: String] {
         ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "DATABASE_URL": "postgresql://postgres@127.0.0.1:1/none",
          "TRANSCODE_STORAGE_URL": "file:///nonexistent/storage", "TRANSCODE_API_TOKEN": "hardening-test-token-0123456789abcdef"]
@@ -110,6 +134,26 @@ struct ProcessHardeningTests {
             let owner = try Self.environOwner(binary, command, environment: Self.environment)
             #expect(owner == 0, "transcode-worker \(command.joined(separator: " ")): environ owned by \(owner.map(String.init) ?? "?")")
         }
+    }
+
+    @Test(.enabled(if: workerBinary != nil && inspectBinary != nil && TestPaths.jobBinary != nil))
+    func theProgramsTheWorkerRunsAreNonDumpable() throws {
+        let binary = try #require(Self.workerBinary)
+        for (command, program) in Self.siblingCommands {
+            let owner = try Self.environOwner(binary, command, environment: Self.environment, runs: program)
+            #expect(owner == 0, "transcode-worker \(command.joined(separator: " ")): environ owned by \(owner.map(String.init) ?? "?")")
+        }
+    }
+
+    /// `transcode-job job-exec` runs in the job sandbox as it is and stays dumpable there; started
+    /// through `transcode-worker job-exec`, it gets the environment without the secrets.
+    @Test(.enabled(if: workerBinary != nil && TestPaths.jobBinary != nil))
+    func theJobChildStartedByTheWorkerHasNoSecrets() throws {
+        var seen = ""
+        _ = try Self.environOwner(try #require(Self.workerBinary), ["job-exec"], environment: Self.environment,
+                                  runs: TestPaths.jobBinary, firstLook: true) { seen = $0 }
+        #expect(seen.contains("PATH=/usr/bin:/bin"))
+        for name in ["DATABASE_URL", "TRANSCODE_API_TOKEN"] { #expect(!seen.contains(Self.environment[name]!), "\(name)") }
     }
 
     @Test(.enabled(if: inspectBinary != nil, "the transcode-inspect executable is not built"))

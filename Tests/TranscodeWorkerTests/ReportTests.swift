@@ -254,8 +254,8 @@ import Testing
 
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }
-        let status = CommandLineTool.main(["convert", ConvertTests.path(Self.usdz), "--roomplan", ConvertTests.path(Self.json),
-                                           "--out", out.path, "--report"])
+        let status = ConvertCommand.main([ConvertTests.path(Self.usdz), "--roomplan", ConvertTests.path(Self.json),
+                                          "--out", out.path, "--report"])
         #expect(status == ExitStatus.ok)
         let written = [UInt8](try Data(contentsOf: out.appendingPathComponent("report.html")))
         #expect(written == (try ReportBuilder.build(result: try convert())))

@@ -84,7 +84,8 @@ def resolve_tools(args: argparse.Namespace) -> tuple[dict, dict]:
         elif args.binary_given:
             raise UsageError(f"--binary {args.binary}: not found or not executable")
         else:
-            missing["ours"] = f"not built ({binary}; swift build -c release --product transcode-worker)"
+            missing["ours"] = (f"not built ({binary}; swift build -c release --product transcode-worker"
+                              " && swift build -c release --product transcode-job)")
 
     if "usd2gltf" in wanted:
         exe = os.path.abspath(args.usd2gltf) if args.usd2gltf else shutil.which("usd2gltf") or ""

@@ -3,8 +3,6 @@ import WorkerRuntime
 #if canImport(Glibc)
 import Glibc
 import WorkerCore
-import JobPipeline
-import USDInspect
 #endif
 
 /// Entry point of the `transcode-worker` command: dispatches sub-commands and returns an exit status.
@@ -18,7 +16,8 @@ public enum CommandLineTool {
         USAGE: transcode-worker <command> [options]
                transcode-worker <command> --help     (a command's options, defaults and exit statuses)
 
-        CONVERTER (files only, no database):
+        CONVERTER (files only, no database; transcode-worker links no parser, so these run
+        transcode-job and transcode-inspect, installed beside it):
           convert INPUT --out DIR   Convert a room scan (USDZ/USDC/USDA and/or the RoomPlan JSON) into
                                     DIR/model.glb, DIR/layer_manifest.json and DIR/thumbs/*.webp.
           inspect FILE              Parse a .usdz/.usdc/.usda file and report layers, prims, counts,
@@ -45,7 +44,8 @@ public enum CommandLineTool {
                                     container health checks).
           errors [--markdown|--json]
                                     Every failure reason and error code, with what it means.
-          job-exec --out DIR …      Internal: the child process that runs one job attempt.
+          job-exec --out DIR …      Internal: the child process that runs one job attempt
+                                    (transcode-job job-exec).
 
           help                      Show this help (also: --help, -h).
           version                   Print the version.
@@ -56,11 +56,8 @@ public enum CommandLineTool {
 
     static func commandHelp(_ cmd: String) -> String {
         switch cmd {
-        case "inspect": return InspectCommand.help
-        case "convert": return ConvertCommand.help
         case "run": return RunCommand.help
         case "process": return ProcessCommand.help
-        case "job-exec": return JobExecCommand.help
         case "migrate": return MigrateCommand.help
         case "enqueue": return EnqueueCommand.help
         case "retry": return RetryCommand.help
@@ -105,20 +102,16 @@ public enum CommandLineTool {
             return ExitStatus.usage
         }
         let rest = Array(args.dropFirst())
+        // convert, inspect and job-exec parse scans: they run in the programs beside this one.
+        if SiblingProgram.program(for: cmd) != nil { return SiblingProgram.exec(cmd, rest) }
         return CommandRun.exitStatus(help: { Self.commandHelp(cmd) }) {
             // NAME_FILE secrets (Kubernetes secret mounts) become NAME for every reader.
             try SecretEnvironment.installInProcess()
             switch cmd {
-            case "inspect":
-                return try InspectCommand(rest).run()
-            case "convert":
-                return try ConvertCommand(rest).run()
             case "run":
                 return try RunCommand(rest).run()
             case "process":
                 return try ProcessCommand(rest).run()
-            case "job-exec":
-                return try JobExecCommand(rest).run()
             case "migrate":
                 return try MigrateCommand(rest).run()
             case "enqueue":

@@ -1,12 +1,7 @@
-import GLBWriter
-import Layering
-import Manifest
 import ObjectStorage
 import PGQueue
-import USDParse
 import WorkerHTTP
 import WorkerRuntime
-import JobPipeline
 
 /// Every stable error code of the worker in one place: the module that raises it, whether the
 /// same operation can succeed when tried again, and what it means. `docs/errors.md` is generated
@@ -15,6 +10,10 @@ import JobPipeline
 ///
 /// A version's row and events carry a failure *reason* (`reasons`); the detailed *code* leads the
 /// row's message (`codes`), and `PipelineError.wrap` / `FailureReason.pipeline` map one to the other.
+///
+/// The daemon links no feature module, so the codes of USDParse, Layering, GLBWriter, Manifest,
+/// Thumbnailer and FloorPlan are written out here; `ErrorCatalogTests` compares them with the
+/// modules' own constants.
 public enum ErrorCatalog {
     public struct Entry: Sendable, Equatable {
         public var code: String
@@ -57,40 +56,40 @@ public enum ErrorCatalog {
     public static let codes: [Entry] = usd + layering + writers + composer + storage + database + runtime
 
     static let usd: [Entry] = [
-        entry(USDParseError.Code.truncated.rawValue, "USDParse", false, "a read ran past the end of the file, an entry or a section"),
-        entry(USDParseError.Code.unrecognizedFormat.rawValue, "USDParse", false, "not a USDZ, USDC or USDA file"),
-        entry(USDParseError.Code.unsupportedVersion.rawValue, "USDParse", false, "crate older than 0.4.0 (or major version ≠ 0)"),
-        entry(USDParseError.Code.corrupt.rawValue, "USDParse", false, "structurally inconsistent crate data"),
-        entry(USDParseError.Code.decompressionFailed.rawValue, "USDParse", false, "LZ4 or deflate data that does not decode to the declared size"),
-        entry(USDParseError.Code.limitExceeded.rawValue, "USDParse", false, "a `ParseLimits` cap was exceeded"),
-        entry(USDParseError.Code.memoryBudgetExceeded.rawValue, "USDParse", false, "the memory budget would be exceeded"),
-        entry(USDParseError.Code.syntax.rawValue, "USDParse", false, "USDA text that does not follow the grammar"),
-        entry(USDParseError.Code.zipInvalid.rawValue, "USDParse", false, "unreadable zip structure (bad records, overlaps, entries past the end)"),
-        entry(USDParseError.Code.zipUnsafeName.rawValue, "USDParse", false, "absolute, `..` or duplicate entry name"),
-        entry(USDParseError.Code.zipUnsupported.rawValue, "USDParse", false, "encrypted entries or an unsupported compression method"),
-        entry(USDParseError.Code.noRootLayer.rawValue, "USDParse", false, "a package with no USD layer to open"),
-        entry(USDParseError.Code.compositionCycle.rawValue, "USDParse", false, "composition arcs that form a cycle"),
-        entry(USDParseError.Code.typeMismatch.rawValue, "USDParse", false, "a value of the wrong type where it is used"),
-        entry(USDParseError.Code.invalidGeometry.rawValue, "USDParse", false, "geometry that cannot be used"),
+        entry("USD_TRUNCATED", "USDParse", false, "a read ran past the end of the file, an entry or a section"),
+        entry("USD_UNRECOGNIZED_FORMAT", "USDParse", false, "not a USDZ, USDC or USDA file"),
+        entry("USD_UNSUPPORTED_VERSION", "USDParse", false, "crate older than 0.4.0 (or major version ≠ 0)"),
+        entry("USD_CORRUPT", "USDParse", false, "structurally inconsistent crate data"),
+        entry("USD_DECOMPRESSION_FAILED", "USDParse", false, "LZ4 or deflate data that does not decode to the declared size"),
+        entry("USD_LIMIT_EXCEEDED", "USDParse", false, "a `ParseLimits` cap was exceeded"),
+        entry("USD_MEMORY_BUDGET_EXCEEDED", "USDParse", false, "the memory budget would be exceeded"),
+        entry("USD_SYNTAX", "USDParse", false, "USDA text that does not follow the grammar"),
+        entry("USD_ZIP_INVALID", "USDParse", false, "unreadable zip structure (bad records, overlaps, entries past the end)"),
+        entry("USD_ZIP_UNSAFE_NAME", "USDParse", false, "absolute, `..` or duplicate entry name"),
+        entry("USD_ZIP_UNSUPPORTED", "USDParse", false, "encrypted entries or an unsupported compression method"),
+        entry("USD_NO_ROOT_LAYER", "USDParse", false, "a package with no USD layer to open"),
+        entry("USD_COMPOSITION_CYCLE", "USDParse", false, "composition arcs that form a cycle"),
+        entry("USD_TYPE_MISMATCH", "USDParse", false, "a value of the wrong type where it is used"),
+        entry("USD_INVALID_GEOMETRY", "USDParse", false, "geometry that cannot be used"),
     ]
 
     static let layering: [Entry] = [
-        entry(LayeringError.emptyInput, "Layering", false, "neither a scene nor CapturedRoom JSON bytes were given"),
-        entry(LayeringError.jsonInvalid, "Layering", false,
+        entry("ROOMPLAN_EMPTY_INPUT", "Layering", false, "neither a scene nor CapturedRoom JSON bytes were given"),
+        entry("ROOMPLAN_JSON_INVALID", "Layering", false,
               "the bytes are not JSON, or not of the CapturedRoom shape (the JSON path names the value)"),
-        entry(LayeringError.jsonTooLarge, "Layering", false, "the JSON is larger than the decoder's limit"),
-        entry(LayeringError.limitExceeded, "Layering", false, "a named limit was exceeded (nesting, values, elements, polygon corners, nodes)"),
-        entry(LayeringError.inputsMismatched, "Layering", false,
+        entry("ROOMPLAN_JSON_TOO_LARGE", "Layering", false, "the JSON is larger than the decoder's limit"),
+        entry("ROOMPLAN_LIMIT_EXCEEDED", "Layering", false, "a named limit was exceeded (nesting, values, elements, polygon corners, nodes)"),
+        entry("ROOMPLAN_INPUTS_MISMATCHED", "Layering", false,
               "the inputs do not go together: a USD whose element UUIDs are none of its JSON's, or rooms to merge that repeat one another or are not single rooms"),
     ]
 
     static let writers: [Entry] = [
         entry("GLB_INVALID_SCENE", "GLBWriter", false, "the layered scene does not validate or breaks the node layout of the layers"),
         entry("GLB_TOO_LARGE", "GLBWriter", false, "the binary buffer would exceed 2 GiB"),
-        entry(ManifestError.invalidValueCode, "Manifest", false, "a manifest field has the wrong form (the field is named)"),
-        entry(ManifestError.nonFiniteCode, "Manifest", false, "a number that must be finite is NaN or infinite"),
-        entry(ManifestError.indexOutOfRangeCode, "Manifest", false, "an index of the layered scene points outside its array"),
-        entry(ManifestError.duplicateCode, "Manifest", false, "two layers share an id, or two elements an identifier"),
+        entry("MANIFEST_INVALID_VALUE", "Manifest", false, "a manifest field has the wrong form (the field is named)"),
+        entry("MANIFEST_NON_FINITE", "Manifest", false, "a number that must be finite is NaN or infinite"),
+        entry("MANIFEST_INDEX_OUT_OF_RANGE", "Manifest", false, "an index of the layered scene points outside its array"),
+        entry("MANIFEST_DUPLICATE", "Manifest", false, "two layers share an id, or two elements an identifier"),
         entry("THUMB_EMPTY_SCENE", "Thumbnailer", false, "nothing drawable: no finite triangles"),
         entry("THUMB_WEBP_FAILED", "Thumbnailer", false, "libwebp refused to encode a frame"),
         entry("THUMB_INVALID_OPTIONS", "Thumbnailer", false, "no view was requested"),

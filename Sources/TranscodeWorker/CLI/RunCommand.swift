@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Manifest
 import ObjectStorage
 import WorkerHTTP
 import WorkerRuntime
@@ -11,16 +10,20 @@ import WorkerCore
 
 /// `transcode-worker run`: the queue daemon.
 struct RunCommand {
+    /// The manifest schema the job child writes, `ManifestBuilder.schemaVersion` (the daemon links
+    /// no feature module; `DaemonLinkTests` keeps the two equal): the console's batch default.
+    static let manifestSchemaVersion = 10
+
     static let help = """
         USAGE: transcode-worker run [--exit-when-idle] [--database-url URL] [--storage-url URL]
                                     [--concurrency N] [--<setting> VALUE …]
 
         Runs the queue worker: claims queued room versions from Postgres (FOR UPDATE SKIP LOCKED,
         never more than free slots), wakes on NOTIFY transcode_queued and polls as a fallback, runs
-        each job in a child process of this binary with memory, CPU and wall-time limits, renews
-        its lease by heartbeat, uploads the outputs under a per-attempt prefix and finalizes the
-        version (through TRANSCODE_DONE_URL, or the Supabase project's transcode-done in Supabase
-        mode, otherwise in SQL with a pg_notify event).
+        each job in a child process (transcode-job, beside this binary) with memory, CPU and
+        wall-time limits, renews its lease by heartbeat, uploads the outputs under a per-attempt
+        prefix and finalizes the version (through TRANSCODE_DONE_URL, or the Supabase project's
+        transcode-done in Supabase mode, otherwise in SQL with a pg_notify event).
         Expired leases of crashed workers are re-queued by a rescuer in every worker. Logs are JSON
         lines on standard error.
 
@@ -156,7 +159,7 @@ struct RunCommand {
         var api: WorkerAPI?
         if config.httpAddr != "off" {
             let routes = WorkerAPI(databaseURL: config.databaseURL, apiToken: config.apiToken, metrics: daemon.metrics,
-                                   logger: logger, outputStore: outputs, manifestSchemaVersion: ManifestBuilder.schemaVersion,
+                                   logger: logger, outputStore: outputs, manifestSchemaVersion: Self.manifestSchemaVersion,
                                    metricsToken: config.http.metricsToken,
                                    metricsIntervalSeconds: config.http.metricsIntervalSeconds,
                                    isDraining: { daemon.isDraining })

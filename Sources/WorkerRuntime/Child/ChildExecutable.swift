@@ -8,28 +8,40 @@ import Glibc
 /// without the daemon's libraries (libpq, libcurl, libmicrohttpd and what they pull in), so it
 /// starts with less to load. It is opened once per process and run through that descriptor
 /// (`/proc/self/fd/N`), so a file replaced or removed on disk later does not change what jobs run.
-/// Else the running executable itself (`/proc/self/exe`, which has the same `job-exec` command).
-/// `TRANSCODE_WORKER_BINARY`, when set and not empty, overrides both (tests run inside a test
-/// bundle and point it at a built binary).
-enum ChildExecutable {
+/// Else that path all the same: `transcode-worker` links no parser and has no pipeline of its own
+/// to run, so each job then fails to start its child (`CHILD_SPAWN_FAILED`) and the log names the
+/// file that is missing. `TRANSCODE_WORKER_BINARY`, when set and not empty, overrides both (tests
+/// run inside a test bundle and point it at a built binary).
+public enum ChildExecutable {
     /// The name of the job executable looked for beside the running one.
     static let jobExecutableName = "transcode-job"
 
     /// The path to pass to `execve`: the override, else the job executable's descriptor path, else
-    /// `/proc/self/exe`.
+    /// where the job executable should be (`/proc/self/exe` when even that is unknown).
     static func resolve(environment: [String: String]) -> String {
         if let v = environment[JobRunner.binaryVariable], !v.isEmpty { return v }
-        return besideSelf ?? "/proc/self/exe"
+        return besideSelf ?? besideRunningExecutable(jobExecutableName) ?? "/proc/self/exe"
     }
 
     /// `/proc/self/fd/N` of `transcode-job` beside the running executable, opened on first use
     /// and kept open; nil when there is none (or it is not a regular executable file).
     static let besideSelf: String? = {
-        guard let path = target(of: "/proc/self/exe"), let slash = path.lastIndex(of: "/") else { return nil }
-        let candidate = String(path[..<slash]) + "/" + jobExecutableName
-        guard candidate != path else { return nil }
+        guard let path = target(of: "/proc/self/exe"), let candidate = beside(path, jobExecutableName),
+              candidate != path else { return nil }
         return open(executable: candidate)
     }()
+
+    /// The path of the file `name` in the running executable's folder (`/proc/self/exe`), or nil
+    /// when that cannot be read.
+    public static func besideRunningExecutable(_ name: String) -> String? {
+        target(of: "/proc/self/exe").flatMap { beside($0, name) }
+    }
+
+    /// `name` in the folder of the file at `path`, or nil for a path without a folder.
+    static func beside(_ path: String, _ name: String) -> String? {
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return String(path[..<slash]) + "/" + name
+    }
 
     /// Opens `path` (close-on-exec) if it is a regular file this process may execute; the
     /// descriptor's path, or nil.

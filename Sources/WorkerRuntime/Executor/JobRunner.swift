@@ -5,7 +5,7 @@ import PGQueue
 /// Runs claimed jobs, one per call to `run`, each on the caller's thread.
 ///
 /// One attempt: download the sources (and face-blurred textures) from storage into a private
-/// work directory → run the pipeline in a child process (`transcode-worker job-exec`, with memory,
+/// work directory → run the pipeline in a child process (`transcode-job job-exec`, with memory,
 /// CPU and core-dump limits, killed at the attempt timeout or when asked to stop) → upload the
 /// outputs under the attempt's prefix (the manifest last) → finalize: in SQL with
 /// `transcode_finalize` (direct mode), or by POSTing `transcode-done` when `config.completionURL`
@@ -22,9 +22,8 @@ import PGQueue
 /// removes directories that killed workers left behind). A runner holds no per-job state, so one
 /// runner may serve many threads at once.
 ///
-/// The child binary is `transcode-job` beside this executable when it is there, else
-/// `/proc/self/exe` (this very executable), or `TRANSCODE_WORKER_BINARY` when set
-/// (`ChildExecutable`).
+/// The child binary is `transcode-job` beside this executable, or `TRANSCODE_WORKER_BINARY` when
+/// set (`ChildExecutable`).
 public final class JobRunner: Sendable {
     /// What `run` reports to an observer as the job goes (for `process`, which prints it).
     public enum Event: Sendable {

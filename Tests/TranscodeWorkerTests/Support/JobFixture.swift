@@ -20,11 +20,11 @@ final class JobFixture: @unchecked Sendable {
     static let sampleUSDZ = packageRoot.appendingPathComponent("samples/roomplan/parametric_two_sections.usdz").path
     static let sampleJSON = packageRoot.appendingPathComponent("samples/roomplan/parametric_two_sections.json").path
 
-    /// The built `transcode-worker`, exported once as `TRANSCODE_WORKER_BINARY` (the tests run
-    /// inside the test bundle, whose own executable has no `job-exec` command).
+    /// The built `transcode-worker`; the built `transcode-job` beside it is exported once as
+    /// `TRANSCODE_WORKER_BINARY`, the job child of the runners the tests make in process.
     static let workerBinary: String? = {
-        guard let p = TestPaths.workerBinary else { return nil }
-        setenv(JobRunner.binaryVariable, p, 1)
+        guard let p = TestPaths.workerBinary, let job = TestPaths.jobBinary else { return nil }
+        setenv(JobRunner.binaryVariable, job, 1)
         return p
     }()
 

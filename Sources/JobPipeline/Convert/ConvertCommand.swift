@@ -1,18 +1,19 @@
-import Foundation
+import FoundationEssentials
 import FloorPlan
 import Thumbnailer
 import USDParse
 import GLBWriter
 import JSONCore
-import WorkerRuntime
 import WorkerCore
-import JobPipeline
 import Layering
 import SourceFiles
 
 /// `transcode-worker convert INPUT [--roomplan ROOM.json]… --out DIR [--redacted-textures DIR] [--report] [--json]`
-struct ConvertCommand {
-    static let help = """
+///
+/// Runs in `transcode-job` (`transcode-job convert …`), which `transcode-worker convert` executes:
+/// the worker links no parser.
+public struct ConvertCommand {
+    public static let help = """
         USAGE: transcode-worker convert INPUT… [--roomplan ROOM.json]… --out DIR [--redacted-textures DIR]
                                         [--no-thumbnails] [--views LIST] [--thumb-size SIZE] [--orbit-size SIZE] [--card-size SIZE]
                                         [--webp-quality Q]
@@ -200,7 +201,7 @@ struct ConvertCommand {
         pipelineInput.plan = plan
         if let previous {
             guard let found = PreviousOutputs.read(directory: previous, maxBytes: limits.maxInputBytes) else {
-                FileHandle.standardError.write(Data("convert: no readable layer_manifest.json in \(previous)\n".utf8))
+                CommandRun.printError("convert: no readable layer_manifest.json in \(previous)")
                 return ExitStatus.usage
             }
             pipelineInput.previous = found
@@ -214,12 +215,12 @@ struct ConvertCommand {
                 case .failure(let e): return report(e, status: e.code == LayeringError.inputsMismatched ? ExitStatus.usage : ExitStatus.invalidInput)
                 }
             } else {
-                let dir = (input as NSString).deletingLastPathComponent
+                let dir = PathText.parent(input)
                 pipelineInput.usd = PipelineInput.USDSource(
                     name: name, bytes: try FileReader.map(input, maxBytes: limits.maxInputBytes),
                     siblings: DirectoryAssetProvider(root: dir.isEmpty ? "." : dir, maxBytes: limits.maxInputBytes))
                 for more in moreInputs {
-                    let moreDir = (more as NSString).deletingLastPathComponent
+                    let moreDir = PathText.parent(more)
                     pipelineInput.moreUSD.append(PipelineInput.USDSource(
                         name: Self.displayNames([input] + moreInputs)[pipelineInput.moreUSD.count + 1],
                         bytes: try FileReader.map(more, maxBytes: limits.maxInputBytes),
@@ -272,7 +273,7 @@ struct ConvertCommand {
             for (k, v) in e.context { err[k] = .string(v) }
             print(JSONValue.object(["input": .string(input), "error": .object(err)]).serialized(pretty: true))
         } else {
-            printError("error: \(input): \(e)")
+            CommandRun.printError("error: \(input): \(e)")
         }
         return status
     }

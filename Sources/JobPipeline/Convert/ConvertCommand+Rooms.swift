@@ -1,5 +1,4 @@
-import Foundation
-import JobPipeline
+import FoundationEssentials
 import Layering
 import SourceFiles
 import WorkerCore
