@@ -96,7 +96,7 @@ extension JobAttempt {
         guard let message = ChildMessage(line: line) else {
             seen.unexpectedLines += 1
             guard seen.unexpectedLines <= Self.loggedChildLines else { return }
-            logger.warn("unexpected child output", ids.merging(["line": .string(String(ws.scrub(line).prefix(300)))]) { a, _ in a })
+            logger.warn("unexpected child output", logFields(["line": .string(String(ws.scrub(line).prefix(300)))]))
             return
         }
         switch message {
@@ -108,8 +108,8 @@ extension JobAttempt {
     func childStderr(_ line: String, pid: pid_t, seen: ChildState, _ ws: JobWorkspace) {
         seen.stderrLines += 1
         guard seen.stderrLines <= Self.loggedChildLines, !line.isEmpty else { return }
-        logger.warn("child stderr", ids.merging(["pid": .int(Int64(pid)),
-                                                 "line": .string(String(ws.scrub(line).prefix(500)))]) { a, _ in a })
+        logger.warn("child stderr", logFields(["pid": .int(Int64(pid)),
+                                                 "line": .string(String(ws.scrub(line).prefix(500)))]))
     }
 
     /// Called at least every 200 ms while the child runs; true kills it. Measures what the child
@@ -132,9 +132,9 @@ extension JobAttempt {
         let unexpected = max(0, seen.unexpectedLines - Self.loggedChildLines)
         let stderr = max(0, seen.stderrLines - Self.loggedChildLines)
         guard unexpected + stderr > 0 else { return }
-        logger.warn("child output not logged", ids.merging([
+        logger.warn("child output not logged", logFields([
             "unexpected_lines": .int(Int64(unexpected)), "stderr_lines": .int(Int64(stderr)),
-        ]) { a, _ in a })
+        ]))
     }
 
     /// Checks the child's files and reads what the report needs from the manifest.

@@ -8,19 +8,18 @@ extension JobAttempt {
     func collectSuperseded(runner: JobRunner, job: ClaimedJob) {
         let target = OutputCollector.Target(versionId: job.versionId, roomId: job.roomId,
                                             glbPath: job.outputPrefix + "model.glb", leaseId: nil)
-        let ids: [String: JSONValue] = ["version_id": .string(job.versionId), "room_id": .string(job.roomId)]
         do {
             let outcome = try OutputCollector(storage: runner.outputStorage).collect(target, mode: .superseded)
             guard outcome.objects > 0 || outcome.failures > 0 else { return }
-            runner.logger.info("superseded outputs deleted", ids.merging([
+            runner.logger.info("superseded outputs deleted", logFields([
                 "objects": .int(Int64(outcome.objects)), "bytes": .int(Int64(outcome.bytes)),
                 "failures": .int(Int64(outcome.failures)),
                 "directories": .array(outcome.directories.map { .string($0) }),
-            ]) { a, _ in a })
+            ]))
             runner.observer?(.outputsCollected(outcome))
         } catch {
-            runner.logger.warn("superseded outputs not deleted; the storage sweep will", ids.merging([
-                "error": .string(error.description)]) { a, _ in a })
+            runner.logger.warn("superseded outputs not deleted; the storage sweep will", logFields([
+                "error": .string(error.description)]))
         }
     }
 }

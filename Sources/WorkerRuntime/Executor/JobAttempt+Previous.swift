@@ -40,7 +40,7 @@ extension JobAttempt {
               manifestKey == prefix + "layer_manifest.json", job.previousOutputBucket.map({ $0 == outputStore.bucket }) ?? true
         else {
             logger.warn("reprocess: the published outputs are not this version's; making everything again",
-                        ids.merging(["manifest_path": .string(String(manifestKey.prefix(200)))]) { a, _ in a })
+                        logFields(["manifest_path": .string(String(manifestKey.prefix(200)))]))
             return nil
         }
         let t0 = Clock.now()
@@ -59,7 +59,7 @@ extension JobAttempt {
                 // A plan file that would not pass the checks of a new one is not offered for reuse.
                 if let problem = ChildOutputs.contentProblem(name, bytes) {
                     logger.warn("reprocess: a published plan file is not a plain drawing; making the plan again",
-                                ids.merging(["path": .string(name), "problem": .string(problem)]) { a, _ in a })
+                                logFields(["path": .string(name), "problem": .string(problem)]))
                     continue
                 }
                 previous.sha256[name] = Digest.hex(Digest.sha256(bytes))
@@ -68,14 +68,14 @@ extension JobAttempt {
             }
         } catch {
             logger.warn("reprocess: the published outputs could not all be read; making the rest again",
-                        ids.merging(["error": .string("\(error)")]) { a, _ in a })
+                        logFields(["error": .string("\(error)")]))
         }
         if !entries.isEmpty, let pack = PreviousPack.encode(entries) {
             do {
                 previous.pack = try ws.write(pack, to: Self.previousPackName, in: ws.inputDirectory)
             } catch {
                 logger.warn("reprocess: the published outputs could not be handed to the job; making everything again",
-                            ids.merging(["error": .string(error.message)]) { a, _ in a })
+                            logFields(["error": .string(error.message)]))
                 previous.sha256 = [:]
                 previous.bytes = [:]
             }

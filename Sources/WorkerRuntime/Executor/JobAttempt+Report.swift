@@ -41,8 +41,8 @@ extension JobAttempt {
                 deleteOutputs(force: true)
                 return .leaseLost
             case .rejected(let status, let excerpt):
-                logger.error("transcode-done rejected the result", ids.merging([
-                    "status": .int(Int64(status)), "body": .string(excerpt)]) { a, _ in a })
+                logger.error("transcode-done rejected the result", logFields([
+                    "status": .int(Int64(status)), "body": .string(excerpt)]))
                 deleteOutputs(force: true)
                 let f = FailureReason(reason: FailureReason.completionRejected,
                                       message: "COMPLETION_REJECTED: transcode-done answered HTTP \(status)",
@@ -59,12 +59,12 @@ extension JobAttempt {
                     // us); a newer attempt writes under a prefix of its own.
                     heartbeat.stop()
                     logger.error("transcode-done not accepted before the report deadline; outputs left in place, the lease will expire",
-                                 ids.merging(["error": .string(lastError),
-                                              "deadline_s": .double(runner.reportDeadlineSeconds)]) { a, _ in a })
+                                 logFields(["error": .string(lastError),
+                                              "deadline_s": .double(runner.reportDeadlineSeconds)]))
                     return .leaseLost
                 }
                 logger.error("transcode-done unreachable while the lease lived; outputs left in place",
-                             ids.merging(["error": .string(lastError)]) { a, _ in a })
+                             logFields(["error": .string(lastError)]))
                 return .leaseLost
             }
         }
@@ -85,11 +85,11 @@ extension JobAttempt {
             return .ready(outputPrefix: job.outputPrefix)
         case .success(let r):
             // LEASE_LOST is only answered when the version does not point at these outputs.
-            logger.warn("finalize refused", ids.merging(["error": .string(r.error ?? "unknown")]) { a, _ in a })
+            logger.warn("finalize refused", logFields(["error": .string(r.error ?? "unknown")]))
             deleteOutputs(force: true)
             return .leaseLost
         case .failure(let e):
-            logger.error("finalize failed; outputs left in place", ids.merging(["error": .string(e.description)]) { a, _ in a })
+            logger.error("finalize failed; outputs left in place", logFields(["error": .string(e.description)]))
             return .leaseLost
         }
     }
@@ -139,7 +139,7 @@ extension JobAttempt {
             }
             return finalizeFailed(f, sqlOnly: failInSQL)
         case .failure(let e):
-            logger.error("cannot put the job back; the lease will expire", ids.merging(["error": .string(e.description)]) { a, _ in a })
+            logger.error("cannot put the job back; the lease will expire", logFields(["error": .string(e.description)]))
             return .leaseLost
         }
     }
@@ -161,18 +161,18 @@ extension JobAttempt {
             case .leaseLost:
                 return .leaseLost
             case .rejected(let status, let excerpt):
-                logger.error("transcode-done rejected the failure; recording it in SQL", ids.merging([
-                    "status": .int(Int64(status)), "body": .string(excerpt)]) { a, _ in a })
+                logger.error("transcode-done rejected the failure; recording it in SQL", logFields([
+                    "status": .int(Int64(status)), "body": .string(excerpt)]))
             case .gaveUp(let lastError):
                 if heartbeat.leaseLostSeen || !heartbeat.leaseAlive {
-                    logger.error("transcode-done unreachable while the lease lived", ids.merging(["error": .string(lastError)]) { a, _ in a })
+                    logger.error("transcode-done unreachable while the lease lived", logFields(["error": .string(lastError)]))
                     return .leaseLost
                 }
                 // The report deadline passed, a shutdown was requested, or the request cannot be
                 // sent at all: record the failure in SQL (fenced by the lease) instead.
-                logger.error("transcode-done not accepted; recording the failure in SQL", ids.merging([
+                logger.error("transcode-done not accepted; recording the failure in SQL", logFields([
                     "error": .string(lastError), "shutdown": .bool(control.shutdownRequested),
-                    "deadline_passed": .bool(reportDeadlinePassed)]) { a, _ in a })
+                    "deadline_passed": .bool(reportDeadlinePassed)]))
             }
         }
         switch database("finalize failed", { (s) throws(DatabaseError) in
@@ -181,18 +181,18 @@ extension JobAttempt {
         case .success(let r) where r.ok:
             return .failed(reason: f.reason)
         case .success(let r):
-            logger.warn("finalize refused", ids.merging(["error": .string(r.error ?? "unknown")]) { a, _ in a })
+            logger.warn("finalize refused", logFields(["error": .string(r.error ?? "unknown")]))
             return .leaseLost
         case .failure(let e):
-            logger.error("cannot record the failure; the lease will expire", ids.merging(["error": .string(e.description)]) { a, _ in a })
+            logger.error("cannot record the failure; the lease will expire", logFields(["error": .string(e.description)]))
             return .leaseLost
         }
     }
 
     func handleStop(_ reason: JobControl.StopReason) -> JobOutcome {
         beginReporting()
-        logger.info("job stopping", ids.merging(["stop_reason": .string(reason.rawValue),
-                                                 "phase": .string(control.phase)]) { a, _ in a })
+        logger.info("job stopping", logFields(["stop_reason": .string(reason.rawValue),
+                                                 "phase": .string(control.phase)]))
         switch reason {
         case .shutdown:
             switch database("release", { (s) throws(DatabaseError) in try s.release(job) }) {
@@ -203,7 +203,7 @@ extension JobAttempt {
                 deleteOutputs()
                 return .leaseLost
             case .failure(let e):
-                logger.error("cannot release the job; the lease will expire", ids.merging(["error": .string(e.description)]) { a, _ in a })
+                logger.error("cannot release the job; the lease will expire", logFields(["error": .string(e.description)]))
                 deleteOutputs()
                 return .leaseLost
             }

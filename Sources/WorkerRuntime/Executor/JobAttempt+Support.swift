@@ -39,8 +39,8 @@ extension JobAttempt {
     /// A new step of the job (not a pipeline phase).
     func enter(_ step: JobStep) {
         control.phase = step.rawValue
-        logger.info("job phase", ids.merging(["phase": .string(step.rawValue),
-                                              "elapsed_ms": .int(Int64(Clock.ms(started, Clock.now()).rounded()))]) { a, _ in a })
+        logger.info("job phase", logFields(["phase": .string(step.rawValue),
+                                              "elapsed_ms": .int(Int64(Clock.ms(started, Clock.now()).rounded()))]))
         observer(.phase(step.rawValue))
     }
 
@@ -52,8 +52,8 @@ extension JobAttempt {
         currentStep = step
         heartbeat.setPhase(step.rawValue)
         progress.step(step.rawValue, progress: phase.progressAtStart)
-        logger.info("job phase", ids.merging(["phase": .string(phase.rawValue),
-                                              "elapsed_ms": .int(Int64(Clock.ms(started, Clock.now()).rounded()))]) { a, _ in a })
+        logger.info("job phase", logFields(["phase": .string(phase.rawValue),
+                                              "elapsed_ms": .int(Int64(Clock.ms(started, Clock.now()).rounded()))]))
         observer(.phase(phase.rawValue))
     }
 
@@ -80,7 +80,7 @@ extension JobAttempt {
                 if let pool = runner.connections { return try pool.take(applicationName: name, statementTimeoutSeconds: timeout) }
                 return try PGConnection(url: url, applicationName: name, statementTimeoutSeconds: timeout)
             } catch {
-                logger.warn("database connection failed", ids.merging(["error": .string(error.description)]) { a, _ in a })
+                logger.warn("database connection failed", logFields(["error": .string(error.description)]))
                 guard error.isRetryable, heartbeat.leaseAlive, control.stopReason == nil else { return nil }
             }
             pause(delay)
@@ -99,7 +99,7 @@ extension JobAttempt {
             case .success:
                 return result
             case .failure(let error):
-                logger.warn("database call failed", ids.merging(["call": .string(what), "error": .string(error.description)]) { a, _ in a })
+                logger.warn("database call failed", logFields(["call": .string(what), "error": .string(error.description)]))
                 guard error.isRetryable, heartbeat.leaseAlive, !heartbeat.leaseLostSeen, !control.shutdownRequested,
                       !reportDeadlinePassed else { return result }
             }

@@ -59,9 +59,9 @@ extension JobAttempt {
                 uploaded.append(c.destination)
             }
             if let (key, error) = failed.min(by: { $0.key < $1.key }) {
-                logger.warn("reprocess: copy failed, uploading instead", ids.merging([
+                logger.warn("reprocess: copy failed, uploading instead", logFields([
                     "error": .string("\(error)"), "key": .string(key), "failed_copies": .int(Int64(failed.count)),
-                ]) { a, _ in a })
+                ]))
                 let again = ordered.filter { failed[job.outputPrefix + $0.path] != nil }
                 refetch = Set(again.map(\.path))
                 rest = again + rest
@@ -108,15 +108,15 @@ extension JobAttempt {
             // the version's current ones. They sit under this attempt's own prefix, so leaving
             // them harms nothing.
             logger.warn("outputs left in place: the completion state is unknown",
-                        ids.merging(["prefix": .string(job.outputPrefix)]) { a, _ in a })
+                        logFields(["prefix": .string(job.outputPrefix)]))
             return
         }
         for key in uploaded.reversed() {
             do { try outputStore.delete(key) } catch {
-                logger.warn("cannot delete an output", ids.merging(["key": .string(key), "error": .string(error.description)]) { a, _ in a })
+                logger.warn("cannot delete an output", logFields(["key": .string(key), "error": .string(error.description)]))
             }
         }
-        logger.info("outputs deleted", ids.merging(["count": .int(Int64(uploaded.count)), "prefix": .string(job.outputPrefix)]) { a, _ in a })
+        logger.info("outputs deleted", logFields(["count": .int(Int64(uploaded.count)), "prefix": .string(job.outputPrefix)]))
         uploaded = []
     }
 }

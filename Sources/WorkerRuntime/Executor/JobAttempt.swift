@@ -66,22 +66,27 @@ final class JobAttempt {
         self.runner = runner
         self.job = job
         self.control = control
+        ids = ["version_id": .string(job.versionId), "room_id": .string(job.roomId), "attempt": .int(Int64(job.attempt))]
     }
 
     /// The attempt limit in force: the row's, capped by the worker's.
     var maxAttempts: Int { min(job.maxAttempts, config.maxAttempts) }
 
-    var ids: [String: JSONValue] {
-        ["version_id": .string(job.versionId), "room_id": .string(job.roomId), "attempt": .int(Int64(job.attempt))]
+    /// The attempt's identity on every log line: version, room and attempt number.
+    let ids: [String: JSONValue]
+
+    /// The attempt's identity with `extra` fields (which never replace it).
+    func logFields(_ extra: [String: JSONValue]) -> [String: JSONValue] {
+        ids.merging(extra) { a, _ in a }
     }
 
     // MARK: - The attempt
 
     func run() -> JobOutcome {
-        logger.info("job claimed", ids.merging([
+        logger.info("job claimed", logFields([
             "max_attempts": .int(Int64(maxAttempts)), "reprocess": .bool(job.isReprocess),
             "output_prefix": .string(job.outputPrefix),
-        ]) { a, _ in a })
+        ]))
         guard let url = config.databaseURL else {
             logger.error("job cannot run: no database URL", ids)
             return finish(.leaseLost, failure: nil)
@@ -208,7 +213,7 @@ final class JobAttempt {
         do {
             try store.recordAttempt(job, worker: config.workerId, outcome: name, reason: reason, timingsMs: timings)
         } catch {
-            logger.warn("attempt record not written", ids.merging(["error_code": .string(error.code)]) { a, _ in a })
+            logger.warn("attempt record not written", logFields(["error_code": .string(error.code)]))
         }
     }
 }
