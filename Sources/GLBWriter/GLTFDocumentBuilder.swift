@@ -51,37 +51,17 @@ struct GLTFDocumentBuilder {
             MeshEncoder.json(
                 prepared[i], views: meshViews[i], compression: compression, accessors: &accessors, material: gltfMaterial)
         }
-        let images: [JSONValue] = materials.images.indices.map { i in
-            var o = JSONObjectBuilder()
-            o.set("name", materials.images[i].name.map { .string($0) })
-            o.set("bufferView", .int(imageViews[i]))
-            o.set("mimeType", .string(materials.images[i].mimeType))
-            return o.value
-        }
         var doc = JSONObjectBuilder()
-        doc.set(
-            "asset",
-            .members([
-                JSONMember("generator", .string(options.generator)),
-                JSONMember("version", .string("2.0")),
-            ]))
         let packs = compression == .meshopt && !prepared.isEmpty
         var required = packs ? compression.extensionsRequired : []
         if materials.usesWebP { required.append("EXT_texture_webp") }
         required.sort()
-        var extensions = required
-        if materials.usesTextureTransform { extensions.append("KHR_texture_transform") }
-        if !extensions.isEmpty { doc.set("extensionsUsed", .array(extensions.sorted().map { JSONValue.string($0) })) }
-        if !required.isEmpty { doc.set("extensionsRequired", .array(required.map { JSONValue.string($0) })) }
-        doc.set("scene", .int(0))
-        var sceneObject = JSONObjectBuilder()
-        if !plan.roots.isEmpty { sceneObject.set("nodes", .array(plan.roots.map { .int($0) })) }
-        doc.set("scenes", .array([sceneObject.value]))
+        setHeader(&doc, required: required, usesTextureTransform: materials.usesTextureTransform, roots: plan.roots)
         setNonEmpty(&doc, "nodes", plan.nodes.map { nodeJSON($0, meshIndex: meshIndex) })
         setNonEmpty(&doc, "meshes", meshes)
         setNonEmpty(&doc, "materials", materials.materials)
         setNonEmpty(&doc, "textures", materials.textures)
-        setNonEmpty(&doc, "images", images)
+        setNonEmpty(&doc, "images", Self.imagesJSON(materials.images, views: imageViews))
         setNonEmpty(&doc, "samplers", materials.samplers)
         setNonEmpty(&doc, "accessors", accessors)
 
@@ -126,6 +106,38 @@ struct GLTFDocumentBuilder {
             materialCount: materials.materials.count, textureCount: materials.textures.count,
             imageCount: materials.images.count, compression: packs ? compression : .none,
             extensionsRequired: required, warnings: warnings)
+    }
+
+    /// The document's `asset`, `extensionsUsed` (the `required` ones and the texture transform
+    /// when used, sorted), `extensionsRequired`, `scene` and `scenes` (one, with the root nodes).
+    private func setHeader(
+        _ doc: inout JSONObjectBuilder, required: [String], usesTextureTransform: Bool, roots: [Int]
+    ) {
+        doc.set(
+            "asset",
+            .members([
+                JSONMember("generator", .string(options.generator)),
+                JSONMember("version", .string("2.0")),
+            ]))
+        var extensions = required
+        if usesTextureTransform { extensions.append("KHR_texture_transform") }
+        if !extensions.isEmpty { doc.set("extensionsUsed", .array(extensions.sorted().map { JSONValue.string($0) })) }
+        if !required.isEmpty { doc.set("extensionsRequired", .array(required.map { JSONValue.string($0) })) }
+        doc.set("scene", .int(0))
+        var sceneObject = JSONObjectBuilder()
+        if !roots.isEmpty { sceneObject.set("nodes", .array(roots.map { .int($0) })) }
+        doc.set("scenes", .array([sceneObject.value]))
+    }
+
+    /// The `images` entries: name, buffer view (`views[i]` for image `i`) and MIME type.
+    private static func imagesJSON(_ images: [ImageEntry], views: [Int]) -> [JSONValue] {
+        images.indices.map { i in
+            var o = JSONObjectBuilder()
+            o.set("name", images[i].name.map { .string($0) })
+            o.set("bufferView", .int(views[i]))
+            o.set("mimeType", .string(images[i].mimeType))
+            return o.value
+        }
     }
 
     /// `GLB_VERTEX_DATA_REPAIRED` for each mesh with repaired vertex values.

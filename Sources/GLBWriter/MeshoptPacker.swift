@@ -18,8 +18,7 @@ struct MeshoptPacker {
     ) -> MeshoptPacker {
         var out = MeshoptPacker()
         // Per view: the compressed bytes and how to describe them (nil for images).
-        var streams = [(data: [UInt8], stride: Int, count: Int, mode: String, filter: String?)?](
-            repeating: nil, count: layout.views.count)
+        var streams = [Stream?](repeating: nil, count: layout.views.count)
         var indexSize: [Int: Int] = [:]  // index view → 2 or 4
         var normalViews = Set<Int>(), texcoordViews = Set<Int>()
         // Position view → (first element, exponent) of each mesh's part, in the order they are laid out.
@@ -87,46 +86,59 @@ struct MeshoptPacker {
                 }
             }
         }
-        for (v, spec) in layout.views.enumerated() {
-            let offset = (out.bin.count + 3) & ~3
-            out.bin += [UInt8](repeating: 0, count: offset - out.bin.count)
-            var o = JSONObjectBuilder()
-            if let s = streams[v] {
-                out.bin += s.data
-                var ext = JSONObjectBuilder()
-                ext.set("buffer", .int(0))
-                if offset != 0 { ext.set("byteOffset", .int(offset)) }
-                ext.set("byteLength", .int(s.data.count))
-                ext.set("byteStride", .int(s.stride))
-                ext.set("count", .int(s.count))
-                ext.set("mode", .string(s.mode))
-                ext.set("filter", s.filter.map { .string($0) })
-                o.set("buffer", .int(1))
-                if spec.offset != 0 { o.set("byteOffset", .int(spec.offset)) }
-                o.set("byteLength", .int(spec.length))
-                o.set("byteStride", spec.stride.map { .int($0) })
-                o.set("target", spec.target.map { .int($0) })
-                o.set("extensions", .members([JSONMember("EXT_meshopt_compression", ext.value)]))
-            } else {
-                out.bin += logical[spec.offset..<(spec.offset + spec.length)]
-                o.set("buffer", .int(0))
-                if offset != 0 { o.set("byteOffset", .int(offset)) }
-                o.set("byteLength", .int(spec.length))
-                o.set("target", spec.target.map { .int($0) })
-            }
-            out.bufferViews.append(o.value)
+        for (v, spec) in layout.views.enumerated() { out.appendView(spec, stream: streams[v], logical: logical) }
+        out.finish(logicalLength: layout.paddedLength)
+        return out
+    }
+
+    /// A view's compressed bytes and how to describe them.
+    typealias Stream = (data: [UInt8], stride: Int, count: Int, mode: String, filter: String?)
+
+    /// Appends one buffer view to `bin` (4-byte aligned) and describes it: with its `stream`, a
+    /// compressed view of buffer 1; without (an image), its bytes from `logical` in buffer 0.
+    private mutating func appendView(_ spec: BufferViewSpec, stream: Stream?, logical: [UInt8]) {
+        let offset = (bin.count + 3) & ~3
+        bin += [UInt8](repeating: 0, count: offset - bin.count)
+        var o = JSONObjectBuilder()
+        if let s = stream {
+            bin += s.data
+            var ext = JSONObjectBuilder()
+            ext.set("buffer", .int(0))
+            if offset != 0 { ext.set("byteOffset", .int(offset)) }
+            ext.set("byteLength", .int(s.data.count))
+            ext.set("byteStride", .int(s.stride))
+            ext.set("count", .int(s.count))
+            ext.set("mode", .string(s.mode))
+            ext.set("filter", s.filter.map { .string($0) })
+            o.set("buffer", .int(1))
+            if spec.offset != 0 { o.set("byteOffset", .int(spec.offset)) }
+            o.set("byteLength", .int(spec.length))
+            o.set("byteStride", spec.stride.map { .int($0) })
+            o.set("target", spec.target.map { .int($0) })
+            o.set("extensions", .members([JSONMember("EXT_meshopt_compression", ext.value)]))
+        } else {
+            bin += logical[spec.offset..<(spec.offset + spec.length)]
+            o.set("buffer", .int(0))
+            if offset != 0 { o.set("byteOffset", .int(offset)) }
+            o.set("byteLength", .int(spec.length))
+            o.set("target", spec.target.map { .int($0) })
         }
-        out.bin += [UInt8](repeating: 0, count: ((out.bin.count + 3) & ~3) - out.bin.count)
-        out.buffers = [
-            .members([JSONMember("byteLength", .int(out.bin.count))]),
+        bufferViews.append(o.value)
+    }
+
+    /// Pads `bin` to 4 bytes and describes the two buffers: the BIN chunk and the fallback of
+    /// `logicalLength` bytes that the views address once decoded.
+    private mutating func finish(logicalLength: Int) {
+        bin += [UInt8](repeating: 0, count: ((bin.count + 3) & ~3) - bin.count)
+        buffers = [
+            .members([JSONMember("byteLength", .int(bin.count))]),
             .members([
-                JSONMember("byteLength", .int(layout.paddedLength)),
+                JSONMember("byteLength", .int(logicalLength)),
                 JSONMember(
                     "extensions",
                     .members([JSONMember("EXT_meshopt_compression", .members([JSONMember("fallback", .bool(true))]))])),
             ]),
         ]
-        return out
     }
 
     /// The float32 values of `bytes` in the `EXPONENTIAL` filter's form (see `FloatQuantizer`), the

@@ -65,16 +65,7 @@ struct NodeTreePlanner {
         }
 
         // Pre-order of the layer subtrees, then keep flags bottom-up (children follow parents).
-        var order: [Int] = []
-        order.reserveCapacity(nodeCount)
-        var visited = [Bool](repeating: false, count: nodeCount)
-        var stack = layered.layers.map(\.node.rawValue).reversed() as [Int]
-        while let n = stack.popLast() {
-            guard !visited[n] else { continue }
-            visited[n] = true
-            order.append(n)
-            stack.append(contentsOf: children[n].map(\.rawValue).reversed())
-        }
+        let (order, visited) = preOrder(children: children)
         var keep = [Bool](repeating: false, count: nodeCount)
         for n in order.reversed() {
             keep[n] =
@@ -128,28 +119,7 @@ struct NodeTreePlanner {
             }
             let stretch = item.stretch * PositionGrid.stretch(out.matrix)
             if drawsMesh[n], let m = node.mesh {
-                if let bake = carryDown {
-                    let (baked, repaired) = MeshBaker.bake(scene.meshes[m.rawValue], transform: bake)
-                    if repaired > 0 {
-                        plan.warnings.append(
-                            SceneWarning(
-                                code: "GLB_VERTEX_DATA_REPAIRED",
-                                message:
-                                    "\(repaired) baked position(s) of mesh \(baked.name) were not finite; set to 0",
-                                primPath: baked.sourcePath.isEmpty ? nil : baked.sourcePath))
-                    }
-                    out.mesh = plan.meshes.count
-                    plan.meshes.append(.baked(baked, node: NodeIndex(n)))
-                    plan.meshStretch.append(stretch)
-                } else if let existing = sharedMesh[m.rawValue] {
-                    out.mesh = existing
-                    plan.meshStretch[existing] = max(plan.meshStretch[existing], stretch)
-                } else {
-                    out.mesh = plan.meshes.count
-                    sharedMesh[m.rawValue] = plan.meshes.count
-                    plan.meshes.append(.scene(m))
-                    plan.meshStretch.append(stretch)
-                }
+                out.mesh = planMesh(m, of: n, baking: carryDown, stretch: stretch, in: &plan, shared: &sharedMesh)
             }
             plan.nodes.append(out)
             plan.nodeIndex[NodeIndex(n)] = index
@@ -159,6 +129,54 @@ struct NodeTreePlanner {
             }
         }
         return plan
+    }
+
+    /// The layer subtrees' nodes in depth-first pre-order (children in array order), and which
+    /// nodes that visits.
+    private func preOrder(children: [[NodeIndex]]) -> (order: [Int], visited: [Bool]) {
+        let nodeCount = layered.scene.nodes.count
+        var order: [Int] = []
+        order.reserveCapacity(nodeCount)
+        var visited = [Bool](repeating: false, count: nodeCount)
+        var stack = layered.layers.map(\.node.rawValue).reversed() as [Int]
+        while let n = stack.popLast() {
+            guard !visited[n] else { continue }
+            visited[n] = true
+            order.append(n)
+            stack.append(contentsOf: children[n].map(\.rawValue).reversed())
+        }
+        return (order, visited)
+    }
+
+    /// The written mesh of node `n`, which draws scene mesh `m`: a copy baked with `bake` when
+    /// given, else the scene mesh, written once for every node that draws it (with the largest
+    /// of their stretches).
+    private func planMesh(
+        _ m: MeshIndex, of n: Int, baking bake: Matrix4?, stretch: Double, in plan: inout NodePlan,
+        shared sharedMesh: inout [Int: Int]
+    ) -> Int {
+        if let bake {
+            let (baked, repaired) = MeshBaker.bake(layered.scene.meshes[m.rawValue], transform: bake)
+            if repaired > 0 {
+                plan.warnings.append(
+                    SceneWarning(
+                        code: "GLB_VERTEX_DATA_REPAIRED",
+                        message:
+                            "\(repaired) baked position(s) of mesh \(baked.name) were not finite; set to 0",
+                        primPath: baked.sourcePath.isEmpty ? nil : baked.sourcePath))
+            }
+            plan.meshes.append(.baked(baked, node: NodeIndex(n)))
+            plan.meshStretch.append(stretch)
+            return plan.meshes.count - 1
+        } else if let existing = sharedMesh[m.rawValue] {
+            plan.meshStretch[existing] = max(plan.meshStretch[existing], stretch)
+            return existing
+        } else {
+            sharedMesh[m.rawValue] = plan.meshes.count
+            plan.meshes.append(.scene(m))
+            plan.meshStretch.append(stretch)
+            return plan.meshes.count - 1
+        }
     }
 
     /// For each scene node, the layer (`layerOf`) or element (`elementOf`) it is the node of.

@@ -89,47 +89,13 @@ public enum RoomLayering {
             throw LayeringError(code: LayeringError.emptyInput, message: "neither a USD scene nor CapturedRoom JSON was given")
         }
         var warnings: [SceneWarning] = []
-        func warn(_ code: String, _ message: String) { warnings.append(SceneWarning(code: code, message: message)) }
-
-        // JSON elements, with unique identifiers and usable frames.
-        var json = room.map(JSONElement.all) ?? []
-        guard json.count <= options.maxElements else {
-            throw LayeringError.limit("\(json.count) JSON elements; the limit is \(options.maxElements) (maxElements)", at: nil)
-        }
-        for j in json.indices {
-            guard json[j].polygonCorners.count <= options.json.maxPolygonCorners else {
-                throw LayeringError.limit(
-                    "\(json[j].polygonCorners.count) polygon corners; the limit is \(options.json.maxPolygonCorners) "
-                        + "(maxPolygonCorners)", at: json[j].jsonPath + ".polygonCorners")
-            }
-            if json[j].identifier.isEmpty { json[j].identifier = "json:" + json[j].jsonPath }
-            let t = json[j].transform
-            if t.sanitizedFrame != t {
-                json[j].transform = t.sanitizedFrame
-                warn(LayeringWarningCode.jsonValueIgnored, "\(json[j].jsonPath).transform is singular; only its translation is used")
-            }
-        }
+        let json = try validatedJSONElements(room, options: options, warnings: &warnings)
 
         // USD elements.
         let index = try scene.map { try SourceSceneIndex($0, maxNodes: options.maxSceneNodes) }
-        var usd: [USDElement] = []
-        var identityFound = false
-        var usdSections: [RoomSection] = []
-        if let index {
-            var frames: [String: Matrix4] = [:]
-            for e in json where frames[e.identifier.uppercased()] == nil { frames[e.identifier.uppercased()] = e.transform }
-            var collector = USDElementCollector(index: index, options: options, jsonFrames: frames)
-            let look = USDElementCollector.looksLikeRoomPlan(index)
-            if room == nil && !look.identity && !look.names {
-                collector.collectGeneric()
-            } else {
-                collector.collectRoomPlan()
-            }
-            usd = collector.elements
-            identityFound = collector.identityFound
-            usdSections = collector.sections()
-            warnings += collector.warnings
-        }
+        let collected = index.map { collectUSDElements($0, json: json, hasJSON: room != nil, options: options) }
+        let usd = collected?.elements ?? []
+        warnings += collected?.warnings ?? []
         guard json.count + usd.count <= options.maxElements else {
             throw LayeringError.limit(
                 "\(json.count + usd.count) elements; the limit is \(options.maxElements) (maxElements)", at: nil)
@@ -138,116 +104,24 @@ public enum RoomLayering {
         try checkPairing(json: json, usd: usd)
         let link = ElementLinker(json: json, usd: usd, options: options)
         if link.linkedByTransform > 0 {
-            warn(LayeringWarningCode.linkedByTransform,
-                 "\(link.linkedByTransform) USD elements without UUID linked to JSON elements by transform and dimensions")
+            warnings.append(SceneWarning(
+                code: LayeringWarningCode.linkedByTransform,
+                message: "\(link.linkedByTransform) USD elements without UUID linked to JSON elements by transform and dimensions"))
         }
 
         // Plan the elements: JSON first (file order), then USD-only ones (scene order).
-        var planned: [PlannedElement] = []
         var synthesizer = GeometrySynthesizer(options: options)
-        var curveOfPlanned: [Int: CapturedRoom.Curve] = [:]
-        var usdFloorRoots: [Int: Int] = [:]  // planned index → USD element index (floors measured from USD)
-        var identifierOfUSD = [String?](repeating: nil, count: usd.count)
-        var unmatchedJSON: [String] = []
-        var synthesizedCount = 0
-        for (j, e) in json.enumerated() {
-            var el = RoomElement(
-                identifier: e.identifier, category: e.category, layer: e.category.layer,
-                confidence: e.confidence, dimensions: e.dimensions, transform: e.transform,
-                parentIdentifier: e.parentIdentifier, story: e.story, attributes: e.attributes,
-                isOpen: e.category == .door ? e.isOpen : nil, geometry: .synthesized, node: NodeIndex(-1),
-                polygonCorners: e.polygonCorners)
-            if let u = link.usdForJSON[j] {
-                let ue = usd[u]
-                if let c = ue.category, c != e.category {
-                    warn(LayeringWarningCode.categoryMismatch,
-                         "\(e.jsonPath) is a \(e.category) but its USD element \(ue.sourcePath) is a \(c); the JSON wins")
-                }
-                el.sourcePrimPath = ue.sourcePath
-                el.geometry = .usd
-                if e.polygonCorners.count < 3, e.category == .floor { usdFloorRoots[planned.count] = u }
-                planned.append(PlannedElement(element: el, geometry: .usd(root: ue.root, includeDescendants: ue.includeDescendants)))
-            } else {
-                if index != nil { unmatchedJSON.append(e.identifier) }
-                synthesizedCount += 1
-                let mesh = synthesizer.mesh(for: e)
-                planned.append(PlannedElement(element: el, geometry: .synthesized(mesh, materialCategory: e.category)))
-            }
-            if let c = e.curve { curveOfPlanned[planned.count - 1] = c }
-        }
-        var unmatchedUSD: [String] = []
-        var unclassified = 0
-        var usdPlanned: [(planned: Int, usd: Int)] = []
-        for (u, ue) in usd.enumerated() where link.jsonForUSD[u] == nil {
-            let category = ue.category ?? .unclassified
-            var dims = ue.dimensions
-            if category.isSurface { dims.z = 0 }
-            let el = RoomElement(
-                identifier: ue.uuid ?? "usd:" + ue.sourcePath, category: category,
-                layer: ue.layerOverride ?? category.layer, dimensions: dims, transform: ue.frame,
-                isOpen: category == .door ? ue.isOpen : nil, sourcePrimPath: ue.sourcePath, geometry: .usd,
-                node: NodeIndex(-1))
-            if ue.category == nil {
-                if ue.layerOverride == nil { unclassified += 1 }
-            } else if room != nil {
-                unmatchedUSD.append(el.identifier)
-            }
-            if category == .floor { usdFloorRoots[planned.count] = u }
-            usdPlanned.append((planned.count, u))
-            planned.append(PlannedElement(element: el, geometry: .usd(root: ue.root, includeDescendants: ue.includeDescendants)))
-        }
-
-        // Unique identifiers (a repeated UUID gets `#2`, `#3`, …).
-        var seen: [String: Int] = [:]
-        for i in planned.indices {
-            let id = planned[i].element.identifier
-            if let n = seen[id] {
-                var k = n + 1
-                while seen["\(id)#\(k)"] != nil { k += 1 }
-                seen[id] = k
-                planned[i].element.identifier = "\(id)#\(k)"
-                seen[planned[i].element.identifier] = 1
-                warn(LayeringWarningCode.duplicateIdentifier, "identifier \(id) is used more than once; renamed \(id)#\(k)")
-            } else {
-                seen[id] = 1
-            }
-        }
-        var curves: [String: CapturedRoom.Curve] = [:]
-        for (p, c) in curveOfPlanned { curves[planned[p].element.identifier] = c }
-        for (j, u) in link.usdForJSON.enumerated() { if let u { identifierOfUSD[u] = planned[j].element.identifier } }
-        for (p, u) in usdPlanned { identifierOfUSD[u] = planned[p].element.identifier }
-        for (p, u) in usdPlanned {
-            if let h = usd[u].hostElement { planned[p].element.parentIdentifier = identifierOfUSD[h] }
-        }
-        var floorMeasures: [String: (area: Double, perimeter: Double)] = [:]
-        if let index {
-            for (p, u) in usdFloorRoots {
-                if let m = index.horizontalMeasure(of: usd[u].root, includeDescendants: usd[u].includeDescendants) {
-                    floorMeasures[planned[p].element.identifier] = m
-                }
-            }
-        }
-
-        // Findings with counts.
-        func list(_ ids: [String]) -> String {
-            ids.count <= 20 ? ids.joined(separator: ", ") : ids.prefix(20).joined(separator: ", ") + ", …"
-        }
-        if !unmatchedJSON.isEmpty {
-            warn(LayeringWarningCode.jsonElementUnmatched,
-                 "\(unmatchedJSON.count) JSON elements have no USD element: \(list(unmatchedJSON))")
-        }
-        if !unmatchedUSD.isEmpty {
-            warn(LayeringWarningCode.usdElementUnmatched,
-                 "\(unmatchedUSD.count) USD elements have no JSON element: \(list(unmatchedUSD))")
-        }
-        if synthesizedCount > 0 {
-            warn(LayeringWarningCode.geometrySynthesized, "\(synthesizedCount) elements have geometry built from the JSON")
-        }
-        if unclassified > 0 {
-            warn(LayeringWarningCode.unclassifiedGeometry,
-                 "\(unclassified) USD meshes have no RoomPlan identity; they are in the unclassified layer")
-        }
+        var plan = ElementPlan()
+        plan.addJSONElements(json, usd: usd, link: link, hasUSD: index != nil, synthesizer: &synthesizer)
+        plan.addUSDOnlyElements(usd, link: link, hasJSON: room != nil)
+        plan.makeIdentifiersUnique()
+        let curves = plan.curves()
+        plan.linkHosts(usd: usd, link: link)
+        let floorMeasures = index.map { plan.floorMeasures(index: $0, usd: usd) } ?? [:]
+        plan.reportFindings()
+        warnings += plan.warnings
         warnings += synthesizer.warnings
+        let planned = plan.planned
 
         let metadata = scene?.metadata
             ?? SceneMetadata(sourceUpAxis: .y, sourceMetersPerUnit: 1, defaultPrim: nil, sourceFormat: "roomplan-json")
@@ -264,21 +138,69 @@ public enum RoomLayering {
         let quality = QualityGrader.home(
             QualityGrader.grade(elements: elements, wallsClosed: measured.wallsClosed, hasJSON: room != nil),
             elements: elements, rooms: structureRooms, curves: curves, options: options)
-        let sections = room.map { r in
-            r.sections.map {
-                RoomSection(label: $0.label, center: SIMD3(Double($0.center.x), Double($0.center.y), Double($0.center.z)),
-                            story: $0.story)
-            }
-        } ?? usdSections
+        let sections = room.map(Self.sections(of:)) ?? collected?.sections ?? []
 
         var layered = LayeredScene(
             scene: scene, layers: assembled.layers, elements: elements, sections: sections,
-            metrics: measured.metrics, quality: quality, isRoomPlan: room != nil || identityFound,
+            metrics: measured.metrics, quality: quality, isRoomPlan: room != nil || collected?.identityFound == true,
             referenceOriginTransform: room?.referenceOriginTransform.map { Matrix4(columnMajorFloats: $0) },
             warnings: warnings)
         layered.rooms = structureRooms
         layered.linkedElements = link.usdForJSON.reduce(0) { $0 + ($1 == nil ? 0 : 1) }
         return layered
+    }
+
+    /// The JSON elements, with an identifier each (`json:<path>` when it has none) and usable
+    /// frames (a singular transform keeps only its translation, with a warning).
+    /// - Throws: `ROOMPLAN_LIMIT_EXCEEDED` past `maxElements` or `maxPolygonCorners`.
+    private static func validatedJSONElements(
+        _ room: CapturedRoom?, options: LayeringOptions, warnings: inout [SceneWarning]
+    ) throws -> [JSONElement] {
+        var json = room.map(JSONElement.all) ?? []
+        guard json.count <= options.maxElements else {
+            throw LayeringError.limit("\(json.count) JSON elements; the limit is \(options.maxElements) (maxElements)", at: nil)
+        }
+        for j in json.indices {
+            guard json[j].polygonCorners.count <= options.json.maxPolygonCorners else {
+                throw LayeringError.limit(
+                    "\(json[j].polygonCorners.count) polygon corners; the limit is \(options.json.maxPolygonCorners) "
+                        + "(maxPolygonCorners)", at: json[j].jsonPath + ".polygonCorners")
+            }
+            if json[j].identifier.isEmpty { json[j].identifier = "json:" + json[j].jsonPath }
+            let t = json[j].transform
+            if t.sanitizedFrame != t {
+                json[j].transform = t.sanitizedFrame
+                warnings.append(SceneWarning(
+                    code: LayeringWarningCode.jsonValueIgnored,
+                    message: "\(json[j].jsonPath).transform is singular; only its translation is used"))
+            }
+        }
+        return json
+    }
+
+    /// The USD scene's elements: RoomPlan ones (by identity or names, or whenever a JSON was
+    /// given), else one per group of a generic scene; with the USD's sections and findings.
+    private static func collectUSDElements(
+        _ index: SourceSceneIndex, json: [JSONElement], hasJSON: Bool, options: LayeringOptions
+    ) -> (elements: [USDElement], identityFound: Bool, sections: [RoomSection], warnings: [SceneWarning]) {
+        var frames: [String: Matrix4] = [:]
+        for e in json where frames[e.identifier.uppercased()] == nil { frames[e.identifier.uppercased()] = e.transform }
+        var collector = USDElementCollector(index: index, options: options, jsonFrames: frames)
+        let look = USDElementCollector.looksLikeRoomPlan(index)
+        if !hasJSON && !look.identity && !look.names {
+            collector.collectGeneric()
+        } else {
+            collector.collectRoomPlan()
+        }
+        return (collector.elements, collector.identityFound, collector.sections(), collector.warnings)
+    }
+
+    /// The room's sections as annotations (centres widened to Double).
+    private static func sections(of room: CapturedRoom) -> [RoomSection] {
+        room.sections.map {
+            RoomSection(label: $0.label, center: SIMD3(Double($0.center.x), Double($0.center.y), Double($0.center.z)),
+                        story: $0.story)
+        }
     }
 
     /// Refuses a USD whose element UUIDs are none of the JSON's: the two files are of different

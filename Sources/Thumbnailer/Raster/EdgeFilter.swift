@@ -27,6 +27,15 @@ struct EdgeFilter {
     func apply(_ b: TileBuffers, apron: Int, runs: SampleRuns) {
         let cols = b.cols, rows = b.rows
         guard cols >= 10, rows >= 3 else { return applyScalar(b, apron: apron) }
+        markEdges(b, runs: runs)
+        darkenEdges(b, apron: apron, runs: runs)
+    }
+
+    /// Pass 1: each sample's edge strength into `b.scratch` (rows of `runs` only; the others
+    /// 0), and into `b.rowFlags` whether each row has a non-zero one.
+    @inline(__always)
+    private func markEdges(_ b: TileBuffers, runs: SampleRuns) {
+        let cols = b.cols, rows = b.rows
         let strength = b.scratch
         let rowHasEdge = b.rowFlags
         typealias V = SIMD8<Float>
@@ -105,6 +114,15 @@ struct EdgeFilter {
             }
             rowHasEdge[r] = rowEdge ? 1 : 0
         }
+    }
+
+    /// Pass 2: widens the edges of `b.scratch` by a ring and darkens the colours under them.
+    @inline(__always)
+    private func darkenEdges(_ b: TileBuffers, apron: Int, runs: SampleRuns) {
+        let cols = b.cols, rows = b.rows
+        let strength = b.scratch
+        let rowHasEdge = b.rowFlags
+        typealias V = SIMD8<Float>
         // Pass 2: widen by a ring of lower strength and darken the interior (rows with an edge
         // sample in them or next to them only; elsewhere the strength is 0 and nothing changes).
         let ringV = V(repeating: ring), dark = V(repeating: darkening)

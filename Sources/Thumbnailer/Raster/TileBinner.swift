@@ -126,24 +126,11 @@ enum TileBinner {
             }
         }
         // Prefix sums: tile-major, chunk-minor, so each tile's list keeps submission order.
-        var start = [Int](repeating: 0, count: tiles + 1)
         let cursors = UnsafeMutablePointer<Int>.allocate(capacity: chunks * tiles)
         defer { cursors.deallocate() }
-        var running = 0
-        for tile in 0..<tiles {
-            start[tile] = running
-            for c in 0..<chunks {
-                cursors[c * tiles + tile] = running
-                running += counts[c * tiles + tile]
-            }
-        }
-        start[tiles] = running
-        var pieceBase = [Int](repeating: 0, count: chunks)
-        var pieces: [ClippedTriangle] = []
-        for c in 0..<chunks {
-            pieceBase[c] = pieces.count
-            pieces += chunkPieces[c].map { $0.0 }
-        }
+        let start = tileStarts(counts: counts, chunks: chunks, tiles: tiles, cursors: cursors)
+        let running = start[tiles]
+        let (pieces, pieceBase) = concatenated(chunkPieces)
         let ids = UnsafeMutablePointer<UInt32>.allocate(capacity: max(running, 1))
         let triangleCount = scene.triangleCount
         // Pass B: scatter ids.
@@ -185,6 +172,37 @@ enum TileBinner {
             }
         }
         return TileBins(start: start, ids: ids, pieces: pieces, triangleCount: triangleCount)
+    }
+
+    /// Each tile's first entry (and the total, last) from the per-chunk counts, tile-major and
+    /// chunk-minor; `cursors` gets where each chunk's entries of each tile begin.
+    private static func tileStarts(
+        counts: UnsafeMutablePointer<Int>, chunks: Int, tiles: Int, cursors: UnsafeMutablePointer<Int>
+    ) -> [Int] {
+        var start = [Int](repeating: 0, count: tiles + 1)
+        var running = 0
+        for tile in 0..<tiles {
+            start[tile] = running
+            for c in 0..<chunks {
+                cursors[c * tiles + tile] = running
+                running += counts[c * tiles + tile]
+            }
+        }
+        start[tiles] = running
+        return start
+    }
+
+    /// The chunks' clipped pieces in chunk order, with where each chunk's begin.
+    private static func concatenated(
+        _ chunkPieces: [[(ClippedTriangle, Rect)]]
+    ) -> (pieces: [ClippedTriangle], base: [Int]) {
+        var pieceBase = [Int](repeating: 0, count: chunkPieces.count)
+        var pieces: [ClippedTriangle] = []
+        for c in 0..<chunkPieces.count {
+            pieceBase[c] = pieces.count
+            pieces += chunkPieces[c].map { $0.0 }
+        }
+        return (pieces, pieceBase)
     }
 
     /// The tiles a triangle with this fixed-point bounding box touches, or `.skip`.

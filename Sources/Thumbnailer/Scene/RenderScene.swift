@@ -87,42 +87,11 @@ final class RenderScene: @unchecked Sendable {
 
         // Pass 1: what to draw and how much.
         let world = scene.worldTransforms()
-        struct Plan { var node: Int; var mesh: Int; var hasNormals: Bool; var hasUV: Bool; var hasColors: Bool }
-        var plans: [Plan] = []
-        var totalV = 0, totalT = 0
-        var anyUV = false, anyColors = false
-        var skippedForLimit = 0
-        for (i, node) in scene.nodes.enumerated() {
-            guard i < src.drawNode.count, src.drawNode[i], let mi = node.mesh?.rawValue, mi >= 0,
-                mi < scene.meshes.count
-            else { continue }
-            let mesh = scene.meshes[mi]
-            let v = mesh.positions.count / 3, t = mesh.indices.count / 3
-            guard v > 0, t > 0 else { continue }
-            if totalV + v > Self.maxVertices || totalT + t > Self.maxTriangles {
-                skippedForLimit += t
-                continue
-            }
-            let textured = mesh.primitives.contains { p in
-                guard let m = p.material?.rawValue, m >= 0, m < mats.count - 1 else { return false }
-                return mats[m].texture >= 0
-            }
-            let plan = Plan(
-                node: i, mesh: mi, hasNormals: mesh.normals.count == v * 3,
-                hasUV: textured && mesh.uv0.count == v * 2, hasColors: mesh.colors.count == v * 4)
-            anyUV = anyUV || plan.hasUV
-            anyColors = anyColors || plan.hasColors
-            plans.append(plan)
-            totalV += v
-            totalT += t
-        }
-        if skippedForLimit > 0 {
-            warnings.append(
-                SceneWarning(
-                    code: ThumbnailWarningCode.triangleLimit,
-                    message: "\(skippedForLimit) triangles beyond the renderer's limits "
-                        + "(\(Self.maxTriangles) triangles, \(Self.maxVertices) vertices) are not drawn"))
-        }
+        let drawn = Self.plan(src, materials: mats)
+        let plans = drawn.plans
+        let totalV = drawn.vertices, totalT = drawn.triangles
+        let anyUV = drawn.anyUV, anyColors = drawn.anyColors
+        if let warning = drawn.limitWarning { warnings.append(warning) }
         vertexCount = totalV
         triangleCount = totalT
         positions = .allocate(capacity: max(totalV * 3, 1))
@@ -155,24 +124,11 @@ final class RenderScene: @unchecked Sendable {
             let mesh = scene.meshes[p.mesh]
             let m = world[p.node]
             let v = mesh.positions.count / 3, t = mesh.indices.count / 3
-            let e = p.node < src.elementOfNode.count ? src.elementOfNode[p.node] : -1
-            var tint = SIMD4<Float>.zero
-            if e >= 0, Int(e) < src.tintOfElement.count, let c = src.tintOfElement[Int(e)] { tint = SIMD4(c, 1) }
-            instances.append(
-                Instance(
-                    element: e, tint: tint, hasNormals: p.hasNormals, hasUV: p.hasUV,
-                    hasColors: p.hasColors, firstTriangle: tBase, triangleCount: t, node: p.node))
+            instances.append(Self.instance(p, src: src, firstTriangle: tBase, triangleCount: t))
             Self.bakeVertices(
                 mesh, transform: m, origin: origin, into: positions + vBase * 3, normals: normals + vBase * 3,
                 hasNormals: p.hasNormals)
-            for i in 0..<v {
-                let q = SIMD3(
-                    Double(positions[(vBase + i) * 3]), Double(positions[(vBase + i) * 3 + 1]),
-                    Double(positions[(vBase + i) * 3 + 2]))
-                if q.isFinite && abs(q.x) <= Double(keep) && abs(q.y) <= Double(keep) && abs(q.z) <= Double(keep) {
-                    relBounds.include(q)
-                }
-            }
+            Self.includeKept(positions + vBase * 3, count: v, keep: keep, in: &relBounds)
             if p.hasUV { for i in 0..<(v * 2) { uvs[vBase * 2 + i] = mesh.uv0[i] } }
             if p.hasColors { for i in 0..<(v * 4) { colors[vBase * 4 + i] = mesh.colors[i] } }
             if windingCache[p.mesh] == nil {
@@ -186,24 +142,10 @@ final class RenderScene: @unchecked Sendable {
             }
             let perTri = materialCache[p.mesh]!
             let instanceIndex = UInt32(instances.count - 1)
-            mesh.indices.withUnsafeBufferPointer { idx in
-                for k in 0..<t {
-                    var a = idx[k * 3], bb = idx[k * 3 + 1], c = idx[k * 3 + 2]
-                    var material = perTri[k]
-                    if Int(a) >= v || Int(bb) >= v || Int(c) >= v {
-                        material = Self.invalidMaterial
-                        invalidTriangles += 1
-                        a = 0; bb = 0; c = 0
-                    }
-                    if mirrored { swap(&bb, &c) }
-                    let g = tBase + k
-                    idxOut[g * 3] = UInt32(vBase) + a
-                    idxOut[g * 3 + 1] = UInt32(vBase) + bb
-                    idxOut[g * 3 + 2] = UInt32(vBase) + c
-                    matOut[g] = material
-                    instOut[g] = instanceIndex
-                }
-            }
+            invalidTriangles += Self.bakeTriangles(
+                mesh.indices, materials: perTri, mirrored: mirrored, vertexBase: vBase, vertexCount: v,
+                instance: instanceIndex, into: idxOut + tBase * 3, materialOut: matOut + tBase,
+                instanceOut: instOut + tBase)
             vBase += v
             tBase += t
         }
@@ -217,22 +159,6 @@ final class RenderScene: @unchecked Sendable {
         self.warnings = warnings
         faceNormals = Self.faceNormals(positions: positions, indices: indices, triangles: totalT, vertices: totalV)
         bounds = relBounds.isEmpty ? relBounds : Bounds(min: relBounds.min + origin, max: relBounds.max + origin)
-    }
-
-    /// The unit normal of every triangle (zero for a degenerate one or one whose indices are out
-    /// of range).
-    private static func faceNormals(
-        positions: UnsafeMutablePointer<Float>, indices: UnsafeMutablePointer<UInt32>, triangles: Int, vertices: Int
-    ) -> UnsafeMutablePointer<SIMD3<Float>> {
-        let out = UnsafeMutablePointer<SIMD3<Float>>.allocate(capacity: max(triangles, 1))
-        out.initialize(repeating: .zero, count: max(triangles, 1))
-        for t in 0..<triangles {
-            let i0 = Int(indices[t * 3]), i1 = Int(indices[t * 3 + 1]), i2 = Int(indices[t * 3 + 2])
-            guard i0 < vertices, i1 < vertices, i2 < vertices else { continue }
-            let p0 = load3(positions, i0), p1 = load3(positions, i1), p2 = load3(positions, i2)
-            out[t] = (p1 - p0).cross(p2 - p0).normalizedOrZero
-        }
-        return out
     }
 
     /// Median centre and outlier distance of the drawn vertices (see the initialiser).
@@ -301,63 +227,5 @@ final class RenderScene: @unchecked Sendable {
             }
         }
         return oppose > agree * 1.5
-    }
-
-    /// Material index of every triangle from the primitives (uncovered triangles: the fallback).
-    private static func materialPerTriangle(_ mesh: Mesh, materialCount: Int, fallback: UInt32) -> [UInt32] {
-        let t = mesh.indices.count / 3
-        var out = [UInt32](repeating: fallback, count: t)
-        for prim in mesh.primitives {
-            guard prim.indexStart >= 0, prim.indexCount > 0 else { continue }
-            let first = prim.indexStart / 3
-            let (endIndex, overflow) = prim.indexStart.addingReportingOverflow(prim.indexCount)
-            let last = min(overflow ? t : endIndex / 3, t)
-            guard first < last else { continue }
-            var mat = fallback
-            if let m = prim.material?.rawValue, m >= 0, m < materialCount { mat = UInt32(m) }
-            for k in first..<last { out[k] = mat }
-        }
-        return out
-    }
-
-    /// World positions (minus origin) and unit world normals of a mesh under a transform.
-    private static func bakeVertices(
-        _ mesh: Mesh, transform m: Matrix4, origin: SIMD3<Double>, into pos: UnsafeMutablePointer<Float>,
-        normals nrm: UnsafeMutablePointer<Float>, hasNormals: Bool
-    ) {
-        let a = m.m.count == 16 ? m.m : Matrix4.identity.m
-        // Normal matrix: inverse transpose of the upper 3×3 (cofactors; the scale is irrelevant).
-        let n0 = SIMD3(a[5] * a[10] - a[6] * a[9], a[6] * a[8] - a[4] * a[10], a[4] * a[9] - a[5] * a[8])
-        let n1 = SIMD3(a[9] * a[2] - a[10] * a[1], a[10] * a[0] - a[8] * a[2], a[8] * a[1] - a[9] * a[0])
-        let n2 = SIMD3(a[1] * a[6] - a[2] * a[5], a[2] * a[4] - a[0] * a[6], a[0] * a[5] - a[1] * a[4])
-        let det = a[0] * n0.x + a[1] * n0.y + a[2] * n0.z
-        let sign: Double = det < 0 ? -1 : 1
-        let v = mesh.positions.count / 3
-        mesh.positions.withUnsafeBufferPointer { p in
-            for i in 0..<v {
-                let x = Double(p[i * 3]), y = Double(p[i * 3 + 1]), z = Double(p[i * 3 + 2])
-                pos[i * 3] = Float(a[0] * x + a[4] * y + a[8] * z + a[12] - origin.x)
-                pos[i * 3 + 1] = Float(a[1] * x + a[5] * y + a[9] * z + a[13] - origin.y)
-                pos[i * 3 + 2] = Float(a[2] * x + a[6] * y + a[10] * z + a[14] - origin.z)
-            }
-        }
-        guard hasNormals else {
-            nrm.initialize(repeating: 0, count: v * 3)
-            return
-        }
-        mesh.normals.withUnsafeBufferPointer { q in
-            for i in 0..<v {
-                let x = Double(q[i * 3]), y = Double(q[i * 3 + 1]), z = Double(q[i * 3 + 2])
-                // (cofactor matrix) × n: columns n0, n1, n2 are the rows of the inverse transpose × det.
-                var w = SIMD3(
-                    n0.x * x + n1.x * y + n2.x * z, n0.y * x + n1.y * y + n2.y * z, n0.z * x + n1.z * y + n2.z * z)
-                w *= sign
-                let l = w.length
-                if l > 1e-20 && l.isFinite { w /= l } else { w = .zero }
-                nrm[i * 3] = Float(w.x)
-                nrm[i * 3 + 1] = Float(w.y)
-                nrm[i * 3 + 2] = Float(w.z)
-            }
-        }
     }
 }

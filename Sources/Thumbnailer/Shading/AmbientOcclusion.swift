@@ -38,41 +38,11 @@ enum AmbientOcclusion {
         defer { pos.deallocate() }
         let lin = UnsafeMutablePointer<Float>.allocate(capacity: n)
         defer { lin.deallocate() }
-        // Reconstruct positions once.
-        let eye = f3(camera.eye), fw = f3(camera.forward)
-        let rx = f3(camera.right) * Float(camera.halfX), uy = f3(camera.up) * Float(camera.halfY)
-        let persp = camera.perspective
         let rowsPerChunk = 16
         let chunks = (height + rowsPerChunk - 1) / rowsPerChunk
-        Parallel.forEach(chunks) { c in
-            for y in (c * rowsPerChunk)..<min(height, (c + 1) * rowsPerChunk) {
-                let ny = 1 - (Float(y) + 0.5) * pixelScale / Float(camera.height) * 2
-                for x in 0..<width {
-                    let i = y * width + x
-                    let k = depth[i]
-                    guard k > -.infinity else {
-                        lin[i] = 0
-                        pos[i] = SIMD4(0, 0, 0, .infinity)
-                        continue
-                    }
-                    let nx = (Float(x) + 0.5) * pixelScale / Float(camera.width) * 2 - 1
-                    let d = camera.forwardDistance(key: k)
-                    lin[i] = d
-                    pos[i] = SIMD4(persp ? eye + (fw + rx * nx + uy * ny) * d : eye + rx * nx + uy * ny + fw * d, 0)
-                }
-            }
-        }
-        // Sample offsets: 16 rotations × `samples` points on a spiral, radius fraction in (0, 1].
-        let golden: Float = 2.399963
-        var offsets = [SIMD2<Float>](repeating: .zero, count: 16 * samples)
-        for rot in 0..<16 {
-            let base = Float(rot) * (2 * Float.pi / 16)
-            for s in 0..<samples {
-                let t = (Float(s) + 0.5) / Float(samples)
-                let a = base + Float(s) * golden
-                offsets[rot * samples + s] = SIMD2(Float(cos(Double(a))), Float(sin(Double(a)))) * t
-            }
-        }
+        reconstructPositions(
+            depth: depth, width: width, height: height, camera: camera, pixelScale: pixelScale,
+            rowsPerChunk: rowsPerChunk, positions: pos, linearDepth: lin)
         // Interleaved rotation index per pixel of a 4×4 block.
         let pattern: [Int] = [0, 8, 2, 10, 12, 4, 14, 6, 3, 11, 1, 9, 15, 7, 13, 5]  // 4×4 Bayer order
         let r2 = radius * radius, reach = r2 * 4, soften = 0.01 * r2
@@ -81,12 +51,7 @@ enum AmbientOcclusion {
         let ppmK = Float(Double(camera.height) / (2 * camera.halfY)) / pixelScale
         let perspective = camera.perspective
         let scale = strength * radius / Float(samples)
-        // The same offsets as x and y vectors of four samples each.
-        var lanes = [SIMD4<Float>](repeating: .zero, count: 2 * offsets.count / 4)
-        for g in 0..<(offsets.count / 4) {
-            lanes[2 * g] = SIMD4(offsets[4 * g].x, offsets[4 * g + 1].x, offsets[4 * g + 2].x, offsets[4 * g + 3].x)
-            lanes[2 * g + 1] = SIMD4(offsets[4 * g].y, offsets[4 * g + 1].y, offsets[4 * g + 2].y, offsets[4 * g + 3].y)
-        }
+        let lanes = sampleLanes()
         lanes.withUnsafeBufferPointer { off in
             Parallel.forEach(chunks) { c in
                 for y in (c * rowsPerChunk)..<min(height, (c + 1) * rowsPerChunk) {
@@ -137,21 +102,59 @@ enum AmbientOcclusion {
                 }
             }
         }
-        // Depth-aware 5×5 blur (separable): along rows into `tmp`, then along columns into `out`.
-        var tmp = [Float](repeating: 1, count: n)
-        var out = [Float](repeating: 1, count: n)
         let grid = BlurGrid(depth: depth, linearDepth: lin, width: width, height: height, rowsPerChunk: rowsPerChunk)
-        tmp.withUnsafeMutableBufferPointer { t in
-            guard let dst = t.baseAddress else { return }
-            grid.blur(UnsafePointer(raw), into: dst, vertical: false)
-        }
-        tmp.withUnsafeBufferPointer { t in
-            out.withUnsafeMutableBufferPointer { o in
-                guard let src = t.baseAddress, let dst = o.baseAddress else { return }
-                grid.blur(src, into: dst, vertical: true)
+        return grid.blurred(UnsafePointer(raw), count: n)
+    }
+
+    /// Each pixel's world position (`w` 0; on the background 0, 0, 0, +∞, so that a sample there
+    /// is too far to occlude without a test of its depth) and linear depth (0 on the background).
+    private static func reconstructPositions(
+        depth: UnsafeMutablePointer<Float>, width: Int, height: Int, camera: RenderCamera, pixelScale: Float,
+        rowsPerChunk: Int, positions pos: UnsafeMutablePointer<SIMD4<Float>>, linearDepth lin: UnsafeMutablePointer<Float>
+    ) {
+        let eye = f3(camera.eye), fw = f3(camera.forward)
+        let rx = f3(camera.right) * Float(camera.halfX), uy = f3(camera.up) * Float(camera.halfY)
+        let persp = camera.perspective
+        let chunks = (height + rowsPerChunk - 1) / rowsPerChunk
+        Parallel.forEach(chunks) { c in
+            for y in (c * rowsPerChunk)..<min(height, (c + 1) * rowsPerChunk) {
+                let ny = 1 - (Float(y) + 0.5) * pixelScale / Float(camera.height) * 2
+                for x in 0..<width {
+                    let i = y * width + x
+                    let k = depth[i]
+                    guard k > -.infinity else {
+                        lin[i] = 0
+                        pos[i] = SIMD4(0, 0, 0, .infinity)
+                        continue
+                    }
+                    let nx = (Float(x) + 0.5) * pixelScale / Float(camera.width) * 2 - 1
+                    let d = camera.forwardDistance(key: k)
+                    lin[i] = d
+                    pos[i] = SIMD4(persp ? eye + (fw + rx * nx + uy * ny) * d : eye + rx * nx + uy * ny + fw * d, 0)
+                }
             }
         }
-        return out
+    }
+
+    /// The sample offsets — 16 rotations × `samples` points on a spiral, radius fraction in
+    /// (0, 1] — as x and y vectors of four samples each.
+    private static func sampleLanes() -> [SIMD4<Float>] {
+        let golden: Float = 2.399963
+        var offsets = [SIMD2<Float>](repeating: .zero, count: 16 * samples)
+        for rot in 0..<16 {
+            let base = Float(rot) * (2 * Float.pi / 16)
+            for s in 0..<samples {
+                let t = (Float(s) + 0.5) / Float(samples)
+                let a = base + Float(s) * golden
+                offsets[rot * samples + s] = SIMD2(Float(cos(Double(a))), Float(sin(Double(a)))) * t
+            }
+        }
+        var lanes = [SIMD4<Float>](repeating: .zero, count: 2 * offsets.count / 4)
+        for g in 0..<(offsets.count / 4) {
+            lanes[2 * g] = SIMD4(offsets[4 * g].x, offsets[4 * g + 1].x, offsets[4 * g + 2].x, offsets[4 * g + 3].x)
+            lanes[2 * g + 1] = SIMD4(offsets[4 * g].y, offsets[4 * g + 1].y, offsets[4 * g + 2].y, offsets[4 * g + 3].y)
+        }
+        return lanes
     }
 
     private static func f3(_ v: SIMD3<Double>) -> SIMD3<Float> { SIMD3(Float(v.x), Float(v.y), Float(v.z)) }
@@ -162,6 +165,24 @@ enum AmbientOcclusion {
         let depth: UnsafeMutablePointer<Float>
         let linearDepth: UnsafeMutablePointer<Float>
         let width: Int, height: Int, rowsPerChunk: Int
+
+        /// The depth-aware 5×5 blur (separable) of the `count` values at `raw`: along rows, then
+        /// along columns; background pixels are 1.
+        func blurred(_ raw: UnsafePointer<Float>, count n: Int) -> [Float] {
+            var tmp = [Float](repeating: 1, count: n)
+            var out = [Float](repeating: 1, count: n)
+            tmp.withUnsafeMutableBufferPointer { t in
+                guard let dst = t.baseAddress else { return }
+                blur(raw, into: dst, vertical: false)
+            }
+            tmp.withUnsafeBufferPointer { t in
+                out.withUnsafeMutableBufferPointer { o in
+                    guard let src = t.baseAddress, let dst = o.baseAddress else { return }
+                    blur(src, into: dst, vertical: true)
+                }
+            }
+            return out
+        }
 
         /// One 5-tap pass along rows (`vertical` false) or columns; background pixels are left
         /// as they are in `dst`. Eight pixels at a time where all five taps are inside the image

@@ -102,6 +102,23 @@ extension ViewRenderer {
         let b = work.samples, buffers = work.samples
         for c in 0..<cols { b.pixelOfColumn[c] = min(max(floorDiv(sx0 + c, ss), 0), grid.width - 1) }
         for r in 0..<rows { b.pixelOfRow[r] = min(max(floorDiv(sy0 + r, ss), 0), grid.height - 1) }
+        fillSampleOcclusion(b, runs: runs, cols: cols, rows: rows, centres: pixelMask, ao: ao, px0: px0, py0: py0)
+        let sampleGrid = SampleGrid(
+            origin: ProjectedVertices.half, step: ProjectedVertices.one, c0: sx0, r0: sy0, cols: cols, rows: rows)
+        passes.draw(buffers, grid: sampleGrid, runs: runs, step: ProjectedVertices.one, edges: drawEdges ? edges : nil)
+        frame.resolve(
+            buffers, sx0: sx0, sy0: sy0, px0: px0, py0: py0, px1: px1, py1: py1, ss: ss, tile: tile, encode: encode,
+            centres: pixelMask)
+    }
+
+    /// Each sample's occlusion, in `b.ao`: its pixel's, as the centre pass (`centres`) has it, or
+    /// from `ao` (computed once per pixel, then repeated along the row and copied to the
+    /// following sample rows of the same pixel row); 1 without occlusion.
+    @inline(__always)
+    private static func fillSampleOcclusion(
+        _ b: TileBuffers, runs: SampleRuns, cols: Int, rows: Int, centres pixelMask: PixelPass?, ao: CoarseOcclusion?,
+        px0: Int, py0: Int
+    ) {
         if let pixelMask, ao != nil {
             // Every sample takes its pixel's occlusion, as the centre pass has it.
             let pao = pixelMask.buffers.ao, pw = pixelMask.buffers.cols
@@ -137,12 +154,6 @@ extension ViewRenderer {
         } else {
             b.ao.update(repeating: 1, count: cols * rows)
         }
-        let sampleGrid = SampleGrid(
-            origin: ProjectedVertices.half, step: ProjectedVertices.one, c0: sx0, r0: sy0, cols: cols, rows: rows)
-        passes.draw(buffers, grid: sampleGrid, runs: runs, step: ProjectedVertices.one, edges: drawEdges ? edges : nil)
-        frame.resolve(
-            buffers, sx0: sx0, sy0: sy0, px0: px0, py0: py0, px1: px1, py1: py1, ss: ss, tile: tile, encode: encode,
-            centres: pixelMask)
     }
 
     /// The triangles of one tile and how to draw them into a buffer.

@@ -73,139 +73,182 @@ final class MaterialExtractor {
             return info
         }
 
+        var inputs = SurfaceInputs(
+            shader: shader, stage: stage, materialPath: prim.path, ctx: ctx, textures: textures, info: info)
+        try inputs.readBaseColor(into: &material)
+        try inputs.readOpacity(into: &material)
+        try inputs.readMetallicRoughness(into: &material)
+        try inputs.readEmission(into: &material)
+        try inputs.readNormalAndOcclusion(into: &material)
+        info = inputs.info
+        info.index = ctx.scene.addMaterial(material)
+        return info
+    }
+
+    /// The inputs of one UsdPreviewSurface shader, read into a material; `info` gathers the UV
+    /// sets, the colour primvar and whether a texture was found.
+    private struct SurfaceInputs {
+        let shader: Int
+        let stage: UsdStage
+        let materialPath: SdfPath
+        let ctx: StageBuildContext
+        let textures: TextureExtractor
+        var info: Info
+
+        /// The input `inputs:<name>`, followed through connections.
         func input(_ name: String) -> ShaderInput? { ShaderGraph.resolve(shader, "inputs:" + name, stage: stage) }
+
+        /// The value the shader itself authors for `inputs:<name>`.
         func ownValue(_ name: String) -> SdfValue? { stage.prims[shader].value("inputs:" + name) }
-        func color(_ v: SdfValue?) -> SIMD3<Float>? {
+
+        /// A colour value, each channel clamped to [0, 1].
+        static func color(_ v: SdfValue?) -> SIMD3<Float>? {
             guard let d = AttributeValues.vector(v, count: 3) else { return nil }
             return SIMD3(clamp01(Float(d[0])), clamp01(Float(d[1])), clamp01(Float(d[2])))
         }
-        func scalar(_ v: SdfValue?) -> Float? {
+
+        /// A finite scalar value.
+        static func scalar(_ v: SdfValue?) -> Float? {
             guard let d = AttributeValues.double(v), d.isFinite else { return nil }
             return Float(d)
         }
-        func texture(_ s: Int, _ out: String) throws -> TextureRef? {
-            guard let r = try textures.resolve(shader: s, output: out, materialPath: prim.path, ctx: ctx) else {
+
+        /// The texture behind output `out` of shader `s`, noting its UV set.
+        mutating func texture(_ s: Int, _ out: String) throws -> TextureRef? {
+            guard let r = try textures.resolve(shader: s, output: out, materialPath: materialPath, ctx: ctx) else {
                 return nil
             }
             if let v = r.varname, !info.varnames.contains(v) { info.varnames.append(v) }
             info.hasTextures = true
             return r.ref
         }
+
+        /// The primvar a `UsdPrimvarReader` shader `s` reads; nil for other shaders.
         func primvarReader(_ s: Int) -> String? {
             guard ShaderGraph.shaderID(stage.prims[s])?.hasPrefix("UsdPrimvarReader") == true else { return nil }
             return ShaderGraph.value(s, "inputs:varname", stage: stage)?.token
         }
 
-        // Base colour.
-        switch input("diffuseColor") {
-        case .value(let v, _)?:
-            if let c = color(v) { material.baseColor = SIMD4(c, 1) }
-        case .output(let s, let out)?:
-            if let name = primvarReader(s) {
-                info.colorPrimvar = name
-                material.baseColor = SIMD4(1, 1, 1, 1)
-            } else if let ref = try texture(s, out) {
-                material.baseColorTexture = ref
-                material.baseColor = SIMD4(1, 1, 1, 1)
-            } else if let c = color(ownValue("diffuseColor")) {
-                material.baseColor = SIMD4(c, 1)
-            }
-        case nil: break
-        }
-
-        // Opacity and alpha mode.
-        var opacity: Float = 1
-        var opacityTextured = false
-        switch input("opacity") {
-        case .value(let v, _)?:
-            opacity = min(max(scalar(v) ?? 1, 0), 1)
-        case .output(let s, let out)?:
-            if let ref = try texture(s, out) {
-                if ref.texture == material.baseColorTexture?.texture {
-                    opacityTextured = true
-                } else {
-                    ctx.warn(
-                        "USD_MATERIAL_OPACITY_TEXTURE",
-                        "opacity texture that is not the base-colour texture's alpha is ignored", prim.path)
-                }
-            }
-            if !opacityTextured { opacity = min(max(scalar(ownValue("opacity")) ?? 1, 0), 1) }
-        case nil: break
-        }
-        material.opacity = opacity
-        material.baseColor.w = opacity
-        let threshold = scalar(ShaderGraph.value(shader, "inputs:opacityThreshold", stage: stage)) ?? 0
-        if threshold > 0 {
-            material.alphaMode = .mask(cutoff: min(threshold, 1))
-        } else if opacity < 1 || opacityTextured {
-            material.alphaMode = .blend
-        }
-
-        // Metallic / roughness.
-        let specular =
-            (AttributeValues.double(ShaderGraph.value(shader, "inputs:useSpecularWorkflow", stage: stage)) ?? 0) != 0
-        var roughnessRef: TextureRef?
-        switch input("roughness") {
-        case .value(let v, _)?: material.roughness = min(max(scalar(v) ?? 0.5, 0), 1)
-        case .output(let s, let out)?:
-            if let ref = try texture(s, out) {
-                roughnessRef = ref
-                material.roughness = 1
-            } else {
-                material.roughness = min(max(scalar(ownValue("roughness")) ?? 0.5, 0), 1)
-            }
-        case nil: break
-        }
-        if specular {
-            material.metallic = 0
-            ctx.warn("USD_MATERIAL_SPECULAR_WORKFLOW", "specular workflow approximated as metallic 0", prim.path)
-        } else {
-            switch input("metallic") {
-            case .value(let v, _)?: material.metallic = min(max(scalar(v) ?? 0, 0), 1)
+        /// `diffuseColor`: a value, a primvar reader, a texture, or the shader's own value.
+        mutating func readBaseColor(into material: inout Material) throws {
+            switch input("diffuseColor") {
+            case .value(let v, _)?:
+                if let c = Self.color(v) { material.baseColor = SIMD4(c, 1) }
             case .output(let s, let out)?:
-                let ref = try texture(s, out)
-                if let ref, roughnessRef == nil || roughnessRef?.texture == ref.texture {
-                    material.metallic = 1
-                    if roughnessRef == nil { roughnessRef = ref }
-                } else {
-                    if ref != nil {
-                        ctx.warn(
-                            "USD_MATERIAL_TEXTURE_PACKING",
-                            "metallic and roughness come from different textures; roughness texture kept", prim.path)
-                    }
-                    material.metallic = min(max(scalar(ownValue("metallic")) ?? 0, 0), 1)
+                if let name = primvarReader(s) {
+                    info.colorPrimvar = name
+                    material.baseColor = SIMD4(1, 1, 1, 1)
+                } else if let ref = try texture(s, out) {
+                    material.baseColorTexture = ref
+                    material.baseColor = SIMD4(1, 1, 1, 1)
+                } else if let c = Self.color(ownValue("diffuseColor")) {
+                    material.baseColor = SIMD4(c, 1)
                 }
             case nil: break
             }
         }
-        material.metallicRoughnessTexture = roughnessRef
 
-        // Emission.
-        switch input("emissiveColor") {
-        case .value(let v, _)?: if let c = color(v) { material.emissive = c }
-        case .output(let s, let out)?:
-            if let ref = try texture(s, out) {
-                material.emissiveTexture = ref
-                material.emissive = SIMD3(1, 1, 1)
-            } else if let c = color(ownValue("emissiveColor")) {
-                material.emissive = c
+        /// `opacity` (a value, or the base-colour texture's alpha) and the alpha mode from it and
+        /// `opacityThreshold`.
+        mutating func readOpacity(into material: inout Material) throws {
+            var opacity: Float = 1
+            var opacityTextured = false
+            switch input("opacity") {
+            case .value(let v, _)?:
+                opacity = min(max(Self.scalar(v) ?? 1, 0), 1)
+            case .output(let s, let out)?:
+                if let ref = try texture(s, out) {
+                    if ref.texture == material.baseColorTexture?.texture {
+                        opacityTextured = true
+                    } else {
+                        ctx.warn(
+                            "USD_MATERIAL_OPACITY_TEXTURE",
+                            "opacity texture that is not the base-colour texture's alpha is ignored", materialPath)
+                    }
+                }
+                if !opacityTextured { opacity = min(max(Self.scalar(ownValue("opacity")) ?? 1, 0), 1) }
+            case nil: break
             }
-        case nil: break
+            material.opacity = opacity
+            material.baseColor.w = opacity
+            let threshold = Self.scalar(ShaderGraph.value(shader, "inputs:opacityThreshold", stage: stage)) ?? 0
+            if threshold > 0 {
+                material.alphaMode = .mask(cutoff: min(threshold, 1))
+            } else if opacity < 1 || opacityTextured {
+                material.alphaMode = .blend
+            }
         }
 
-        // Normal map: the texture's scale/bias maps [0, 1] to [-1, 1]; scale 2k with bias −k is a
-        // normal scale of k.
-        if case .output(let s, let out)? = input("normal"), let ref = try texture(s, out) {
-            material.normalTexture = ref
-            let k = ref.scale.x / 2
-            if k.isFinite, k > 0, abs(ref.bias.x + k) < 1e-4 { material.normalScale = k }
-        }
-        if case .output(let s, let out)? = input("occlusion"), let ref = try texture(s, out) {
-            material.occlusionTexture = ref
+        /// `roughness` and `metallic` (values, or one texture for both); the specular workflow
+        /// is approximated with metallic 0.
+        mutating func readMetallicRoughness(into material: inout Material) throws {
+            let specular =
+                (AttributeValues.double(ShaderGraph.value(shader, "inputs:useSpecularWorkflow", stage: stage)) ?? 0) != 0
+            var roughnessRef: TextureRef?
+            switch input("roughness") {
+            case .value(let v, _)?: material.roughness = min(max(Self.scalar(v) ?? 0.5, 0), 1)
+            case .output(let s, let out)?:
+                if let ref = try texture(s, out) {
+                    roughnessRef = ref
+                    material.roughness = 1
+                } else {
+                    material.roughness = min(max(Self.scalar(ownValue("roughness")) ?? 0.5, 0), 1)
+                }
+            case nil: break
+            }
+            if specular {
+                material.metallic = 0
+                ctx.warn("USD_MATERIAL_SPECULAR_WORKFLOW", "specular workflow approximated as metallic 0", materialPath)
+            } else {
+                switch input("metallic") {
+                case .value(let v, _)?: material.metallic = min(max(Self.scalar(v) ?? 0, 0), 1)
+                case .output(let s, let out)?:
+                    let ref = try texture(s, out)
+                    if let ref, roughnessRef == nil || roughnessRef?.texture == ref.texture {
+                        material.metallic = 1
+                        if roughnessRef == nil { roughnessRef = ref }
+                    } else {
+                        if ref != nil {
+                            ctx.warn(
+                                "USD_MATERIAL_TEXTURE_PACKING",
+                                "metallic and roughness come from different textures; roughness texture kept",
+                                materialPath)
+                        }
+                        material.metallic = min(max(Self.scalar(ownValue("metallic")) ?? 0, 0), 1)
+                    }
+                case nil: break
+                }
+            }
+            material.metallicRoughnessTexture = roughnessRef
         }
 
-        info.index = ctx.scene.addMaterial(material)
-        return info
+        /// `emissiveColor`: a value, a texture, or the shader's own value.
+        mutating func readEmission(into material: inout Material) throws {
+            switch input("emissiveColor") {
+            case .value(let v, _)?: if let c = Self.color(v) { material.emissive = c }
+            case .output(let s, let out)?:
+                if let ref = try texture(s, out) {
+                    material.emissiveTexture = ref
+                    material.emissive = SIMD3(1, 1, 1)
+                } else if let c = Self.color(ownValue("emissiveColor")) {
+                    material.emissive = c
+                }
+            case nil: break
+            }
+        }
+
+        /// The `normal` and `occlusion` textures. The normal texture's scale/bias maps [0, 1] to
+        /// [-1, 1]; scale 2k with bias −k is a normal scale of k.
+        mutating func readNormalAndOcclusion(into material: inout Material) throws {
+            if case .output(let s, let out)? = input("normal"), let ref = try texture(s, out) {
+                material.normalTexture = ref
+                let k = ref.scale.x / 2
+                if k.isFinite, k > 0, abs(ref.bias.x + k) < 1e-4 { material.normalScale = k }
+            }
+            if case .output(let s, let out)? = input("occlusion"), let ref = try texture(s, out) {
+                material.occlusionTexture = ref
+            }
+        }
     }
 
     /// A double-sided version of `material` (the material itself when already double-sided; a

@@ -33,8 +33,48 @@ enum MeshExtractor {
     /// Converts the Mesh prim at `primIndex`; nil when it is skipped (with a warning).
     /// - Throws: `USD_LIMIT_EXCEEDED` past `maxTriangles`; `USD_MEMORY_BUDGET_EXCEEDED`.
     static func extract(primIndex: Int, ctx: StageBuildContext) throws -> MeshIndex? {
-        let stage = ctx.stage
-        let prim = stage.prims[primIndex]
+        let prim = ctx.stage.prims[primIndex]
+        let path = prim.path
+        guard let topology = try drawableTopology(primIndex: primIndex, ctx: ctx) else { return nil }
+
+        // Materials: the mesh's binding, then one slot per distinct subset material.
+        let meshInfo = try ctx.materials.boundMaterial(primIndex: primIndex, ctx: ctx)
+        let subsets = try readSubsets(primIndex: primIndex, faceCount: topology.faceCount, ctx: ctx)
+
+        var reader = PrimvarReader(prim: prim, topology: topology, ctx: ctx)
+        var attrs = VertexAttributes()
+        // (A structure-only conversion reads neither normals nor texture coordinates.)
+        if !ctx.structureOnly { readNormals(&reader, into: &attrs) }
+        readTextureCoordinates(&reader, into: &attrs, meshInfo: meshInfo, subsets: subsets)
+        let defaultMaterial = readColors(&reader, into: &attrs, meshInfo: meshInfo, subsets: subsets)
+        let (slotMaterials, faceSlots) = slots(
+            subsets: subsets, defaultMaterial: defaultMaterial, faceCount: topology.faceCount)
+
+        // Materials of the non-empty slots (double-sided copies made here, in stage order), then
+        // triangulation and vertex streams, which `PendingMesh` runs later on all cores.
+        let flip = prim.token("orientation") == "leftHanded"
+        try ctx.charge(StageBuildContext.bytes(topology.triangleCount, 12), "indices of \(path)")
+        try MeshAssembler.charge(
+            topology: topology, cornerCount: topology.triangleCount * 3, attributes: attrs, ctx: ctx, path: path)
+        let doubleSided = AttributeValues.bool(prim.value("doubleSided")) ?? false
+        let used = topology.slotIsUsed(faceSlots: faceSlots, slotCount: slotMaterials.count)
+        var primitiveMaterials: [MaterialIndex?] = []
+        for s in slotMaterials.indices where used[s] {
+            var material = slotMaterials[s]
+            if doubleSided { material = ctx.materials.doubleSided(material, ctx: ctx) }
+            primitiveMaterials.append(material)
+        }
+        return ctx.addPendingMesh(
+            PendingMesh(
+                name: prim.name, path: path, sourcePath: try ctx.sourcePath(of: path), topology: topology,
+                faceSlots: faceSlots,
+                slotCount: slotMaterials.count, flip: flip, attributes: attrs, primitiveMaterials: primitiveMaterials))
+    }
+
+    /// The mesh's validated topology, nil (with a warning) when it is missing, invalid or draws
+    /// no face; warns of degenerate faces and subdivision, and reserves the triangles.
+    private static func drawableTopology(primIndex: Int, ctx: StageBuildContext) throws -> MeshTopology? {
+        let prim = ctx.stage.prims[primIndex]
         let path = prim.path
         let topology: MeshTopology
         switch ctx.topology(ofPrim: primIndex) {
@@ -59,49 +99,68 @@ enum MeshExtractor {
             ctx.warn("USD_MESH_SUBDIVISION_CAGE", "subdivisionScheme \(scheme): the control cage is used", path)
         }
         try ctx.reserveMeshTriangles(topology.triangleCount, path: path)
+        return topology
+    }
 
-        // Materials: the mesh's binding, then one slot per distinct subset material.
-        let meshInfo = try ctx.materials.boundMaterial(primIndex: primIndex, ctx: ctx)
-        let subsets = try readSubsets(primIndex: primIndex, faceCount: topology.faceCount, ctx: ctx)
-        let anyBound = meshInfo != nil || subsets.contains { $0.info != nil }
-
+    /// Reads a mesh's primvars and checks them against its topology, warning of the invalid ones
+    /// (`USD_PRIMVAR_INVALID`); `problem` carries what `Primvar.read` found wrong.
+    private struct PrimvarReader {
+        let prim: UsdPrim
+        let topology: MeshTopology
+        let ctx: StageBuildContext
         var problem: String?
-        func report() {
-            if let p = problem { ctx.warn("USD_PRIMVAR_INVALID", p + "; primvar ignored", path) }
-            problem = nil
+
+        /// The primvar `name`, validated; nil (after a warning) when it is unreadable or invalid.
+        mutating func read(
+            _ name: String, components: Int, fallback: PrimvarInterpolation, time: Double? = nil
+        ) -> Primvar? {
+            let read = Primvar.read(
+                prim, name: name, components: components, fallback: fallback, time: time, problem: &problem)
+            return validated(read)
         }
-        func validated(_ pv: Primvar?) -> Primvar? {
+
+        /// `pv` when it fits the topology; nil (after a warning) otherwise or when it is nil.
+        mutating func validated(_ pv: Primvar?) -> Primvar? {
             guard var pv else {
-                report()
+                if let p = problem { ctx.warn("USD_PRIMVAR_INVALID", p + "; primvar ignored", prim.path) }
+                problem = nil
                 return nil
             }
             if let p = pv.validate(
                 faceCount: topology.faceCount, pointCount: topology.pointCount, cornerCount: topology.cornerCount)
             {
-                ctx.warn("USD_PRIMVAR_INVALID", p + "; primvar ignored", path)
+                ctx.warn("USD_PRIMVAR_INVALID", p + "; primvar ignored", prim.path)
                 return nil
             }
             return pv
         }
+    }
 
-        var attrs = VertexAttributes()
-        // Normals.
-        // (A structure-only conversion reads neither normals nor texture coordinates.)
-        let streams = !ctx.structureOnly
-        for name in ["primvars:normals", "normals"]
-        where streams && attrs.normals == nil && prim.attributes[name] != nil {
-            let read = Primvar.read(
-                prim, name: name, components: 3, fallback: .vertex, time: ctx.time, problem: &problem)
-            if var n = validated(read) {
+    /// Normals: `primvars:normals`, else `normals`, read per vertex when not said otherwise and
+    /// normalised; ignored when an index is unassigned.
+    private static func readNormals(_ reader: inout PrimvarReader, into attrs: inout VertexAttributes) {
+        let prim = reader.prim, ctx = reader.ctx
+        for name in ["primvars:normals", "normals"] where attrs.normals == nil && prim.attributes[name] != nil {
+            if var n = reader.read(name, components: 3, fallback: .vertex, time: ctx.time) {
                 if n.hasMissing {
-                    ctx.warn("USD_PRIMVAR_INVALID", "\(name) has unassigned (-1) indices; normals ignored", path)
+                    ctx.warn("USD_PRIMVAR_INVALID", "\(name) has unassigned (-1) indices; normals ignored", prim.path)
                     continue
                 }
                 normalize(&n.values)
                 attrs.normals = n
             }
         }
-        // Texture coordinates.
+    }
+
+    /// Texture coordinates: the UV set the bound materials read, else a common name, else the
+    /// first `texCoord2*` primvar; non-finite values become 0. Warns of several UV sets and of
+    /// textures without coordinates.
+    private static func readTextureCoordinates(
+        _ reader: inout PrimvarReader, into attrs: inout VertexAttributes, meshInfo: MaterialExtractor.Info?,
+        subsets: [Subset]
+    ) {
+        let prim = reader.prim, ctx = reader.ctx, path = prim.path
+        let streams = !ctx.structureOnly
         var varnames = meshInfo?.varnames ?? []
         for s in subsets { for v in s.info?.varnames ?? [] where !varnames.contains(v) { varnames.append(v) } }
         if varnames.count > 1 {
@@ -112,8 +171,7 @@ enum MeshExtractor {
         var tried = Set<String>()
         for name in varnames.map({ "primvars:" + $0 }) + uvFallbackNames.map({ "primvars:" + $0 }) + texNames
         where streams && attrs.uv == nil && prim.attributes[name] != nil && tried.insert(name).inserted {
-            if var t = validated(Primvar.read(prim, name: name, components: 2, fallback: .constant, problem: &problem))
-            {
+            if var t = reader.read(name, components: 2, fallback: .constant) {
                 for k in t.values.indices where !t.values[k].isFinite { t.values[k] = 0 }
                 attrs.uv = t
             }
@@ -122,19 +180,25 @@ enum MeshExtractor {
         if streams && hasTextures && attrs.uv == nil {
             ctx.warn("USD_MESH_MISSING_UV", "textured material bound but the mesh has no texture coordinates", path)
         }
-        // Colours.
+    }
+
+    /// Colours: the `displayColor` (or the material's colour primvar) and `displayOpacity`
+    /// primvars as the colour stream or a material of their own. Returns the material of the
+    /// faces in no subset.
+    private static func readColors(
+        _ reader: inout PrimvarReader, into attrs: inout VertexAttributes, meshInfo: MaterialExtractor.Info?,
+        subsets: [Subset]
+    ) -> MaterialIndex? {
+        let prim = reader.prim, ctx = reader.ctx
+        let anyBound = meshInfo != nil || subsets.contains { $0.info != nil }
         let colorName = meshInfo?.colorPrimvar ?? subsets.lazy.compactMap { $0.info?.colorPrimvar }.first
         let dcName = "primvars:" + (colorName ?? "displayColor")
         let displayColor =
-            prim.attributes[dcName] == nil
-            ? nil
-            : validated(Primvar.read(prim, name: dcName, components: 3, fallback: .constant, problem: &problem))
+            prim.attributes[dcName] == nil ? nil : reader.read(dcName, components: 3, fallback: .constant)
         let displayOpacity =
             prim.attributes["primvars:displayOpacity"] == nil
             ? nil
-            : validated(
-                Primvar.read(
-                    prim, name: "primvars:displayOpacity", components: 1, fallback: .constant, problem: &problem))
+            : reader.read("primvars:displayOpacity", components: 1, fallback: .constant)
         var defaultMaterial = meshInfo?.index
         if colorName != nil, displayColor != nil {
             attrs.color = displayColor
@@ -156,49 +220,31 @@ enum MeshExtractor {
                 rgb: varying ? SIMD3(1, 1, 1) : rgb, opacity: varying ? 1 : alpha,
                 vertexAlpha: varying && displayOpacity != nil, ctx: ctx)
         }
+        return defaultMaterial
+    }
 
-        // Slots: subsets (deduplicated by material), then the remaining faces.
+    /// The material slots: one per distinct subset material in subset order, then one for the
+    /// faces in no subset; with each face's slot (nil without subsets: one slot for all faces).
+    private static func slots(
+        subsets: [Subset], defaultMaterial: MaterialIndex?, faceCount: Int
+    ) -> (materials: [MaterialIndex?], faceSlots: [Int32]?) {
+        guard !subsets.isEmpty else { return ([defaultMaterial], nil) }
         var slotMaterials: [MaterialIndex?] = []
-        var faceSlots: [Int32]?
-        if !subsets.isEmpty {
-            var slots = [Int32](repeating: -1, count: topology.faceCount)
-            func slot(for m: MaterialIndex?) -> Int32 {
-                if let i = slotMaterials.firstIndex(where: { $0 == m }) { return Int32(i) }
-                slotMaterials.append(m)
-                return Int32(slotMaterials.count - 1)
-            }
-            for s in subsets {
-                let sid = slot(for: s.info?.index ?? defaultMaterial)
-                for f in s.faces where slots[f] < 0 { slots[f] = sid }
-            }
-            if slots.contains(-1) {
-                let rest = slot(for: defaultMaterial)
-                for f in slots.indices where slots[f] < 0 { slots[f] = rest }
-            }
-            faceSlots = slots
-        } else {
-            slotMaterials = [defaultMaterial]
+        var slots = [Int32](repeating: -1, count: faceCount)
+        func slot(for m: MaterialIndex?) -> Int32 {
+            if let i = slotMaterials.firstIndex(where: { $0 == m }) { return Int32(i) }
+            slotMaterials.append(m)
+            return Int32(slotMaterials.count - 1)
         }
-
-        // Materials of the non-empty slots (double-sided copies made here, in stage order), then
-        // triangulation and vertex streams, which `PendingMesh` runs later on all cores.
-        let flip = prim.token("orientation") == "leftHanded"
-        try ctx.charge(StageBuildContext.bytes(topology.triangleCount, 12), "indices of \(path)")
-        try MeshAssembler.charge(
-            topology: topology, cornerCount: topology.triangleCount * 3, attributes: attrs, ctx: ctx, path: path)
-        let doubleSided = AttributeValues.bool(prim.value("doubleSided")) ?? false
-        let used = topology.slotIsUsed(faceSlots: faceSlots, slotCount: slotMaterials.count)
-        var primitiveMaterials: [MaterialIndex?] = []
-        for s in slotMaterials.indices where used[s] {
-            var material = slotMaterials[s]
-            if doubleSided { material = ctx.materials.doubleSided(material, ctx: ctx) }
-            primitiveMaterials.append(material)
+        for s in subsets {
+            let sid = slot(for: s.info?.index ?? defaultMaterial)
+            for f in s.faces where slots[f] < 0 { slots[f] = sid }
         }
-        return ctx.addPendingMesh(
-            PendingMesh(
-                name: prim.name, path: path, sourcePath: try ctx.sourcePath(of: path), topology: topology,
-                faceSlots: faceSlots,
-                slotCount: slotMaterials.count, flip: flip, attributes: attrs, primitiveMaterials: primitiveMaterials))
+        if slots.contains(-1) {
+            let rest = slot(for: defaultMaterial)
+            for f in slots.indices where slots[f] < 0 { slots[f] = rest }
+        }
+        return (slotMaterials, slots)
     }
 
     /// A `materialBind` face subset: its faces (validated) and its resolved material.

@@ -292,26 +292,6 @@ public struct WorkerConfig: Sendable {
             childSandbox = mode
         case "child-uid": childUID = try int(min: 1, max: Int(Int32.max))
         case "child-gid": childGID = try int(min: 1, max: Int(Int32.max))
-        case "glb-compression":
-            guard value == "meshopt" || value == "none" else { throw UsageError("\(name) needs meshopt or none, got '\(Self.shown(value))'") }
-            glbCompression = value
-        case "texture-format":
-            guard value == "webp" || value == "original" else { throw UsageError("\(name) needs webp or original, got '\(Self.shown(value))'") }
-            textureFormat = value
-        case "orbit-size", "card-size":
-            guard let size = SizeText.parse(value) else {
-                throw UsageError("\(name) needs WxH or N, 16 to 4096 pixels a side, got '\(Self.shown(value))'")
-            }
-            if key == "orbit-size" { orbitSize = "\(size.width)x\(size.height)" } else { cardSize = "\(size.width)x\(size.height)" }
-        case "job-report", "incremental-reprocess":
-            guard value == "on" || value == "off" else { throw UsageError("\(name) needs on or off, got '\(Self.shown(value))'") }
-            if key == "job-report" { jobReport = value == "on" } else { incrementalReprocess = value == "on" }
-        case "plan-units":
-            guard Self.planUnitValues.contains(value) else { throw UsageError("\(name) needs metric or imperial, got '\(Self.shown(value))'") }
-            planUnits = value
-        case "plan-locale":
-            guard Self.planLocaleValues.contains(value) else { throw UsageError("\(name) needs en or zh-Hans, got '\(Self.shown(value))'") }
-            planLocale = value
         case "max-source-bytes": maxSourceBytes = try int()
         case "source-prefix":
             guard let problem = StorageConfinement.problem(template: value) else { sourcePrefixTemplate = value; break }
@@ -350,10 +330,43 @@ public struct WorkerConfig: Sendable {
             supabaseURL = value.isEmpty ? nil : value
         case "supabase-service-key": supabaseServiceKey = value.isEmpty ? nil : value
         default:
-            guard try deletion.assign(key, value, name: name) || http.assign(key, value, name: name) else {
+            guard try assignOutputSetting(key, value, name: name) || deletion.assign(key, value, name: name)
+                || http.assign(key, value, name: name)
+            else {
                 throw UsageError("unknown option --\(key)")
             }
         }
+    }
+
+    /// Sets one setting of the outputs (model compression, textures, preview sizes, the job
+    /// report, incremental reprocessing, the plan's units and locale); false when `key` is none
+    /// of them.
+    private mutating func assignOutputSetting(_ key: String, _ value: String, name: String) throws -> Bool {
+        switch key {
+        case "glb-compression":
+            guard value == "meshopt" || value == "none" else { throw UsageError("\(name) needs meshopt or none, got '\(Self.shown(value))'") }
+            glbCompression = value
+        case "texture-format":
+            guard value == "webp" || value == "original" else { throw UsageError("\(name) needs webp or original, got '\(Self.shown(value))'") }
+            textureFormat = value
+        case "orbit-size", "card-size":
+            guard let size = SizeText.parse(value) else {
+                throw UsageError("\(name) needs WxH or N, 16 to 4096 pixels a side, got '\(Self.shown(value))'")
+            }
+            if key == "orbit-size" { orbitSize = "\(size.width)x\(size.height)" } else { cardSize = "\(size.width)x\(size.height)" }
+        case "job-report", "incremental-reprocess":
+            guard value == "on" || value == "off" else { throw UsageError("\(name) needs on or off, got '\(Self.shown(value))'") }
+            if key == "job-report" { jobReport = value == "on" } else { incrementalReprocess = value == "on" }
+        case "plan-units":
+            guard Self.planUnitValues.contains(value) else { throw UsageError("\(name) needs metric or imperial, got '\(Self.shown(value))'") }
+            planUnits = value
+        case "plan-locale":
+            guard Self.planLocaleValues.contains(value) else { throw UsageError("\(name) needs en or zh-Hans, got '\(Self.shown(value))'") }
+            planLocale = value
+        default:
+            return false
+        }
+        return true
     }
 
     /// True when `--key` names a setting (so commands can accept every setting as a flag).

@@ -58,20 +58,7 @@ extension JobAttempt {
             if let key = job.sourceJSONPath { try confined(key, "RoomPlan JSON") }
         }
         do { try StorageConfinement.check(bucket: job.sourceBucket, store: storage) } catch { throw .failed(error) }
-        // Retention may have deleted what a re-transcode needs: it fails at once, for good (the
-        // version, a reprocess, stays ready on the outputs it has, made with the blur).
-        if case .success(let erased) = database("read retention", { (s) throws(DatabaseError) in try s.erasure(versionId: job.versionId) }) {
-            if erased.sources {
-                throw .failed(FailureReason(reason: FailureReason.sourceNotFound,
-                                            message: "SOURCE_EXPIRED: the sources were deleted by TRANSCODE_SOURCE_RETENTION_DAYS",
-                                            phase: .downloading, isRetryable: false))
-            }
-            if erased.redactions {
-                throw .failed(FailureReason(reason: FailureReason.redactionInvalid,
-                                            message: "REDACTIONS_ERASED: the redactions were deleted by TRANSCODE_REDACTION_RETENTION_DAYS; the blur cannot be made again",
-                                            phase: .downloading, isRetryable: false))
-            }
-        }
+        try checkRetention()
         let rows: [RedactionRow]
         switch database("read redactions", { (s) throws(DatabaseError) in try s.redactions(versionId: job.versionId) }) {
         case .success(let r): rows = r
@@ -89,39 +76,7 @@ extension JobAttempt {
                                         message: "\(error.code): cannot list \(prefix)redacted/: \(error.message)",
                                         phase: .downloading, isRetryable: error.isRetryable))
         }
-        var wanted: [(relative: String, key: String)] = []
-        var seen: Set<String> = []
-        // One replacement per texture: rows without a key only record a redacted area (counted in
-        // `inputs.regions`); rows of one texture naming two different keys are refused.
-        var chosen: [String: String] = [:]
-        for row in rows {
-            inputs.regions[row.texturePath, default: []].append(.object([
-                "id": .string(row.id), "kind": row.kind.map(JSONValue.string) ?? .null,
-                "region_json": row.regionJSON.map(JSONValue.string) ?? .null, "origin": .string(row.origin),
-                "replaced": .bool(row.storageKey != nil),
-            ]))
-            guard let key = row.storageKey else { continue }
-            if let other = chosen[row.texturePath] {
-                guard other == key else {
-                    throw .failed(FailureReason(reason: FailureReason.redactionInvalid,
-                                                message: "REDACTION_INVALID: texture \(row.texturePath) has two replacements, \(other) and \(key)",
-                                                phase: .downloading, isRetryable: false))
-                }
-                continue
-            }
-            chosen[row.texturePath] = key
-            seen.insert(row.texturePath)
-            wanted.append((row.texturePath, key))
-        }
-        for key in listed {
-            let relative = String(key.dropFirst(prefix.count + "redacted/".count))
-            if !relative.isEmpty, seen.insert(relative).inserted { wanted.append((relative, key)) }
-        }
-        guard wanted.count <= config.maxRedactions else {
-            throw .failed(FailureReason(reason: FailureReason.redactionInvalid,
-                                        message: "REDACTION_LIMIT_EXCEEDED: \(wanted.count) redacted textures, more than TRANSCODE_MAX_REDACTIONS (\(config.maxRedactions))",
-                                        phase: .downloading, isRetryable: false))
-        }
+        let wanted = try redactedTextures(rows, listed: listed, prefix: prefix, regions: &inputs.regions)
 
         if let rooms = job.sourceRooms {
             try downloadRooms(rooms, into: &inputs, ws)
@@ -153,6 +108,70 @@ extension JobAttempt {
                                              in: ws.inputDirectory, ws)
         }
         return inputs
+    }
+
+    /// Fails the attempt, for good, when retention deleted what it needs: the sources, or the
+    /// redactions (the blur cannot be made again). A failed read of the erasure record is not
+    /// an error here.
+    private func checkRetention() throws(Interruption) {
+        // A re-transcode fails at once (the version, a reprocess, stays ready on the outputs it
+        // has, made with the blur).
+        if case .success(let erased) = database("read retention", { (s) throws(DatabaseError) in try s.erasure(versionId: job.versionId) }) {
+            if erased.sources {
+                throw .failed(FailureReason(reason: FailureReason.sourceNotFound,
+                                            message: "SOURCE_EXPIRED: the sources were deleted by TRANSCODE_SOURCE_RETENTION_DAYS",
+                                            phase: .downloading, isRetryable: false))
+            }
+            if erased.redactions {
+                throw .failed(FailureReason(reason: FailureReason.redactionInvalid,
+                                            message: "REDACTIONS_ERASED: the redactions were deleted by TRANSCODE_REDACTION_RETENTION_DAYS; the blur cannot be made again",
+                                            phase: .downloading, isRetryable: false))
+            }
+        }
+    }
+
+    /// The redacted textures to download (texture path relative to the replacement tree, and
+    /// key): the replacements the rows name, one per texture, then the objects listed under
+    /// `<prefix>redacted/` for other textures. Records every row's area in `regions`.
+    /// - Throws: `REDACTION_INVALID` for two replacements of one texture, or more textures than
+    ///   `maxRedactions`.
+    private func redactedTextures(
+        _ rows: [RedactionRow], listed: [String], prefix: String, regions: inout [String: [JSONValue]]
+    ) throws(Interruption) -> [(relative: String, key: String)] {
+        var wanted: [(relative: String, key: String)] = []
+        var seen: Set<String> = []
+        // One replacement per texture: rows without a key only record a redacted area (counted in
+        // `regions`); rows of one texture naming two different keys are refused.
+        var chosen: [String: String] = [:]
+        for row in rows {
+            regions[row.texturePath, default: []].append(.object([
+                "id": .string(row.id), "kind": row.kind.map(JSONValue.string) ?? .null,
+                "region_json": row.regionJSON.map(JSONValue.string) ?? .null, "origin": .string(row.origin),
+                "replaced": .bool(row.storageKey != nil),
+            ]))
+            guard let key = row.storageKey else { continue }
+            if let other = chosen[row.texturePath] {
+                guard other == key else {
+                    throw .failed(FailureReason(reason: FailureReason.redactionInvalid,
+                                                message: "REDACTION_INVALID: texture \(row.texturePath) has two replacements, \(other) and \(key)",
+                                                phase: .downloading, isRetryable: false))
+                }
+                continue
+            }
+            chosen[row.texturePath] = key
+            seen.insert(row.texturePath)
+            wanted.append((row.texturePath, key))
+        }
+        for key in listed {
+            let relative = String(key.dropFirst(prefix.count + "redacted/".count))
+            if !relative.isEmpty, seen.insert(relative).inserted { wanted.append((relative, key)) }
+        }
+        guard wanted.count <= config.maxRedactions else {
+            throw .failed(FailureReason(reason: FailureReason.redactionInvalid,
+                                        message: "REDACTION_LIMIT_EXCEEDED: \(wanted.count) redacted textures, more than TRANSCODE_MAX_REDACTIONS (\(config.maxRedactions))",
+                                        phase: .downloading, isRetryable: false))
+        }
+        return wanted
     }
 
     /// Fetches one object of at most `maxBytes` (default `maxSourceBytes`). With `overBudget`,

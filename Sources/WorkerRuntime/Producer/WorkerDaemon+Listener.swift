@@ -11,6 +11,23 @@ extension WorkerDaemon {
     /// How long `run` waits for the listener thread to end before it returns.
     static let listenerStopSeconds = 5.0
 
+    /// Starts the listener thread, which clears `listenerRunning` when it ends.
+    func startListener(url: String) {
+        cond.lock()
+        listenerRunning = true
+        listenerStop = Self.stopPipe()
+        cond.unlock()
+        let listener = Thread { [self] in
+            listenForQueued(url: url)
+            cond.lock()
+            listenerRunning = false
+            cond.broadcast()
+            cond.unlock()
+        }
+        listener.name = "listener"
+        listener.start()
+    }
+
     /// Waits until the listener thread has ended, at most `seconds`; whether it has.
     func waitForListener(seconds: Double) -> Bool {
         let until = Date(timeIntervalSinceNow: seconds)

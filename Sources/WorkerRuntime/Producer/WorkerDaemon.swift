@@ -127,45 +127,25 @@ public final class WorkerDaemon: @unchecked Sendable {
         let sessions = PGConnectionPool(url: url, maxIdle: 2 * config.concurrency)
         connections = sessions
         defer { sessions.close() }
-        cond.lock()
-        listenerRunning = true
-        listenerStop = Self.stopPipe()
-        cond.unlock()
-        let listener = Thread { [self] in
-            listenForQueued(url: url)
-            cond.lock()
-            listenerRunning = false
-            cond.broadcast()
-            cond.unlock()
-        }
-        listener.name = "listener"
-        listener.start()
-        let sweeper = OutputSweeper(config: config, storage: outputStorage, logger: logger, metrics: metrics)
-        sweeper.start()
-        defer { sweeper.stop() }
-        let uploads = UploadSweeper(config: config, storage: storage, logger: logger, metrics: metrics)
-        uploads.start()
-        defer { uploads.stop() }
-        let deletions = DeletionSweeper(config: config, sources: storage, outputs: outputStorage, logger: logger, metrics: metrics)
-        deletions.start()
-        defer { deletions.stop() }
-        let orphans = OrphanSweeper(config: config, sources: storage, outputs: outputStorage, logger: logger, metrics: metrics)
-        orphans.start()
-        defer { orphans.stop() }
-        let retention = RetentionSweeper(config: config, storage: storage, logger: logger)
-        retention.start()
-        defer { retention.stop() }
-        let repeater = EventRepeater(databaseURL: config.databaseURL, logger: logger)
-        repeater.start()
-        defer { repeater.stop() }
+        startListener(url: url)
+        let background = BackgroundWork(self)
+        defer { background.stop() }
+        dispatch(store, sessions: sessions)
+        finish(store)
+        return 0
+    }
 
+    /// The dispatcher's loop: rescues expired leases, claims and starts jobs while slots are free,
+    /// waits for a wake-up; during shutdown, stops the running jobs once the grace period is over.
+    /// Returns once shutdown has no job left running, or (with `exitWhenIdle`) the queue is idle.
+    private func dispatch(_ store: QueueStore, sessions: PGConnectionPool) {
         var lastRescue = -Double.infinity
         var dbBackoff = 0.5
         var stoppedJobs = false
         loop: while true {
             cond.lock()
             let isDraining = draining, deadline = drainDeadline, runningCount = running.count, hard = hardStop
-            var batchRunning = running.values.filter { $0.job.isReprocess }.count
+            let batchRunning = running.values.filter { $0.job.isReprocess }.count
             // Wake-ups that arrive from here on (a NOTIFY during a claim) end the next wait early.
             let wakeSnapshot = wakeups
             cond.unlock()
@@ -185,18 +165,7 @@ public final class WorkerDaemon: @unchecked Sendable {
                         lastRescue = Clock.seconds()
                         try rescue(store)
                     }
-                    var free = config.concurrency - runningCount
-                    var claimed = 0
-                    while free > 0 {
-                        // Re-transcodes take at most the batch slots; the others stay for fresh uploads.
-                        guard let job = try store.claim(workerId: config.workerId, leaseSeconds: config.leaseSeconds,
-                                                        includeReprocess: batchRunning < config.effectiveBatchSlots)
-                        else { break }
-                        if job.isReprocess { batchRunning += 1 }
-                        start(job)
-                        free -= 1
-                        claimed += 1
-                    }
+                    let claimed = try claimJobs(store, free: config.concurrency - runningCount, batchRunning: batchRunning)
                     if exitWhenIdle && claimed == 0 && runningCount == 0 {
                         cond.lock()
                         let stillNone = running.isEmpty
@@ -220,14 +189,35 @@ public final class WorkerDaemon: @unchecked Sendable {
             if isDraining { timeout = min(timeout, 0.2) }
             wait(seconds: timeout, since: wakeSnapshot)
         }
+    }
 
+    /// Claims and starts jobs for the `free` slots; re-transcodes take at most the batch slots
+    /// (`batchRunning` of them run already), the others stay for fresh uploads. Returns how many
+    /// it claimed.
+    private func claimJobs(_ store: QueueStore, free: Int, batchRunning: Int) throws(DatabaseError) -> Int {
+        var free = free, batchRunning = batchRunning
+        var claimed = 0
+        while free > 0 {
+            guard let job = try store.claim(workerId: config.workerId, leaseSeconds: config.leaseSeconds,
+                                            includeReprocess: batchRunning < config.effectiveBatchSlots)
+            else { break }
+            if job.isReprocess { batchRunning += 1 }
+            start(job)
+            free -= 1
+            claimed += 1
+        }
+        return claimed
+    }
+
+    /// Stops the listener and waits for it, logs the outcomes and closes the dispatcher's session.
+    /// The listener is told to stop (a byte on its pipe ends its wait) and awaited before `run`
+    /// returns: the process exits next, and exit handlers free libpq's and libcrypto's state,
+    /// which a thread still inside them would use afterwards.
+    private func finish(_ store: QueueStore) {
         cond.lock()
         listenerShouldRun = false
         let counts = outcomes
         cond.unlock()
-        // The listener is told to stop (a byte on its pipe ends its wait) and awaited before
-        // `run` returns: the process exits next, and exit handlers free libpq's and libcrypto's
-        // state, which a thread still inside them would use afterwards.
         if listenerStop[1] >= 0 {
             var byte: UInt8 = 1
             _ = write(listenerStop[1], &byte, 1)
@@ -239,7 +229,6 @@ public final class WorkerDaemon: @unchecked Sendable {
         }
         logger.info("worker stopped", ["outcomes": .object(counts.mapValues { .int(Int64($0)) })])
         store.connection.close()
-        return 0
     }
 
     // MARK: - Jobs
