@@ -48,6 +48,9 @@ export TRANSCODE_DIFF_DIR="$WORK/diff"
 echo "== module graph in README.md drawn from Package.swift (scripts/architecture-graph.py)"
 python3 scripts/architecture-graph.py --check
 
+echo "== sizes: files <= 400 lines, functions <= 120, Sources folders <= 25 Swift files (scripts/check-sizes.py)"
+python3 scripts/check-sizes.py
+
 echo "== swift build (every target imports only what Package.swift says it depends on)"
 swift build --build-tests --explicit-target-dependency-import-check error > "$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; echo "build failed"; exit 1; }
 grep -E "warning:" "$WORK/build.log" | sort -u | head -n 20 || true
