@@ -28,7 +28,13 @@ public enum Thumbnailer {
         var frames: [RenderedFrame] = []
         let views = options.views
         if views.contains(.hero) || views.contains(.card) || views.contains(.cardSmall) {
-            frames += heroAndCard(context, options: options)
+            // `sameAs` counts within the group: shift it to the whole list.
+            let first = frames.count
+            frames += heroAndCard(context, options: options).map { f in
+                var f = f
+                f.sameAs = f.sameAs.map { $0 + first }
+                return f
+            }
         }
         if views.contains(.orbit) {
             let size = options.sizes.orbit.clamped

@@ -15,16 +15,28 @@ struct EdgeSetup {
     let invArea: Float
     let dk1: Float, dk2: Float, k0: Float
 
+    /// The grid's columns and rows (absolute, inclusive) that `t`'s bounding box holds samples
+    /// of; nil when it holds none.
+    @inline(__always)
+    static func sampleBox(_ t: RasterTriangle, grid g: SampleGrid) -> (cLo: Int64, cHi: Int64, rLo: Int64, rHi: Int64)? {
+        let minX = min(t.x0, t.x1, t.x2), maxX = max(t.x0, t.x1, t.x2)
+        let minY = min(t.y0, t.y1, t.y2), maxY = max(t.y0, t.y1, t.y2)
+        let cLo = max(ceilDiv64(minX - g.origin, g.step), Int64(g.c0))
+        let cHi = min(floorDiv64(maxX - g.origin, g.step), Int64(g.c0 + g.cols - 1))
+        let rLo = max(ceilDiv64(minY - g.origin, g.step), Int64(g.r0))
+        let rHi = min(floorDiv64(maxY - g.origin, g.step), Int64(g.r0 + g.rows - 1))
+        guard cLo <= cHi, rLo <= rHi else { return nil }
+        return (cLo, cHi, rLo, rHi)
+    }
+
     /// Nil when the triangle covers no sample of the grid.
     @inline(__always)
     init?(_ t: RasterTriangle, grid g: SampleGrid) {
-        let minX = min(t.x0, t.x1, t.x2), maxX = max(t.x0, t.x1, t.x2)
-        let minY = min(t.y0, t.y1, t.y2), maxY = max(t.y0, t.y1, t.y2)
-        cLo = max(ceilDiv64(minX - g.origin, g.step), Int64(g.c0))
-        cHi = min(floorDiv64(maxX - g.origin, g.step), Int64(g.c0 + g.cols - 1))
-        rLo = max(ceilDiv64(minY - g.origin, g.step), Int64(g.r0))
-        rHi = min(floorDiv64(maxY - g.origin, g.step), Int64(g.r0 + g.rows - 1))
-        guard cLo <= cHi, rLo <= rHi else { return nil }
+        guard let box = Self.sampleBox(t, grid: g) else { return nil }
+        cLo = box.cLo
+        cHi = box.cHi
+        rLo = box.rLo
+        rHi = box.rHi
         dx0 = t.x2 - t.x1
         dy0 = t.y2 - t.y1
         dx1 = t.x0 - t.x2

@@ -89,14 +89,10 @@ enum Rasterizer {
     /// drawing `t` over `runs` shades nothing, so its set-up can be skipped.
     @inline(__always)
     static func mayTouch(_ t: RasterTriangle, grid g: SampleGrid, runs: SampleRuns) -> Bool {
-        let minX = min(t.x0, t.x1, t.x2), maxX = max(t.x0, t.x1, t.x2)
-        let minY = min(t.y0, t.y1, t.y2), maxY = max(t.y0, t.y1, t.y2)
-        let cLo = max(ceilDiv64(minX - g.origin, g.step), Int64(g.c0)) - Int64(g.c0)
-        let cHi = min(floorDiv64(maxX - g.origin, g.step), Int64(g.c0 + g.cols - 1)) - Int64(g.c0)
-        let rLo = max(ceilDiv64(minY - g.origin, g.step), Int64(g.r0)) - Int64(g.r0)
-        let rHi = min(floorDiv64(maxY - g.origin, g.step), Int64(g.r0 + g.rows - 1)) - Int64(g.r0)
-        guard cLo <= cHi, rLo <= rHi else { return false }
-        for r in Int(rLo)...Int(rHi) {
+        guard let box = EdgeSetup.sampleBox(t, grid: g) else { return false }
+        // Runs hold buffer columns, relative to the grid's first column.
+        let cLo = box.cLo - Int64(g.c0), cHi = box.cHi - Int64(g.c0)
+        for r in Int(box.rLo) - g.r0...Int(box.rHi) - g.r0 {
             if let b = runs.bounds(row: r), Int64(b.lo) <= cHi, Int64(b.hi) >= cLo { return true }
         }
         return false
