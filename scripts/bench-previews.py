@@ -211,14 +211,9 @@ def write_compare(directory: str, result_dirs: dict[str, dict[str, str]], displa
             size = (display, round(display * new.height / new.width))
             shown = {"base": base.resize(size, Image.BICUBIC) if base.size != size else base,
                      "new": new.resize(size, Image.BICUBIC) if new.size != size else new}
-            d = np.abs(np.asarray(shown["base"], dtype=np.int32) - np.asarray(shown["new"], dtype=np.int32)).sum(2)
             cw, ch = size[0] // 4, size[1] // 4
-            best, corner = -1, (0, 0)
-            for y in range(0, size[1] - ch + 1, 16):
-                for x in range(0, size[0] - cw + 1, 16):
-                    v = int(d[y:y + ch, x:x + cw].sum())
-                    if v > best:
-                        best, corner = v, (x, y)
+            corner = orbit_bench.worst_window(np.asarray(shown["base"], dtype=np.float64),
+                                              np.asarray(shown["new"], dtype=np.float64), cw, ch)
             figures, crops = [], []
             for build, image in shown.items():
                 file = f"{stem}-{name[:-5]}-{build}"
