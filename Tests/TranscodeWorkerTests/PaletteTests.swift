@@ -99,7 +99,7 @@ import TestSupport
                      RoomLayer(id: .doors, kind: .doors, node: doors, elements: [1])],
             elements: [RoomElement(identifier: "W", category: .wall, layer: .walls, geometry: .usd, node: wallNode),
                        RoomElement(identifier: "D", category: .door, layer: .doors, geometry: .usd, node: doorNode)])
-        let colours = TranscodePipeline.applyPalette(&layered)
+        let colours = layered.applyCategoryPalette()
         #expect(colours == [.walls: 0xECEAE6, .doors: 0xB07F58])
         let s = layered.scene
         let wallMesh = try #require(s.nodes[wallNode.rawValue].mesh), doorMesh = try #require(s.nodes[doorNode.rawValue].mesh)

@@ -82,7 +82,8 @@ import SceneModel
         #expect(abs(sheet.rotation - 27 * Double.pi / 180) < 1e-9)
         let (width, height) = (1024, 1024)
         let raster = try CairoPlanRenderer.raster(sheet, locale: .en, width: width, height: height)
-        let camera = TranscodePipeline.camera(sheet, raster: raster, width: width, height: height, layered: layered)
+        let camera = sheet.topDownCamera(
+            pixelsPerMillimetre: raster.pixelsPerMillimetre, offset: raster.offset, width: width, height: height, layered: layered)
         let up = camera.up, right = SIMD3(-up.z, 0, up.x)  // screen right, looking down
         #expect(abs(up.y) < 1e-12 && abs((up * up).sum() - 1) < 1e-12)
         let metresPerPixel = try #require(camera.orthoHalfExtent) / (Double(height) / 2)

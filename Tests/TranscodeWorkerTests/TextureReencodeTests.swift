@@ -104,7 +104,7 @@ import TestSupport
         var scene = Scene()
         scene.addTexture(Texture(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3], mimeType: "image/png",
                                  sourcePath: "broken.png"))
-        let warnings = TranscodePipeline.reencodeTextures(&scene, maxSide: 2048)
+        let warnings = ModelStage.reencodeTextures(&scene, maxSide: 2048)
         #expect(warnings.map(\.code) == ["GLB_TEXTURE_KEPT"])
         #expect(scene.textures[0].mimeType == "image/png")
     }

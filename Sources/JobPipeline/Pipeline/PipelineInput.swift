@@ -91,39 +91,3 @@ public struct PipelineInput: Sendable {
         self.thumbnails = thumbnails
     }
 }
-
-/// What a conversion produced: the files to store (relative paths, manifest last) and a summary.
-public struct PipelineResult: Sendable {
-    /// Output files in write order; `layer_manifest.json` is last so that a visible manifest
-    /// implies every other file is complete.
-    public var files: [(path: String, bytes: [UInt8])]
-    public var summary: PipelineSummary
-    /// The paths of `files` taken unchanged from `PipelineInput.previous` (their bytes equal the
-    /// previous revision's: the worker copies them in storage instead of uploading them).
-    public var reused: Set<String> = []
-    /// The lowercase hexadecimal SHA-256 of the files already hashed for the manifest, by path
-    /// (the model, the thumbnails, the plan files), so that no output is hashed twice.
-    public var digests: [String: String] = [:]
-}
-
-/// Counts, sizes, timings and warnings of one conversion.
-public struct PipelineSummary: Sendable {
-    public var layers: [(id: String, elements: Int)]
-    public var elements: Int
-    /// JSON elements joined to a USD element (`LayeredScene.linkedElements`), not elements with
-    /// USD geometry: a USD element without a JSON one is not linked.
-    public var linkedElements: Int
-    public var synthesizedElements: Int
-    public var triangles: Int
-    public var vertices: Int
-    public var glbBytes: Int
-    public var manifestBytes: Int
-    /// Milliseconds per phase, in phase order.
-    public var phaseMilliseconds: [(phase: String, ms: Double)]
-    public var warnings: [(code: String, message: String, path: String?)]
-    public var qualityGrade: String?
-    /// `schema_version` of the manifest written.
-    public var manifestSchemaVersion: Int
-    /// The thumbnails the manifest lists: path relative to the output directory, kind, pixels.
-    public var thumbnails: [(path: String, kind: String, width: Int, height: Int)]
-}

@@ -7,7 +7,7 @@ import WorkerCore
 /// The redaction step of the parsing phase: the app's replacements swapped in, then every area the
 /// `redactions` rows mark blurred (`TextureRedactor`) on whatever texture will be embedded, before
 /// the scene, the model, the thumbnails or the report read it.
-extension TranscodePipeline {
+extension ParseStage {
     /// What the step hands on: the bytes that replace package entries, and the manifest's records.
     struct RedactionPlan {
         var replacements: [String: [UInt8]] = [:]
@@ -17,9 +17,6 @@ extension TranscodePipeline {
         /// written as `privacy/<row id>.webp`.
         var crops: [(redactionId: String, webp: [UInt8])] = []
     }
-
-    /// The folder of the privacy crops among the outputs; the worker stores them privately.
-    public static let privacyFolder = "privacy/"
 
     /// Applies `input.redactedTextures` and `input.redactionAreas` to the package entries.
     ///
@@ -95,5 +92,15 @@ extension TranscodePipeline {
                                                     replacementSHA256: hash, regions: rows.count, applied: applied))
         }
         return plan
+    }
+
+    /// The format of an image by its first bytes, as the manifest names it.
+    static func imageFormat(_ bytes: [UInt8]) -> String {
+        switch Texture.sniffMIMEType(bytes) {
+        case "image/png": return "png"
+        case "image/jpeg": return "jpeg"
+        case "image/webp": return "webp"
+        default: return "unknown"
+        }
     }
 }

@@ -1,6 +1,4 @@
-import SceneModel
-
-extension TranscodePipeline {
+extension LayeredScene {
     /// Gives a room-like scene's untextured materials the colour of their element's category
     /// (`CategoryPalette`, the thumbnails' colours), so the editor's first view matches the card
     /// image. A scene is room-like when it has a wall; other scenes are left as they are.
@@ -9,14 +7,14 @@ extension TranscodePipeline {
     /// whose material has no base colour texture (or that has no material) draws a copy of its
     /// material with that colour (alpha, roughness and the rest kept). A mesh drawn by elements of
     /// several categories is copied once per further category. Returns the colour of each layer
-    /// that has one (sRGB hex).
-    static func applyPalette(_ layered: inout LayeredScene) -> [LayerID: UInt32] {
-        guard layered.elements.contains(where: { $0.category == .wall }) else { return [:] }
-        var scene = layered.scene
+    /// that has one (sRGB hex); a scene that is not room-like is unchanged and gets none.
+    public mutating func applyCategoryPalette() -> [LayerID: UInt32] {
+        guard elements.contains(where: { $0.category == .wall }) else { return [:] }
+        var scene = self.scene
         let children = scene.childrenByNode()
         var meshOwner: [Int: ElementCategory] = [:]  // mesh → the category that recoloured it
         var paletteMaterial: [String: MaterialIndex] = [:]  // "<material or -1>/<category>" → index
-        for element in layered.elements {
+        for element in elements {
             guard let colour = CategoryPalette.surface(element.category), element.node.rawValue >= 0,
                 element.node.rawValue < scene.nodes.count
             else { continue }
@@ -31,18 +29,18 @@ extension TranscodePipeline {
                 if let owner = meshOwner[m] {
                     if owner == element.category { continue }  // already coloured for this category
                     // Drawn by another category too: this node gets its own copy.
-                    let copy = scene.addMesh(recolored(mesh, element.category, rgb, &scene, &paletteMaterial))
+                    let copy = scene.addMesh(Self.recolored(mesh, element.category, rgb, &scene, &paletteMaterial))
                     scene.nodes[n].mesh = copy
                     meshOwner[copy.rawValue] = element.category
                     continue
                 }
-                scene.meshes[m] = recolored(mesh, element.category, rgb, &scene, &paletteMaterial)
+                scene.meshes[m] = Self.recolored(mesh, element.category, rgb, &scene, &paletteMaterial)
                 meshOwner[m] = element.category
             }
         }
-        layered.scene = scene
+        self.scene = scene
         var colours: [LayerID: UInt32] = [:]
-        for layer in layered.layers { if let c = CategoryPalette.layer(layer.id) { colours[layer.id] = c } }
+        for layer in layers { if let c = CategoryPalette.layer(layer.id) { colours[layer.id] = c } }
         return colours
     }
 

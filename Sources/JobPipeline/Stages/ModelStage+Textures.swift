@@ -2,7 +2,7 @@ import GLBWriter
 import SceneModel
 import Thumbnailer
 
-extension TranscodePipeline {
+extension ModelStage {
     /// WebP quality of re-encoded textures.
     static let textureWebPQuality: Float = 90
 

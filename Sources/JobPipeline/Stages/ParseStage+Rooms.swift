@@ -1,16 +1,8 @@
 import SceneModel
 import USDParse
-import WorkerCore
 
 /// Several rooms' USD files as one scene.
-extension TranscodePipeline {
-    /// The USD inputs' digest for the output keys: one file's SHA-256, or for several the SHA-256
-    /// of their digests, one a line, in input order.
-    static func usdDigest(_ sources: [PipelineInput.USDSource]) -> String {
-        let digests = sources.map { Digest.hex(Digest.sha256($0.bytes)) }
-        return digests.count == 1 ? digests[0] : Digest.hex(Digest.sha256(Array(digests.joined(separator: "\n").utf8)))
-    }
-
+extension ParseStage {
     /// Each source read as its own stage (with its own memory budget) and the scenes merged.
     /// - Throws: `PipelineError` `REDACTION_INVALID` when redacted textures are given (they
     ///   apply to one USD); the reader's errors.

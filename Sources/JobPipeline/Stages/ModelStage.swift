@@ -1,0 +1,43 @@
+import GLBWriter
+import SceneModel
+import WorkerCore
+
+/// Writing the `.glb`: a room's untextured materials coloured by category (unless the scan's own
+/// colours are asked for), textures re-encoded as WebP (unless the originals are asked for), then
+/// the model written. Only the model's copy of the scene changes: the thumbnails and the manifest
+/// read the layered scene as it was.
+enum ModelStage {
+    /// What writing hands on.
+    struct Output {
+        var glb: GLBOutput
+        /// Lowercase hexadecimal SHA-256 of `glb.bytes` (the model is hashed once).
+        var sha256: String
+        /// The colour of each layer that has one (sRGB hex), for the manifest; empty with
+        /// `.source` materials.
+        var palette: [LayerID: UInt32] = [:]
+    }
+
+    /// Runs the stage as the `writing` phase; adds the textures kept (`GLB_TEXTURE_KEPT`) and the
+    /// writer's findings to `run`'s warnings.
+    /// - Throws: `PipelineError` with GLBWriter's `GLB_*` codes.
+    static func run(_ layered: LayeredScene, input: PipelineInput, in run: inout PipelineRun)
+        throws(PipelineError) -> Output
+    {
+        var palette: [LayerID: UInt32] = [:]
+        var textureWarnings: [SceneWarning] = []
+        let glb = try run.phase(.writing) {
+            var forGLB = layered
+            if input.materials == .palette { palette = forGLB.applyCategoryPalette() }
+            if input.textureFormat == .webp {
+                textureWarnings = reencodeTextures(&forGLB.scene, maxSide: input.maxTextureSize)
+            }
+            return try GLBWriter.write(
+                forGLB,
+                options: GLBOptions(
+                    generator: "CrowdRoom transcode-worker \(TranscodePipeline.generatorVersion)",
+                    compression: input.glbCompression))
+        }
+        run.warnings += textureWarnings + glb.warnings
+        return Output(glb: glb, sha256: Digest.hex(Digest.sha256(glb.bytes)), palette: palette)
+    }
+}

@@ -1,0 +1,49 @@
+import SceneModel
+import Thumbnailer
+
+/// The thumbnails in WebP: hero, card, small card, orbit, and the plan view unless the plan stage
+/// drew it. A reprocess whose thumbnail key is unchanged takes them from the previous revision; a
+/// scene with nothing to draw gets none (`THUMB_SKIPPED`).
+enum PreviewStage {
+    /// What the preview stage hands on.
+    struct Output {
+        /// Every view the manifest lists, the plan thumbnail (when the plan drew it) last.
+        var views: [ThumbnailView] = []
+        /// The renderer's findings (or the previous revision's, when its views are reused).
+        var warnings: [SceneWarning] = []
+    }
+
+    /// Runs the stage, as the `preview` phase when the renderer draws views; adds the renderer's
+    /// warnings to `run`'s.
+    /// - Throws: `PipelineError` with the renderer's `THUMB_*` codes (an empty scene is not an
+    ///   error: it gets no views and a `THUMB_SKIPPED` warning).
+    static func run(_ layered: LayeredScene, input: PipelineInput, plan: PlanStage.Output,
+                    reusable: PreviousOutputs.Reusable, in run: inout PipelineRun) throws(PipelineError) -> Output {
+        var out = Output()
+        if let previous = reusable.thumbnails {
+            out = Output(views: previous.views, warnings: previous.warnings)
+            run.reused += previous.views.map(\.path)
+        } else if var options = input.thumbnails, !options.views.isEmpty {
+            if plan.thumbnail != nil { options.views.remove(.plan) }
+            if !options.views.isEmpty {
+                out = try run.phase(.preview) { () throws -> Output in try render(layered, options: options) }
+            }
+        }
+        run.warnings += out.warnings
+        if let drawn = plan.thumbnail { out.views.append(drawn) }
+        return out
+    }
+
+    /// The views `options` ask for, rendered. Throws the renderer's errors as `PipelineError`s;
+    /// anything else is left to the phase (`INTERNAL_ERROR`).
+    static func render(_ layered: LayeredScene, options: ThumbnailOptions) throws -> Output {
+        do {
+            let rendered = try Thumbnailer.render(layered, options: options)
+            return Output(views: rendered.views, warnings: rendered.warnings)
+        } catch let e as ThumbnailerError where e.code == "THUMB_EMPTY_SCENE" {
+            return Output(warnings: [SceneWarning(code: "THUMB_SKIPPED", message: e.message)])
+        } catch let e as ThumbnailerError {
+            throw PipelineError(code: e.code, message: e.message, phase: .preview)
+        }
+    }
+}
