@@ -161,7 +161,7 @@ let package = Package(
         .testTarget(name: "FuzzHarnessTests", dependencies: ["TestSupport", "FuzzHarness"], swiftSettings: strict),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"], swiftSettings: strict),
         .testTarget(name: "SourceFilesTests", dependencies: ["SourceFiles", "USDParse"], swiftSettings: strict),
-        .testTarget(name: "WorkerCoreTests", dependencies: ["WorkerCore"], swiftSettings: strict),
+        .testTarget(name: "WorkerCoreTests", dependencies: ["WorkerCore", "JSONCore"], swiftSettings: strict),
         .testTarget(name: "JobPipelineTests", dependencies: ["JobPipeline"], swiftSettings: strict),
         .testTarget(name: "ObjectStorageTests", dependencies: ["TestSupport", "ObjectStorage"], swiftSettings: strict),
     ]

@@ -271,23 +271,7 @@ public struct JobExecCommand {
             ChildMessage.File(path: f.path, bytes: f.bytes.count,
                               sha256: result.digests[f.path] ?? Digest.hex(Digest.sha256(f.bytes)))
         }
-        let s = result.summary
-        let summary = JSONValue.object([
-            "phase_ms": .object(Dictionary(s.phaseMilliseconds.map { ($0.phase, JSONValue.double($0.ms)) }) { a, _ in a }),
-            "layers": .int(Int64(s.layers.count)),
-            "elements": .int(Int64(s.elements)),
-            "triangles": .int(Int64(s.triangles)),
-            "vertices": .int(Int64(s.vertices)),
-            "warnings": .int(Int64(s.warnings.count)),
-            "quality_grade": s.qualityGrade.map(JSONValue.string) ?? .null,
-            "manifest_schema_version": .int(Int64(s.manifestSchemaVersion)),
-            "reused": .array(result.reused.sorted().map(JSONValue.string)),
-            "thumbnails": .array(s.thumbnails.map { t in
-                .object(["path": .string(t.path), "kind": .string(t.kind), "width": .int(Int64(t.width)),
-                         "height": .int(Int64(t.height))])
-            }),
-        ])
-        Self.emit(.done(files: files, summary: summary))
+        Self.emit(.done(files: files, summary: JobSummary(result)))
         return ExitStatus.ok
     }
 

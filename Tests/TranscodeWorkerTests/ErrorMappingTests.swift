@@ -55,10 +55,7 @@ import WorkerCore
         #expect(folded.map(\.0) == JobPhase.allCases)
         for (phase, step) in folded {
             #expect(JobStep(phase) == step, "\(phase)")
-            #expect(JobStep(phaseName: phase.rawValue) == step)
         }
-        // A name the child's summary should not carry (a broken child) counts as parsing.
-        #expect(JobStep(phaseName: "uploading_outputs") == .parsing && JobStep(phaseName: "something else") == .parsing)
         let f = FailureReason.pipeline(code: "THUMB_WEBP_FAILED", message: "x", phase: .manifest, retryable: false)
         #expect(f.step == .preview && f.phase == "preview")
     }

@@ -195,7 +195,7 @@ struct IncrementalReprocessTests {
         var again = try Self.input()
         again.previous = Self.previous(full)
         let reused = try TranscodePipeline.run(again)
-        #expect(!reused.summary.phaseMilliseconds.contains { $0.phase == "preview" }, "thumbnails were rendered again")
+        #expect(!reused.summary.phaseMilliseconds.contains { $0.phase == .preview }, "thumbnails were rendered again")
         #expect(reused.reused == Set(full.files.map(\.path)).subtracting(["layer_manifest.json"]))
         #expect(reused.files.map(\.path) == full.files.map(\.path))
         for (a, b) in zip(full.files, reused.files) { #expect(a.bytes == b.bytes, "\(a.path) differs") }

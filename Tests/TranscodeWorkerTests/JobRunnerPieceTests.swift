@@ -109,7 +109,10 @@ struct JobRunnerPieceTests {
     @Test func childMessagesRoundTrip() {
         let messages: [ChildMessage] = [
             .phase(.parsing),
-            .done(files: [.init(path: "model.glb", bytes: 12, sha256: "ab")], summary: .object(["phase_ms": .object(["parsing": .double(1.5)])])),
+            .done(files: [.init(path: "model.glb", bytes: 12, sha256: "ab")], summary: JobSummary(
+                phaseMilliseconds: [.parsing: 1.5], layers: 3, elements: 4, triangles: 5, vertices: 6, warnings: 0,
+                qualityGrade: nil, manifestSchemaVersion: 10, reused: [], thumbnails: [])),
+            .done(files: [], summary: nil),
             .error(code: "USD_TRUNCATED", message: "short \"read\"", phase: .parsing, retryable: false),
         ] + JobPhase.allCases.map { ChildMessage.phase($0) }
         for m in messages { #expect(ChildMessage(line: m.line) == m) }
@@ -138,41 +141,10 @@ struct JobRunnerPieceTests {
         // Whole numbers in any spelling are integers; a repeated key reads as its last value.
         let line = "{\"event\":\"error\",\"event\":\"phase\",\"phase\":\"layering\",\"n\":3e0}"
         #expect(ChildMessage(line: line) == .phase(.layering))
+        // A done line whose summary is not a summary still ends the child: the daemon refuses it.
         let summary = "{\"event\":\"done\",\"files\":[{\"path\":\"a\",\"bytes\":1.2e3,\"sha256\":\"ab\"}],"
             + "\"summary\":{\"i\":7,\"w\":2.0,\"d\":0.25,\"big\":1e300,\"huge\":1e400,\"b\":false,\"s\":\"x\",\"z\":null}}"
-        #expect(ChildMessage(line: summary) == .done(
-            files: [.init(path: "a", bytes: 1200, sha256: "ab")],
-            summary: .object(["i": .int(7), "w": .int(2), "d": .double(0.25), "big": .double(1e300), "huge": .null,
-                              "b": .bool(false), "s": .string("x"), "z": .null])))
-        #expect(ChildMessage.phaseMilliseconds(.object(["phase_ms": .object(["parsing": .double(1.5), "layering": .int(3)])]))
-                == ["parsing": 1.5, "layering": 3])
-    }
-
-    @Test func theDoneSummaryCarriesWhatTheReportNeedsTyped() throws {
-        let hero: JSONValue = .object(["path": .string("thumbs/hero.webp"), "kind": .string("hero"), "width": .int(1024), "height": .int(768)])
-        let good: [String: JSONValue] = ["manifest_schema_version": .int(2), "layers": .int(9), "thumbnails": .array([hero]),
-                                         "quality_grade": .string("B")]
-        let line = ChildMessage.done(files: [], summary: .object(good)).line
-        guard case .done(_, let summary)? = ChildMessage(line: line) else { Issue.record("not a done line"); return }
-        let result = try #require(ChildMessage.result(summary))
-        #expect(result.manifestSchemaVersion == 2 && result.layerCount == 9 && result.qualityGrade == "B")
-        #expect(result.thumbnails == [.init(path: "thumbs/hero.webp", kind: "hero", width: 1024, height: 768)])
-        var ungraded = good
-        ungraded["quality_grade"] = .null
-        #expect(ChildMessage.result(.object(ungraded))?.qualityGrade == nil)
-        // A child that leaves a field out, or sends one of the wrong type, is refused.
-        for (key, bad) in [("manifest_schema_version", JSONValue.string("2")), ("manifest_schema_version", .int(0)),
-                           ("layers", .int(-1)), ("thumbnails", .object([:])), ("quality_grade", .int(1)),
-                           ("thumbnails", .array([.object(["path": .string("x"), "kind": .string("hero"), "width": .int(1 << 20), "height": .int(1)])]))] {
-            var broken = good
-            broken[key] = bad
-            #expect(ChildMessage.result(.object(broken)) == nil, "\(key) = \(bad)")
-        }
-        for key in ["manifest_schema_version", "layers", "thumbnails"] {
-            var missing = good
-            missing[key] = nil
-            #expect(ChildMessage.result(.object(missing)) == nil, "without \(key)")
-        }
+        #expect(ChildMessage(line: summary) == .done(files: [.init(path: "a", bytes: 1200, sha256: "ab")], summary: nil))
     }
 
     @Test func failuresAreClassifiedIntoContractReasons() {

@@ -95,11 +95,7 @@ import SourceFiles
             Issue.record("no done line: \(last)")
             return ([], [])
         }
-        var reused: [String] = []
-        if case .object(let o) = summary, case .array(let list)? = o["reused"] {
-            for case .string(let p) in list { reused.append(p) }
-        }
-        return (files, reused)
+        return (files, summary?.reused ?? [])
     }
 
     /// Every file below `dir`, relative.

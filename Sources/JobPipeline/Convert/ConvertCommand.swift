@@ -293,7 +293,7 @@ public struct ConvertCommand {
                 "triangles": .int(Int64(s.triangles)),
                 "vertices": .int(Int64(s.vertices)),
                 "quality_grade": s.qualityGrade.map(JSONValue.string) ?? .null,
-                "timing_ms": .object(Dictionary(uniqueKeysWithValues: s.phaseMilliseconds.map { ($0.phase, JSONValue.double($0.ms)) }
+                "timing_ms": .object(Dictionary(uniqueKeysWithValues: s.phaseMilliseconds.map { ($0.phase.rawValue, JSONValue.double($0.ms)) }
                                                 + [("total", JSONValue.double(totalMs))])),
                 "warnings": .array(s.warnings.map {
                     .object(["code": .string($0.code), "message": .string($0.message), "path": $0.path.map(JSONValue.string) ?? .null])

@@ -1,5 +1,6 @@
 import Manifest
 import SceneModel
+import WorkerCore
 
 /// What a conversion produced: the files to store (relative paths, manifest last) and a summary.
 public struct PipelineResult: Sendable {
@@ -28,7 +29,7 @@ public struct PipelineSummary: Sendable {
     public var glbBytes: Int
     public var manifestBytes: Int
     /// Milliseconds per phase, in phase order.
-    public var phaseMilliseconds: [(phase: String, ms: Double)]
+    public var phaseMilliseconds: [(phase: JobPhase, ms: Double)]
     public var warnings: [(code: String, message: String, path: String?)]
     public var qualityGrade: String?
     /// `schema_version` of the manifest written.
@@ -51,5 +52,18 @@ extension PipelineSummary {
             warnings: run.warnings.map { ($0.code, $0.message, $0.primPath) }, qualityGrade: layered.quality.grade,
             manifestSchemaVersion: ManifestBuilder.schemaVersion,
             thumbnails: manifest.thumbnails.map { ($0.path, $0.kind, $0.width, $0.height) })
+    }
+}
+
+extension JobSummary {
+    /// The `done` line's summary of `result`.
+    public init(_ result: PipelineResult) {
+        let s = result.summary
+        var phases: [JobPhase: Double] = [:]
+        for (phase, ms) in s.phaseMilliseconds where phases[phase] == nil { phases[phase] = ms }
+        self.init(phaseMilliseconds: phases, layers: s.layers.count, elements: s.elements, triangles: s.triangles,
+                  vertices: s.vertices, warnings: s.warnings.count, qualityGrade: s.qualityGrade,
+                  manifestSchemaVersion: s.manifestSchemaVersion, reused: result.reused.sorted(),
+                  thumbnails: s.thumbnails.map { Thumbnail(path: $0.path, kind: $0.kind, width: $0.width, height: $0.height) })
     }
 }

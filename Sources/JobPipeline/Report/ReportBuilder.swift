@@ -32,7 +32,7 @@ public enum ReportBuilder {
         let page = try build(result: result)
         let at = result.files.lastIndex { $0.path == "layer_manifest.json" } ?? result.files.endIndex
         result.files.insert((fileName, page), at: at)
-        result.summary.phaseMilliseconds.append((JobPhase.report.rawValue, Clock.ms(t0, Clock.now())))
+        result.summary.phaseMilliseconds.append((JobPhase.report, Clock.ms(t0, Clock.now())))
     }
 
     public static func build(result: PipelineResult) throws(PipelineError) -> [UInt8] {

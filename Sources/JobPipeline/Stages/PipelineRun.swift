@@ -8,7 +8,7 @@ struct PipelineRun {
     /// Called with each phase as it starts.
     let progress: (JobPhase) -> Void
     /// Milliseconds per phase that ran to its end, in the order they ran.
-    var timings: [(phase: String, ms: Double)] = []
+    var timings: [(phase: JobPhase, ms: Double)] = []
     /// Every stage's warnings, in the order found: the scene's, the layering's, the model's
     /// (textures kept, then the writer's), the renderer's.
     var warnings: [SceneWarning] = []
@@ -21,7 +21,7 @@ struct PipelineRun {
         let t0 = Clock.now()
         do {
             let value = try body()
-            timings.append((name.rawValue, Clock.ms(t0, Clock.now())))
+            timings.append((name, Clock.ms(t0, Clock.now())))
             return value
         } catch {
             throw PipelineError.wrap(error, phase: name)

@@ -66,7 +66,7 @@ extension JobAttempt {
         case (.error(let code, let message, let phase, let retryable)?, _):
             throw .failed(FailureReason.pipeline(code: code, message: ws.scrub(message), phase: phase, retryable: retryable))
         case (.done(let files, let summary)?, .exited(0)):
-            timings.merge(Self.stepTimings(ChildMessage.phaseMilliseconds(summary))) { _, b in b }
+            timings.merge(Self.stepTimings(summary?.phaseMilliseconds ?? [:])) { _, b in b }
             return try readReport(ws, files: files, summary: summary, previous: previous)
         case (_, .signaled(let signal)):
             throw .failed(.internalFault("CHILD_CRASHED: child process killed by signal \(signal)", phase: currentStep))
@@ -138,23 +138,20 @@ extension JobAttempt {
     }
 
     /// Checks the child's files and reads what the report needs from the manifest.
-    func readReport(_ ws: JobWorkspace, files: [ChildMessage.File], summary: JSONValue,
+    func readReport(_ ws: JobWorkspace, files: [ChildMessage.File], summary: JobSummary?,
                     previous: Previous? = nil) throws(Interruption) -> ChildReport {
         guard files.contains(where: { $0.path == "model.glb" }), files.contains(where: { $0.path == "layer_manifest.json" }) else {
             throw .failed(.internalFault("CHILD_PROTOCOL: the child reported no model.glb or layer_manifest.json", phase: .preview))
         }
         let reported = Set(files.map(\.path))
         // Files the child says it took unchanged from the previous revision.
-        var reused: Set<String> = []
-        if case .object(let o) = summary, case .array(let list)? = o["reused"] {
-            for case .string(let path) in list where reported.contains(path) && path != "layer_manifest.json" { reused.insert(path) }
-        }
+        let reused = Set((summary?.reused ?? []).filter { reported.contains($0) && $0 != "layer_manifest.json" })
         // Every reported file is checked and taken in before anything is uploaded (names, links,
         // types, sizes, hashes, content), except reused ones with the hash of what the worker
         // downloaded: they are copied from there.
         let copied = Self.copiedFromPrevious(files, reused: reused, previous: previous)
         // What the report needs comes typed in the summary; it also says what the files must be.
-        guard let result = ChildMessage.result(summary) else {
+        guard let result = summary else {
             throw .failed(.internalFault("CHILD_PROTOCOL: the child's summary lacks the manifest schema version, layers or thumbnails",
                                          phase: .preview))
         }
@@ -173,8 +170,8 @@ extension JobAttempt {
         } catch {
             throw .failed(error)
         }
-        return ChildReport(files: files, phaseMilliseconds: ChildMessage.phaseMilliseconds(summary),
-                           manifestSchemaVersion: result.manifestSchemaVersion, layerCount: result.layerCount,
+        return ChildReport(files: files, phaseMilliseconds: result.phaseMilliseconds,
+                           manifestSchemaVersion: result.manifestSchemaVersion, layerCount: result.layers,
                            thumbnails: result.thumbnails.map { (job.outputPrefix + $0.path, $0.kind, $0.width, $0.height) },
                            qualityGrade: result.qualityGrade, copied: copied, intake: intake)
     }

@@ -130,10 +130,10 @@ extension JobAttempt {
     }
 
     /// Pipeline phase timings folded onto the contract's steps.
-    static func stepTimings(_ phases: [String: Double]) -> [String: Double] {
+    static func stepTimings(_ phases: [JobPhase: Double]) -> [String: Double] {
         var out: [String: Double] = [:]
         for (phase, ms) in phases {
-            out[JobStep(phaseName: phase).rawValue, default: 0] += ms
+            out[JobStep(phase).rawValue, default: 0] += ms
         }
         return out
     }

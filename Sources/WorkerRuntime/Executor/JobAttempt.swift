@@ -19,7 +19,7 @@ final class JobAttempt {
     /// What the child produced.
     struct ChildReport {
         var files: [ChildMessage.File]
-        var phaseMilliseconds: [String: Double]
+        var phaseMilliseconds: [JobPhase: Double]
         var manifestSchemaVersion: Int
         var layerCount: Int
         var thumbnails: [(path: String, kind: String, width: Int, height: Int)]

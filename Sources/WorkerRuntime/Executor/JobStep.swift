@@ -22,10 +22,4 @@ public enum JobStep: String, Sendable, CaseIterable {
         case .preview, .plan, .manifest, .report: self = .preview
         }
     }
-
-    /// A phase by the name the child's summary times it under (`phase_ms`); a name that is no
-    /// `JobPhase` (a broken child) counts as parsing, where the child starts.
-    public init(phaseName: String) {
-        self = JobPhase(rawValue: phaseName).map(JobStep.init) ?? .parsing
-    }
 }
