@@ -162,7 +162,7 @@ let package = Package(
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"], swiftSettings: strict),
         .testTarget(name: "SourceFilesTests", dependencies: ["SourceFiles", "USDParse"], swiftSettings: strict),
         .testTarget(name: "WorkerCoreTests", dependencies: ["WorkerCore", "JSONCore"], swiftSettings: strict),
-        .testTarget(name: "JobPipelineTests", dependencies: ["JobPipeline"], swiftSettings: strict),
+        .testTarget(name: "JobPipelineTests", dependencies: ["JobPipeline", "WorkerCore", "GLBWriter", "FloorPlan", "Thumbnailer"], swiftSettings: strict),
         .testTarget(name: "ObjectStorageTests", dependencies: ["TestSupport", "ObjectStorage"], swiftSettings: strict),
     ]
 )

@@ -97,13 +97,9 @@ public struct JobExecCommand {
     var cpuSeconds = 0
     var parentPid: Int32?
     var thumbnails = true
-    var writeReport = false
     var previous: String?
-    var glbCompression = GLBCompression.meshopt
-    var textureFormat = PipelineInput.TextureFormat.webp
-    var orbitSize: ThumbnailSize?
-    var cardSize: ThumbnailSize?
-    var plan = PlanOptions()
+    /// The conversion's options (`JobOptions`: the model, textures, preview sizes, plan, report).
+    var options = JobOptions()
 
     /// Parses `job-exec`'s options (without the command name); throws `UsageError` (an empty one
     /// for `--help`).
@@ -134,29 +130,10 @@ public struct JobExecCommand {
             case "--cpu-seconds": cpuSeconds = try number(a)
             case "--parent-pid": parentPid = Int32(try number(a))
             case "--no-thumbnails": thumbnails = false
-            case "--report": writeReport = true
             case "--previous": previous = try value(a)
-            case "--glb-compression":
-                guard let mode = GLBCompression(rawValue: try value(a)) else { throw UsageError("--glb-compression needs meshopt or none") }
-                glbCompression = mode
-            case "--texture-format":
-                guard let f = PipelineInput.TextureFormat(rawValue: try value(a)) else { throw UsageError("--texture-format needs webp or original") }
-                textureFormat = f
-            case "--orbit-size", "--card-size":
-                guard let size = SizeText.parse(try value(a)) else { throw UsageError("\(a) needs N or WxH between 16 and 4096") }
-                if a == "--orbit-size" {
-                    orbitSize = ThumbnailSize(width: size.width, height: size.height)
-                } else {
-                    cardSize = ThumbnailSize(width: size.width, height: size.height)
-                }
-            case "--units":
-                guard let u = PlanUnits(rawValue: try value(a)) else { throw UsageError("--units needs metric or imperial") }
-                plan.units = u
-            case "--locale":
-                guard let l = PlanLocale(rawValue: try value(a)) else { throw UsageError("--locale needs en or zh-Hans") }
-                plan.locale = l
             case "-h", "--help": throw UsageError.helpRequested
-            default: throw UsageError("unknown argument \(a)")
+            default:
+                guard try options.parseFlag(a, value: { try value(a) }) else { throw UsageError("unknown argument \(a)") }
             }
         }
         if out.isEmpty { throw UsageError("job-exec needs --out DIR") }
@@ -213,11 +190,7 @@ public struct JobExecCommand {
         let limits = ParseLimits.default
         var input = PipelineInput(versionId: versionId, roomId: roomId, limits: limits,
                                   thumbnails: thumbnails ? ThumbnailOptions() : nil)
-        if let orbitSize { input.thumbnails?.sizes.orbit = orbitSize }
-        if let cardSize { input.thumbnails?.sizes.setCard(cardSize) }
-        input.glbCompression = glbCompression
-        input.textureFormat = textureFormat
-        input.plan = plan
+        input.apply(options)
         do {
             var sources = try RoomInputs.readUSD(usd, maxBytes: limits.maxInputBytes)
             if !sources.isEmpty { input.usd = sources.removeFirst() }
@@ -247,7 +220,7 @@ public struct JobExecCommand {
         var result: PipelineResult
         do {
             result = try TranscodePipeline.run(input, progress: { Self.emit(.phase($0)) })
-            if writeReport {
+            if options.report {
                 Self.emit(.phase(.report))
                 try ReportBuilder.add(to: &result)
             }

@@ -53,12 +53,12 @@ struct AttemptRecordTests {
 
     @Test func withTheReportOffNoReportIsStored() throws {
         let f = try JobFixture()
-        f.config.jobReport = false
+        f.config.job.report = false
         _ = try f.submitSample()
         let job = try f.claim()
         #expect(f.runner().run(job, control: JobControl()) == .ready(outputPrefix: job.outputPrefix))
         #expect(!(try f.files.list(prefix: job.outputPrefix)).contains(job.outputPrefix + "report.html"))
-        #expect(WorkerConfig(environment: ["TRANSCODE_JOB_REPORT": "off"]).jobReport == false)
+        #expect(WorkerConfig(environment: ["TRANSCODE_JOB_REPORT": "off"]).job.report == false)
         #expect(throws: UsageError.self) { try WorkerConfig(environment: ["TRANSCODE_JOB_REPORT": "maybe"]).validate() }
     }
 

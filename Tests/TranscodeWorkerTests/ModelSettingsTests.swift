@@ -35,8 +35,8 @@ struct ModelSettingsTests {
 
     @Test func compressionOffWritesAPlainModelAndSaysSo() throws {
         let (glb, manifest) = try run { c in
-            c.glbCompression = "none"
-            c.textureFormat = "original"
+            c.job.glbCompression = .none
+            c.job.textureFormat = .original
         }
         let model = manifest["glb"] as? [String: Any]
         #expect(model?["compression"] as? String == "none")
@@ -46,7 +46,7 @@ struct ModelSettingsTests {
 
     /// `TRANSCODE_ORBIT_SIZE` reaches the job's child: every orbit frame it publishes has that size.
     @Test func theOrbitSizeReachesEveryPublishedOrbitFrame() throws {
-        let (_, manifest) = try run { c in c.orbitSize = "96x72" }
+        let (_, manifest) = try run { c in c.job.orbitSize = .init(width: 96, height: 72) }
         let thumbnails = try #require(manifest["thumbnails"] as? [[String: Any]])
         let orbit = thumbnails.filter { $0["kind"] as? String == "orbit" }
         #expect(orbit.count == 8)
@@ -58,7 +58,7 @@ struct ModelSettingsTests {
     /// `TRANSCODE_CARD_SIZE` reaches the job's child: the card and the hero have that size, the
     /// small card half of it.
     @Test func theCardSizeReachesTheCardsAndTheHero() throws {
-        let (_, manifest) = try run { c in c.cardSize = "120x90" }
+        let (_, manifest) = try run { c in c.job.cardSize = .init(width: 120, height: 90) }
         let thumbnails = try #require(manifest["thumbnails"] as? [[String: Any]])
         func size(_ kind: String) -> [Int?] {
             let t = thumbnails.first { $0["kind"] as? String == kind }
@@ -74,7 +74,7 @@ struct ModelSettingsTests {
             #expect(throws: UsageError.self) { try WorkerConfig(environment: [name: value]).validate() }
         }
         let config = WorkerConfig(environment: ["TRANSCODE_GLB_COMPRESSION": "none", "TRANSCODE_TEXTURE_FORMAT": "original"])
-        #expect(config.glbCompression == "none" && config.textureFormat == "original")
+        #expect(config.job.glbCompression == .none && config.job.textureFormat == .original)
     }
 }
 
@@ -105,7 +105,7 @@ struct PlanOptionsPerVersionTests {
     }
 
     @Test func nullTakesTheWorkersDefaults() throws {
-        let m = try manifest(units: nil, locale: nil) { c in c.planUnits = "imperial" }
+        let m = try manifest(units: nil, locale: nil) { c in c.job.planUnits = .imperial }
         let plan = m["plan"] as? [String: Any]
         #expect(plan?["units"] as? String == "imperial" && plan?["locale"] as? String == "en")
     }
@@ -117,7 +117,10 @@ struct PlanOptionsPerVersionTests {
         for (units, locale) in [("furlongs", "en"), ("metric", "de"), ("metric; DROP TABLE rooms", "en")] {
             #expect(throws: DatabaseError.self) { _ = try c.query(Self.setOptionsSQL, [version, units, locale]) }
         }
-        #expect(JobAttempt.planOption("furlongs", WorkerConfig.planUnitValues, default: "metric") == "metric")
+        // A value the database would refuse never reaches the child: the worker's default stays.
+        let options = WorkerConfig(environment: [:]).job
+        #expect(options.applyingRow(planUnits: "furlongs", planLocale: "de") == options)
+        #expect(options.applyingRow(planUnits: "imperial", planLocale: nil).planUnits == .imperial)
         #expect(throws: UsageError.self) { try WorkerConfig(environment: ["TRANSCODE_PLAN_LOCALE": "fr"]).validate() }
     }
 }

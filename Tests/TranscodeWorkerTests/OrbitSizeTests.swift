@@ -25,35 +25,35 @@ import Thumbnailer
 
     @Test func convertsOrbitSizeWinsForTheOrbitFramesWhateverTheOrder() throws {
         let c = try ConvertCommand(["room.usdz", "--out", "o", "--orbit-size", "96x72", "--thumb-size", "64"])
-        #expect(c.thumbnails?.sizes[.orbit] == ThumbnailSize(width: 96, height: 72))
-        #expect(c.thumbnails?.sizes[.hero] == ThumbnailSize(width: 64, height: 64))
+        #expect(c.settings.thumbnails?.sizes[.orbit] == ThumbnailSize(width: 96, height: 72))
+        #expect(c.settings.thumbnails?.sizes[.hero] == ThumbnailSize(width: 64, height: 64))
         let d = try ConvertCommand(["room.usdz", "--out", "o", "--orbit-size", "200"])
-        #expect(d.thumbnails?.sizes[.orbit] == ThumbnailSize(width: 200, height: 200))
-        #expect(d.thumbnails?.sizes[.hero] == ThumbnailOptions().sizes[.hero])
+        #expect(d.settings.thumbnails?.sizes[.orbit] == ThumbnailSize(width: 200, height: 200))
+        #expect(d.settings.thumbnails?.sizes[.hero] == ThumbnailOptions().sizes[.hero])
         for bad in ["9x9", "96x", "big"] {
             #expect(throws: UsageError.self) { try ConvertCommand(["room.usdz", "--out", "o", "--orbit-size", bad]) }
         }
         // Without thumbnails the option changes nothing.
-        #expect(try ConvertCommand(["room.usdz", "--out", "o", "--no-thumbnails", "--orbit-size", "96"]).thumbnails == nil)
+        #expect(try ConvertCommand(["room.usdz", "--out", "o", "--no-thumbnails", "--orbit-size", "96"]).settings.thumbnails == nil)
     }
 
     @Test func theJobChildTakesTheSizeItIsGiven() throws {
         let job = try JobExecCommand(["--out", "o", "--usd", "room.usdz", "--orbit-size", "512x384"])
-        #expect(job.orbitSize == ThumbnailSize(width: 512, height: 384))
-        #expect(try JobExecCommand(["--out", "o", "--usd", "room.usdz"]).orbitSize == nil)
+        #expect(job.options.orbitSize == JobOptions.Size(width: 512, height: 384))
+        #expect(try JobExecCommand(["--out", "o", "--usd", "room.usdz"]).options.orbitSize == nil)
         let card = try JobExecCommand(["--out", "o", "--usd", "room.usdz", "--card-size", "600x450"])
-        #expect(card.cardSize == ThumbnailSize(width: 600, height: 450) && card.orbitSize == nil)
+        #expect(card.options.cardSize == JobOptions.Size(width: 600, height: 450) && card.options.orbitSize == nil)
         #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--usd", "r.usdz", "--card-size", "10"]) }
         #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--usd", "r.usdz", "--orbit-size", "5000x10"]) }
     }
 
     @Test func theWorkerSettingIsNormalisedOrRefused() throws {
-        #expect(WorkerConfig(environment: [:]).orbitSize == "1320x990")
-        #expect(WorkerConfig(environment: [:]).cardSize == "1320x990")
-        #expect(WorkerConfig(environment: ["TRANSCODE_CARD_SIZE": "600"]).cardSize == "600x600")
+        // Unset, the child draws the renderer's default sizes (1320 × 990).
+        #expect(WorkerConfig(environment: [:]).job.orbitSize == nil && WorkerConfig(environment: [:]).job.cardSize == nil)
+        #expect(WorkerConfig(environment: ["TRANSCODE_CARD_SIZE": "600"]).job.cardSize?.description == "600x600")
         #expect(throws: UsageError.self) { try WorkerConfig(environment: ["TRANSCODE_CARD_SIZE": "8x8"]).validate() }
-        #expect(WorkerConfig(environment: ["TRANSCODE_ORBIT_SIZE": "512x384"]).orbitSize == "512x384")
-        #expect(WorkerConfig(environment: ["TRANSCODE_ORBIT_SIZE": "600"]).orbitSize == "600x600")
+        #expect(WorkerConfig(environment: ["TRANSCODE_ORBIT_SIZE": "512x384"]).job.orbitSize?.description == "512x384")
+        #expect(WorkerConfig(environment: ["TRANSCODE_ORBIT_SIZE": "600"]).job.orbitSize?.description == "600x600")
         for bad in ["512x384x1", "512 x 384", "huge", "8x8"] {
             #expect(throws: UsageError.self) { try WorkerConfig(environment: ["TRANSCODE_ORBIT_SIZE": bad]).validate() }
             var config = WorkerConfig(environment: [:])

@@ -249,8 +249,8 @@ import Testing
 
     @Test func convertWithReportWritesThePageBeforeTheManifest() throws {
         #expect(ConvertCommand.help.contains("--report"))
-        #expect(try ConvertCommand(["room.usdz", "--out", "o", "--report"]).writeReport)
-        #expect(try !ConvertCommand(["room.usdz", "--out", "o"]).writeReport)
+        #expect(try ConvertCommand(["room.usdz", "--out", "o", "--report"]).options.report)
+        #expect(try !ConvertCommand(["room.usdz", "--out", "o"]).options.report)
 
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }

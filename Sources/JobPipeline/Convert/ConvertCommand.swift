@@ -102,17 +102,16 @@ public struct ConvertCommand {
     var out = ""
     var redacted: String?
     var json = false
-    var writeReport = false
     var previous: String?
     var thumbnails: ThumbnailOptions? = ThumbnailOptions()
-    var glbCompression = GLBCompression.meshopt
-    var textureFormat = PipelineInput.TextureFormat.webp
+    /// The options `convert` shares with the job child (`JobOptions`): the model's compression
+    /// and textures, the orbit and card sizes, the plan's units and language, the report.
+    var options = JobOptions()
     var maxTextureSize = 2048
     var materials = PipelineInput.MaterialStyle.palette
     var plan: PlanOptions? = PlanOptions()
 
     init(_ args: [String]) throws {
-        var orbitSize: ThumbnailSize?, cardSize: ThumbnailSize?
         var it = args.makeIterator()
         func value(_ flag: String) throws -> String {
             guard let v = it.next(), !v.hasPrefix("--") else { throw UsageError("\(flag) needs a value") }
@@ -124,7 +123,6 @@ public struct ConvertCommand {
             case "--out": out = try value(a)
             case "--redacted-textures": redacted = try value(a)
             case "--json": json = true
-            case "--report": writeReport = true
             case "--previous": previous = try value(a)
             case "--no-thumbnails": thumbnails = nil
             case "--views":
@@ -136,23 +134,14 @@ public struct ConvertCommand {
                     kinds.insert(k)
                 }
                 thumbnails?.views = kinds
-            case "--thumb-size", "--orbit-size", "--card-size":
-                guard let size = SizeText.parse(try value(a)) else {
-                    throw UsageError("\(a) needs N or WxH between 16 and 4096")
+            case "--thumb-size":
+                let text = try value(a)
+                guard let size = SizeText.parse(text) else {
+                    throw JobOptions.problem(a, needs: JobOptions.Key.orbitSize.expected, got: text)
                 }
-                if a == "--orbit-size" {
-                    orbitSize = ThumbnailSize(width: size.width, height: size.height)
-                } else if a == "--card-size" {
-                    cardSize = ThumbnailSize(width: size.width, height: size.height)
-                } else {
-                    for kind in ThumbnailView.Kind.allCases {
-                        thumbnails?.sizes[kind] = ThumbnailSize(width: size.width, height: size.height)
-                    }
+                for kind in ThumbnailView.Kind.allCases {
+                    thumbnails?.sizes[kind] = ThumbnailSize(width: size.width, height: size.height)
                 }
-            case "--texture-format":
-                let v = try value(a)
-                guard let f = PipelineInput.TextureFormat(rawValue: v) else { throw UsageError("--texture-format needs webp or original") }
-                textureFormat = f
             case "--max-texture-size":
                 guard let n = Int(try value(a)), n >= 16, n <= 16383 else { throw UsageError("--max-texture-size needs 16…16383") }
                 maxTextureSize = n
@@ -160,16 +149,6 @@ public struct ConvertCommand {
                 let v = try value(a)
                 guard let s = PipelineInput.MaterialStyle(rawValue: v) else { throw UsageError("--materials needs palette or source") }
                 materials = s
-            case "--glb-compression":
-                let v = try value(a)
-                guard let mode = GLBCompression(rawValue: v) else { throw UsageError("--glb-compression needs meshopt or none") }
-                glbCompression = mode
-            case "--units":
-                guard let u = PlanUnits(rawValue: try value(a)) else { throw UsageError("--units needs metric or imperial") }
-                plan?.units = u
-            case "--locale":
-                guard let l = PlanLocale(rawValue: try value(a)) else { throw UsageError("--locale needs en or zh-Hans") }
-                plan?.locale = l
             case "--wall-thickness":
                 guard let t = Double(try value(a)), t.isFinite, t > 0, t < 1 else { throw UsageError("--wall-thickness needs metres in (0, 1)") }
                 plan?.wallThickness = t
@@ -179,26 +158,32 @@ public struct ConvertCommand {
                 thumbnails?.webpQuality = q
             case "-h", "--help": throw UsageError.helpRequested
             default:
+                if try options.parseFlag(a, value: { try value(a) }) { continue }
                 if a.hasPrefix("-") { throw UsageError("unknown option \(a)") }
                 if input.isEmpty { input = a } else { moreInputs.append(a) }
             }
         }
-        if let orbitSize { thumbnails?.sizes.orbit = orbitSize }
-        if let cardSize { thumbnails?.sizes.setCard(cardSize) }
         if input.isEmpty { throw UsageError("convert needs an INPUT file") }
         if out.isEmpty { throw UsageError("convert needs --out DIR") }
         try Self.checkRoomInputs(inputs: [input] + moreInputs, roomPlans: roomPlans)
     }
 
+    /// The pipeline's settings these flags give (no input files yet): the thumbnails, the plan,
+    /// the model's settings, then the shared options over them (so `--orbit-size` and
+    /// `--card-size` win over `--thumb-size` whatever the order).
+    var settings: PipelineInput {
+        var p = PipelineInput(limits: .default, thumbnails: thumbnails)
+        p.maxTextureSize = maxTextureSize
+        p.materials = materials
+        p.plan = plan
+        p.apply(options)
+        return p
+    }
+
     func run() -> Int32 {
         let limits = ParseLimits.default
         let t0 = Clock.now()
-        var pipelineInput = PipelineInput(limits: limits, thumbnails: thumbnails)
-        pipelineInput.glbCompression = glbCompression
-        pipelineInput.textureFormat = textureFormat
-        pipelineInput.maxTextureSize = maxTextureSize
-        pipelineInput.materials = materials
-        pipelineInput.plan = plan
+        var pipelineInput = settings
         if let previous {
             guard let found = PreviousOutputs.read(directory: previous, maxBytes: limits.maxInputBytes) else {
                 CommandRun.printError("convert: no readable layer_manifest.json in \(previous)")
@@ -248,7 +233,7 @@ public struct ConvertCommand {
                 : error.isInputError ? ExitStatus.invalidInput : ExitStatus.internalError
             return report(error, status: status)
         }
-        if writeReport {
+        if options.report {
             do {
                 try ReportBuilder.add(to: &result)
             } catch {

@@ -123,8 +123,5 @@ extension WorkerConfig {
     }
 
     /// A value as shown in an error: at most 40 characters, control characters replaced.
-    static func shown(_ value: String) -> String {
-        let cleaned = String(value.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
-        return cleaned.count > 40 ? String(cleaned.prefix(40)) + "…" : cleaned
-    }
+    static func shown(_ value: String) -> String { JobOptions.shown(value) }
 }

@@ -54,22 +54,24 @@ public struct WorkerConfig: Sendable {
     /// `TRANSCODE_CHILD_UID` / `TRANSCODE_CHILD_GID`: as root, the ids a job's child runs as (unset: the worker's).
     public var childUID: Int?
     public var childGID: Int?
-    /// `TRANSCODE_GLB_COMPRESSION`: `meshopt` (default) or `none`, the geometry compression of the
-    /// models this worker writes (`none` for a deployment whose clients have no meshopt decoder).
-    public var glbCompression: String = "meshopt"
-    /// `TRANSCODE_TEXTURE_FORMAT`: `webp` (default) or `original`, how model textures are embedded.
-    public var textureFormat: String = "webp"
-    /// `TRANSCODE_ORBIT_SIZE`: the eight orbit frames' size in pixels, `WxH` or `N`, 16…4096 a side
-    /// (default `1320x990`, the widest LiDAR iPhone's screen at 1:1); smaller frames take less CPU
-    /// per job (docs/benchmarks.md).
-    public var orbitSize: String = "1320x990"
-    /// `TRANSCODE_CARD_SIZE`: the feed card's (and the hero's) size in pixels, `WxH` or `N`, 16…4096
-    /// a side (default `1320x990`); the small card is half of it.
-    public var cardSize: String = "1320x990"
-    /// `TRANSCODE_JOB_REPORT`: `on` (default) or `off`, whether each job also stores the conversion
+    /// The conversion's options as the job child gets them (`JobOptions`):
+    /// `TRANSCODE_GLB_COMPRESSION` `meshopt` (default) or `none`, the geometry compression of the
+    /// models this worker writes (`none` for a deployment whose clients have no meshopt decoder);
+    /// `TRANSCODE_TEXTURE_FORMAT` `webp` (default) or `original`, how model textures are embedded;
+    /// `TRANSCODE_ORBIT_SIZE` the eight orbit frames' size in pixels, `WxH` or `N`, 16…4096 a side
+    /// (default `1320x990`, the widest LiDAR iPhone's screen at 1:1; smaller frames take less CPU
+    /// per job, docs/benchmarks.md); `TRANSCODE_CARD_SIZE` the feed card's (and the hero's) size,
+    /// likewise (default `1320x990`), the small card half of it; `TRANSCODE_PLAN_UNITS` `metric`
+    /// (default) or `imperial` and `TRANSCODE_PLAN_LOCALE` `en` (default) or `zh-Hans`, the floor
+    /// plan's labels for a version whose `plan_units` / `plan_locale` is NULL;
+    /// `TRANSCODE_JOB_REPORT` `on` (default) or `off`, whether each job also stores the conversion
     /// report (`report.html`, the page `convert --report` writes) beside its outputs, for the
     /// operator console.
-    public var jobReport: Bool = true
+    public var job: JobOptions = {
+        var o = JobOptions()
+        o.report = true
+        return o
+    }()
     /// `TRANSCODE_INCREMENTAL_REPROCESS`: `on` (default) or `off`. On: a reprocess hands the
     /// previous revision's outputs to the job, which reuses every output group whose key is
     /// unchanged; the worker copies those files in storage instead of uploading them.
@@ -83,12 +85,6 @@ public struct WorkerConfig: Sendable {
     public var batchNice: Int = 19
     /// The batch slots in force.
     public var effectiveBatchSlots: Int { min(concurrency, batchSlots ?? max(1, concurrency - 1)) }
-    /// `TRANSCODE_PLAN_UNITS`: `metric` (default) or `imperial`, the floor plan's labels for a
-    /// version whose `plan_units` is NULL.
-    public var planUnits: String = "metric"
-    /// `TRANSCODE_PLAN_LOCALE`: `en` (default) or `zh-Hans`, the floor plan's words for a version
-    /// whose `plan_locale` is NULL.
-    public var planLocale: String = "en"
     /// `TRANSCODE_MAX_SOURCE_BYTES`: largest accepted source file (50 MiB, the app's FILE_TOO_LARGE).
     public var maxSourceBytes: Int = 50 * 1024 * 1024
     /// `TRANSCODE_DONE_URL` / `TRANSCODE_DONE_SECRET`: the backend's `transcode-done` endpoint and
@@ -230,9 +226,6 @@ public struct WorkerConfig: Sendable {
         """
 
     /// Outputs never change once written (each attempt has its own paths).
-    /// The values `plan_units` / `plan_locale` may hold (the migration's constraints say the same).
-    public static let planUnitValues = ["metric", "imperial"]
-    public static let planLocaleValues = ["en", "zh-Hans"]
     public static let defaultOutputCacheControl = "public, max-age=31536000, immutable"
 
     /// The longest accepted duration setting: 30 days.
@@ -342,30 +335,13 @@ public struct WorkerConfig: Sendable {
     /// report, incremental reprocessing, the plan's units and locale); false when `key` is none
     /// of them.
     private mutating func assignOutputSetting(_ key: String, _ value: String, name: String) throws -> Bool {
-        switch key {
-        case "glb-compression":
-            guard value == "meshopt" || value == "none" else { throw UsageError("\(name) needs meshopt or none, got '\(Self.shown(value))'") }
-            glbCompression = value
-        case "texture-format":
-            guard value == "webp" || value == "original" else { throw UsageError("\(name) needs webp or original, got '\(Self.shown(value))'") }
-            textureFormat = value
-        case "orbit-size", "card-size":
-            guard let size = SizeText.parse(value) else {
-                throw UsageError("\(name) needs WxH or N, 16 to 4096 pixels a side, got '\(Self.shown(value))'")
-            }
-            if key == "orbit-size" { orbitSize = "\(size.width)x\(size.height)" } else { cardSize = "\(size.width)x\(size.height)" }
-        case "job-report", "incremental-reprocess":
-            guard value == "on" || value == "off" else { throw UsageError("\(name) needs on or off, got '\(Self.shown(value))'") }
-            if key == "job-report" { jobReport = value == "on" } else { incrementalReprocess = value == "on" }
-        case "plan-units":
-            guard Self.planUnitValues.contains(value) else { throw UsageError("\(name) needs metric or imperial, got '\(Self.shown(value))'") }
-            planUnits = value
-        case "plan-locale":
-            guard Self.planLocaleValues.contains(value) else { throw UsageError("\(name) needs en or zh-Hans, got '\(Self.shown(value))'") }
-            planLocale = value
-        default:
-            return false
+        if let option = JobOptions.Key(rawValue: key) {
+            try job.set(option, to: value, givenAs: name)
+            return true
         }
+        guard key == "job-report" || key == "incremental-reprocess" else { return false }
+        guard value == "on" || value == "off" else { throw JobOptions.problem(name, needs: "on or off", got: value) }
+        if key == "job-report" { job.report = value == "on" } else { incrementalReprocess = value == "on" }
         return true
     }
 

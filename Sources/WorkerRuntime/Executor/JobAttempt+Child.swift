@@ -11,18 +11,14 @@ import WorkerCore
 extension JobAttempt {
     func transcode(_ ws: JobWorkspace, inputs: Inputs, previous: Previous? = nil) throws(Interruption) -> ChildReport {
         try checkStop()
+        let options = config.job.applyingRow(planUnits: job.planUnits, planLocale: job.planLocale)
         var args = ["job-exec", "--out", ws.outputDirectory, "--version-id", job.versionId, "--room-id", job.roomId,
                     "--memory-mb", String(config.childMemoryMB), "--cpu-seconds", String(config.childCPUSeconds),
-                    "--parent-pid", String(getpid()),
-                    "--glb-compression", config.glbCompression, "--texture-format", config.textureFormat,
-                    "--orbit-size", config.orbitSize, "--card-size", config.cardSize,
-                    "--units", Self.planOption(job.planUnits, WorkerConfig.planUnitValues, default: config.planUnits),
-                    "--locale", Self.planOption(job.planLocale, WorkerConfig.planLocaleValues, default: config.planLocale)]
+                    "--parent-pid", String(getpid())] + options.arguments
         for usd in (inputs.usd.map { [$0] } ?? []) + inputs.moreUSD { args += ["--usd", usd] }
         for json in (inputs.json.map { [$0] } ?? []) + inputs.moreJSON { args += ["--roomplan", json] }
         if inputs.redactions > 0 { args += ["--redacted-textures", ws.redactedDirectory] }
         if let file = inputs.regionsFile { args += ["--redaction-regions", file] }
-        if config.jobReport { args.append("--report") }
         if let pack = previous?.pack { args += ["--previous", pack] }
 
         if let ids = runner.childSandbox.ids {
@@ -186,12 +182,5 @@ extension JobAttempt {
         return Set(files.filter { f in
             reused.contains(f.path) && previous.sha256[f.path] == f.sha256 && previous.bytes[f.path] == f.bytes
         }.map(\.path))
-    }
-
-    /// The version's own plan option when it is one of `allowed` (the database constrains it too),
-    /// else the worker's default.
-    static func planOption(_ value: String?, _ allowed: [String], default fallback: String) -> String {
-        guard let value, allowed.contains(value) else { return fallback }
-        return value
     }
 }
