@@ -16,7 +16,7 @@ extension JobAttempt {
                 "failures": .int(Int64(outcome.failures)),
                 "directories": .array(outcome.directories.map { .string($0) }),
             ]))
-            runner.observer?(.outputsCollected(outcome))
+            observer(.outputsCollected(outcome))
         } catch {
             runner.logger.warn("superseded outputs not deleted; the storage sweep will", logFields([
                 "error": .string(error.description)]))

@@ -58,34 +58,12 @@ extension JobAttempt {
     }
 
     func observer(_ event: JobRunner.Event) {
-        runner.observer?(event)
+        observe?(event)
     }
 
     func completionClient(_ url: String) -> CompletionClient {
         CompletionClient(url: url, authHeaders: config.completionHeaders, workerId: config.workerId, http: runner.http, logger: logger,
                          requestTimeout: min(30, max(2, config.leaseSeconds / 2)))
-    }
-
-    /// Gives the job's connection back to the worker's pool, or closes it.
-    func release(_ connection: PGConnection) {
-        if let pool = runner.connections { pool.giveBack(connection) } else { connection.close() }
-    }
-
-    /// Opens the job's connection (from the worker's pool when it has one), retrying while the lease lives and nobody asked to stop.
-    func openConnection(_ url: String) -> PGConnection? {
-        var delay = 0.25
-        while true {
-            do {
-                let name = "transcode-worker job", timeout = max(5, Int(config.leaseSeconds / 2))
-                if let pool = runner.connections { return try pool.take(applicationName: name, statementTimeoutSeconds: timeout) }
-                return try PGConnection(url: url, applicationName: name, statementTimeoutSeconds: timeout)
-            } catch {
-                logger.warn("database connection failed", logFields(["error": .string(error.description)]))
-                guard error.isRetryable, heartbeat.leaseAlive, control.stopReason == nil else { return nil }
-            }
-            pause(delay)
-            delay = min(4, delay * 2)
-        }
     }
 
     /// Runs `body` on the job's store, retrying retryable database errors with backoff while the
@@ -121,6 +99,11 @@ extension JobAttempt {
 
     /// Sleeps `s` seconds (at most 60), waking early once a shutdown is requested.
     func pause(_ s: Double) {
+        Self.pause(s, control: control)
+    }
+
+    /// Waits `s` seconds (at most 60), or less when a shutdown is requested on `control`.
+    static func pause(_ s: Double, control: JobControl) {
         let until = Clock.now() + UInt64(max(0, min(s, 60)) * 1e9)
         while !control.shutdownRequested {
             let now = Clock.now()

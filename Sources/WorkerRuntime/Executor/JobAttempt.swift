@@ -35,6 +35,10 @@ final class JobAttempt {
     let runner: JobRunner
     let job: ClaimedJob
     let control: JobControl
+    /// Sees this job's steps, failures and collected outputs (`JobRunner.Event`).
+    let observe: (@Sendable (JobRunner.Event) -> Void)?
+    /// The attempt's identity on every log line, and its last line.
+    let log: AttemptLog
     var config: WorkerConfig { runner.config }
     var logger: JSONLogger { runner.logger }
     /// Sources and redacted textures are read here.
@@ -42,11 +46,15 @@ final class JobAttempt {
     /// Outputs are written here.
     var outputStore: any ObjectStore { runner.outputStorage }
 
-    var heartbeat: HeartbeatLoop!
-    var store: QueueStore!
+    /// Renews the lease on its own thread (running from before the attempt exists until its end).
+    let heartbeat: HeartbeatLoop
+    /// The job's own database session.
+    let store: QueueStore
     /// Serializes the job connection between the job thread and the progress sender.
-    let storeLock = NSLock()
-    var progress: ProgressReporter!
+    let storeLock: NSLock
+    /// Sends progress events off the job thread.
+    let progress: ProgressReporter
+
     /// Monotonic nanoseconds by which reporting the end must be over (set when it begins).
     var reportDeadline: UInt64?
     /// Output keys written by this attempt, in order.
@@ -57,91 +65,39 @@ final class JobAttempt {
     /// answer proves they are not referenced.
     var completionSent = false
     var timings: [String: Double] = [:]
-    let started = Clock.now()
     var currentStep = JobStep.parsing
-    /// Lower this thread's priority once the heartbeat runs (a re-transcode on a thread of its own).
-    var yieldsCPU = false
 
-    init(runner: JobRunner, job: ClaimedJob, control: JobControl) {
-        self.runner = runner
-        self.job = job
-        self.control = control
-        ids = ["version_id": .string(job.versionId), "room_id": .string(job.roomId), "attempt": .int(Int64(job.attempt))]
+    /// An attempt whose heartbeat runs and whose session is open (`JobAttempt.open` makes both).
+    init(_ opening: Opening, heartbeat: HeartbeatLoop, store: QueueStore, storeLock: NSLock, progress: ProgressReporter) {
+        runner = opening.runner
+        job = opening.job
+        control = opening.control
+        observe = opening.observer
+        log = opening.log
+        self.heartbeat = heartbeat
+        self.store = store
+        self.storeLock = storeLock
+        self.progress = progress
     }
 
     /// The attempt limit in force: the row's, capped by the worker's.
     var maxAttempts: Int { min(job.maxAttempts, config.maxAttempts) }
 
     /// The attempt's identity on every log line: version, room and attempt number.
-    let ids: [String: JSONValue]
+    var ids: [String: JSONValue] { log.ids }
+    /// When the attempt began (monotonic nanoseconds).
+    var started: UInt64 { log.started }
 
     /// The attempt's identity with `extra` fields (which never replace it).
     func logFields(_ extra: [String: JSONValue]) -> [String: JSONValue] {
-        ids.merging(extra) { a, _ in a }
+        log.fields(extra)
     }
 
     // MARK: - The attempt
 
+    /// Runs the steps, then drains the progress events, stops the heartbeat and logs and records
+    /// the end.
     func run() -> JobOutcome {
-        logger.info("job claimed", logFields([
-            "max_attempts": .int(Int64(maxAttempts)), "reprocess": .bool(job.isReprocess),
-            "output_prefix": .string(job.outputPrefix),
-        ]))
-        guard let url = config.databaseURL else {
-            logger.error("job cannot run: no database URL", ids)
-            return finish(.leaseLost, failure: nil)
-        }
-        heartbeat = HeartbeatLoop(job: job, control: control, logger: logger, databaseURL: url,
-                                  leaseSeconds: config.leaseSeconds, interval: config.heartbeatSeconds,
-                                  pool: runner.connections)
-        heartbeat.start()
-        defer { heartbeat.stop() }
-        // Once the heartbeat runs on its own thread (at the worker's priority): a re-transcode's
-        // own share of the work (downloads, hashing, copies) yields the CPU to fresh uploads, as
-        // its child does (`JobRunner.run(ownThread:)`).
-        if yieldsCPU { ChildSandbox.lowerThreadPriority(config.batchNice) }
-
-        guard let connection = openConnection(url) else {
-            heartbeat.enterReporting()
-            logger.error("job abandoned: no database connection while the lease lived", ids)
-            return finish(.leaseLost, failure: nil)
-        }
-        defer { release(connection) }
-        let store = QueueStore(connection: connection)
-        self.store = store
-        // Progress events are sent off the job thread (a stalled connection must not hold up the
-        // child's tick: timeouts and stop requests), sharing the job connection under a lock.
-        let storeLock = self.storeLock
-        let send: ProgressReporter.Send
-        // A reprocess is an operator's work, not the app's story: its progress stays on the worker's
-        // own channel (pg_notify) and never reaches the app's `room:` channel.
-        if let broadcaster = runner.broadcaster, !job.isReprocess {
-            // Supabase mode: Realtime REST; the message id is stable per (version, lease, seq), and
-            // the channel kind is the database's (`transcode.realtime_private`, public by default),
-            // the same as the terminal events'.
-            let name = "\(job.versionId):\(job.leaseId):"
-            let privateChannel = (try? store.realtimePrivate()) ?? false
-            send = { topic, event, payload in
-                var seq: Int64 = 0
-                if case .object(let fields) = payload, case .int(let n)? = fields["seq"] { seq = n }
-                try broadcaster.send(topic: topic, event: event, payload: payload,
-                                     id: RealtimeBroadcaster.messageId(for: name + String(seq)), privateChannel: privateChannel)
-            }
-        } else {
-            send = { topic, event, payload in
-                storeLock.lock()
-                defer { storeLock.unlock() }
-                try store.notifyEvent(topic: topic, event: event, payload: payload)
-            }
-        }
-        let block = Int64(SchemaCatalog.eventSeqBlock)
-        progress = ProgressReporter(
-            versionId: job.versionId, roomId: job.roomId, attempt: job.attempt, maxAttempts: maxAttempts,
-            minInterval: config.progressIntervalSeconds,
-            firstSeq: job.eventSeq > 0 ? job.eventSeq - block + 1 : 1, lastSeq: job.eventSeq > 0 ? job.eventSeq : .max,
-            status: job.isReprocess ? "ready" : "transcoding",
-            logger: logger, asynchronous: true, send: send)
-
         let (outcome, failure) = execute()
         progress.drain()
         heartbeat.stop()
@@ -180,25 +136,10 @@ final class JobAttempt {
         }
     }
 
-    /// Logs the end and returns `outcome`.
+    /// Logs the end, records the attempt and returns `outcome`.
     func finish(_ outcome: JobOutcome, failure: FailureReason?) -> JobOutcome {
         timings["total"] = Clock.ms(started, Clock.now())
-        var fields = ids
-        for (k, v) in timings { fields["\(k)_ms"] = .int(Int64(v.rounded())) }
-        if copied > 0 { fields["copied_outputs"] = .int(Int64(copied)) }
-        fields["outcome"] = .string(outcome.name)
-        if let reason = outcome.reason { fields["reason"] = .string(reason) }
-        switch outcome {
-        case .ready(let prefix): fields["output_prefix"] = .string(prefix)
-        case .retried(_, let runAfter): fields["retry_at"] = .string(runAfter)
-        case .failed, .released, .leaseLost: break
-        }
-        if let failure {
-            fields["message"] = .string(failure.message)
-            fields["failed_phase"] = .string(failure.phase)
-            fields["retryable"] = .bool(failure.isRetryable)
-        }
-        if case .ready = outcome { logger.info("job finished", fields) } else { logger.warn("job finished", fields) }
+        log.finished(outcome, failure: failure, timings: timings, copied: copied)
         recordAttempt(outcome)
         return outcome
     }
@@ -206,7 +147,6 @@ final class JobAttempt {
     /// Writes the attempt's row for the console (`transcode_attempts`); a failure is logged, never
     /// fatal: the version's own state is already recorded.
     private func recordAttempt(_ outcome: JobOutcome) {
-        guard let store else { return }
         let name = outcome.name, reason = outcome.reason
         storeLock.lock()
         defer { storeLock.unlock() }

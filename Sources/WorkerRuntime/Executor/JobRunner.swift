@@ -123,10 +123,13 @@ public final class JobRunner: Sendable {
     /// With `ownThread` (the caller made this thread for this job, and it ends with it), a
     /// re-transcode lowers the thread's CPU priority to `TRANSCODE_BATCH_NICE` once its heartbeat
     /// runs, so that its own share of the work yields to fresh uploads as its child does.
-    public func run(_ job: ClaimedJob, control: JobControl, ownThread: Bool = false) -> JobOutcome {
-        let attempt = JobAttempt(runner: self, job: job, control: control)
-        attempt.yieldsCPU = ownThread && job.isReprocess && config.batchNice > 0
-        return attempt.run()
+    /// `observer` sees this job's events (the runner's own observer when nil), so that one runner
+    /// serves every job of a daemon, each reporting to its own timer.
+    public func run(_ job: ClaimedJob, control: JobControl, ownThread: Bool = false,
+                    observer: (@Sendable (Event) -> Void)? = nil) -> JobOutcome {
+        JobAttempt.open(JobAttempt.Opening(
+            runner: self, job: job, control: control, observer: observer ?? self.observer,
+            log: AttemptLog(job: job, logger: logger), yieldsCPU: ownThread && job.isReprocess && config.batchNice > 0))
     }
 
     /// The child's environment: only what a conversion needs (`PATH`, `TMPDIR`, `HOME`, locale,

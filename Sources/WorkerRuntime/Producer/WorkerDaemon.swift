@@ -47,8 +47,9 @@ public final class WorkerDaemon: @unchecked Sendable {
     /// its wait at once.
     var listenerStop: [Int32] = [-1, -1]
     private var outcomes: [String: Int] = [:]
-    /// The jobs' sessions; set once before the first job starts.
-    private var connections: PGConnectionPool?
+    /// Runs every job and the takeover of exhausted ones, with the daemon's sessions; set once
+    /// before the first job starts.
+    private var runner: JobRunner?
 
     /// - Parameters:
     ///   - storage: where sources are read (and outputs written unless `outputStorage` is given).
@@ -125,7 +126,8 @@ public final class WorkerDaemon: @unchecked Sendable {
         ])
         // Sessions for the jobs and their heartbeats, kept between jobs: two per slot at most.
         let sessions = PGConnectionPool(url: url, maxIdle: 2 * config.concurrency)
-        connections = sessions
+        runner = JobRunner(config: config, storage: storage, outputStorage: outputStorage, logger: logger,
+                           connections: sessions)
         defer { sessions.close() }
         startListener(url: url)
         let background = BackgroundWork(self)
@@ -234,6 +236,11 @@ public final class WorkerDaemon: @unchecked Sendable {
     // MARK: - Jobs
 
     private func start(_ job: ClaimedJob) {
+        // Set before the dispatcher claims anything; without it the lease simply expires.
+        guard let runner else {
+            logger.error("claimed job not started: no runner", ["version_id": .string(job.versionId)])
+            return
+        }
         let control = JobControl()
         cond.lock()
         running[job.leaseId] = (job, control)
@@ -243,15 +250,13 @@ public final class WorkerDaemon: @unchecked Sendable {
                                 "attempt": .int(Int64(job.attempt)), "reprocess": .bool(job.isReprocess)])
         let thread = Thread { [self] in
             let timer = PhaseTimer(metrics: metrics)
-            let runner = JobRunner(config: config, storage: storage, outputStorage: outputStorage, logger: logger,
-                                   connections: connections) { event in
+            let outcome = runner.run(job, control: control, ownThread: true) { event in
                 switch event {
                 case .phase(let p): timer.begin(p)
                 case .outputsCollected(let o): self.metrics.outputsCollected(objects: o.objects, bytes: o.bytes, failures: o.failures)
                 case .failure: break
                 }
             }
-            let outcome = runner.run(job, control: control, ownThread: true)
             timer.end()
             finished(job, outcome)
         }
@@ -287,13 +292,13 @@ public final class WorkerDaemon: @unchecked Sendable {
         let busy = takeoverRunning
         cond.unlock()
         guard !busy else { return }
+        guard let runner else { return }
         let taken = try store.takeOverExhausted(workerId: config.workerId, maxAttempts: config.maxAttempts)
         guard !taken.isEmpty else { return }
         cond.lock()
         takeoverRunning = true
         cond.unlock()
         let thread = Thread { [self] in
-            let runner = JobRunner(config: config, storage: storage, outputStorage: outputStorage, logger: logger)
             for job in taken {
                 logger.warn("lease expired with no attempts left: failing", ["version_id": .string(job.versionId)])
                 runner.failTakenOver(job, reason: "LEASE_EXPIRED",
