@@ -20,7 +20,8 @@ import WorkerCore
 /// (`ChildMessage`): a line per phase as it starts, then a final `done` or `error` line.
 public struct JobExecCommand {
     public static let help = """
-        USAGE: transcode-job job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR] [--redaction-regions FILE]
+        USAGE: transcode-job job-exec --out DIR --job FILE [--memory-mb N] [--cpu-seconds N] [--parent-pid PID]
+               transcode-job job-exec --out DIR [--usd FILE] [--roomplan FILE] [--redacted-textures DIR]
                                       [--version-id ID] [--room-id ID] [--memory-mb N] [--cpu-seconds N]
                                       [--parent-pid PID] [--no-thumbnails] [--report] [--previous FILE] [--glb-compression meshopt|none]
                                       [--texture-format webp|original] [--orbit-size SIZE] [--card-size SIZE] [--units metric|imperial]
@@ -41,13 +42,16 @@ public struct JobExecCommand {
 
         OPTIONS:
           --out DIR                 Output directory (created when missing).
+          --job FILE                The job as the worker describes it, one JSON document (at most
+                                    1 MiB): ids, input files, redaction rows, the previous revision
+                                    and the options below ("options": {"glb-compression", …,
+                                    "report"}). Given alone: the flags that follow describe the
+                                    same things, for a run by hand.
           --usd FILE                The USD source (.usdz, .usdc, .usda, .usd). Repeated: several rooms of
                                     one home in one world frame, merged into one model.
           --roomplan FILE           The RoomPlan CapturedRoom JSON. Repeated: several rooms merged into
                                     one structure (with --usd, one JSON per USD, in the same order).
           --redacted-textures DIR   Face-blurred textures: DIR/<path> replaces the package texture <path>.
-          --redaction-regions FILE  JSON object {"<path>": [rows]}: the redaction rows of each texture
-                                    (id, kind, region_json, origin, replaced); every area is blurred.
           --version-id ID           room_versions.id, recorded in the manifest.
           --room-id ID              rooms.id, recorded in the manifest.
           --memory-mb N             Address-space limit in MiB (0: none; default 0).
@@ -86,20 +90,12 @@ public struct JobExecCommand {
         """
 
     var out = ""
-    /// One room's files, or several rooms of one home (in pairs when both kinds are given).
-    var usd: [String] = []
-    var roomPlan: [String] = []
-    var redacted: String?
-    var regions: String?
-    var versionId: String?
-    var roomId: String?
     var memoryMB = 0
     var cpuSeconds = 0
     var parentPid: Int32?
-    var thumbnails = true
-    var previous: String?
-    /// The conversion's options (`JobOptions`: the model, textures, preview sizes, plan, report).
-    var options = JobOptions()
+    /// The job, from `--job FILE` (read by `run`) or from the flags.
+    var job = JobInput()
+    var jobFile: String?
 
     /// Parses `job-exec`'s options (without the command name); throws `UsageError` (an empty one
     /// for `--help`).
@@ -113,70 +109,55 @@ public struct JobExecCommand {
             guard let n = Int(try value(flag)), n >= 0 else { throw UsageError("\(flag) needs an integer ≥ 0") }
             return n
         }
+        var described: [String] = []
         while let a = it.next() {
             switch a {
             case "--out": out = try value(a)
-            case "--usd", "--roomplan":
-                // Repeated: several rooms of one home, each file once (never silently replaced).
-                let path = try value(a)
-                guard !(usd + roomPlan).contains(path) else { throw UsageError("\(path) is given twice") }
-                guard usd.count + roomPlan.count < 2 * RoomInputs.maxRooms else { throw UsageError("more than \(RoomInputs.maxRooms) rooms") }
-                if a == "--usd" { usd.append(path) } else { roomPlan.append(path) }
-            case "--redacted-textures": redacted = try value(a)
-            case "--redaction-regions": regions = try value(a)
-            case "--version-id": versionId = try value(a)
-            case "--room-id": roomId = try value(a)
+            case "--job": jobFile = try value(a)
             case "--memory-mb": memoryMB = try number(a)
             case "--cpu-seconds": cpuSeconds = try number(a)
             case "--parent-pid": parentPid = Int32(try number(a))
-            case "--no-thumbnails": thumbnails = false
-            case "--previous": previous = try value(a)
             case "-h", "--help": throw UsageError.helpRequested
             default:
-                guard try options.parseFlag(a, value: { try value(a) }) else { throw UsageError("unknown argument \(a)") }
+                guard try describeJob(a, value: { try value(a) }) else { throw UsageError("unknown argument \(a)") }
+                described.append(a)
             }
         }
         if out.isEmpty { throw UsageError("job-exec needs --out DIR") }
-        if usd.isEmpty && roomPlan.isEmpty { throw UsageError("job-exec needs --usd FILE, --roomplan FILE or both") }
-        if !usd.isEmpty && !roomPlan.isEmpty && usd.count != roomPlan.count {
-            throw UsageError("\(usd.count) --usd and \(roomPlan.count) --roomplan files: each room's USD goes with its own JSON")
+        if jobFile != nil {
+            if let flag = described.first { throw UsageError("\(flag) is part of the job: give it in the --job document") }
+        } else {
+            try Self.checkRooms(job)
         }
     }
 
-    /// Reads the `--redaction-regions` file the worker wrote: a JSON object of texture path → the
-    /// texture's rows `[{"id", "kind", "region_json", "origin", "replaced"}]`, at most 1 MiB.
-    /// Throws `FileReader.Failure` (`IO_READ_FAILED` for another shape).
-    static func readRegions(_ path: String) throws -> [String: [RedactionArea]] {
-        let bytes = try FileReader.read(path, maxBytes: 1 << 20)
-        guard let parsed = try? JSONReader.parse(bytes, limits: .smallDocument), case .object(let members) = parsed else {
-            throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(path) is not a JSON object")
-        }
-        var out: [String: [RedactionArea]] = [:]
-        for m in members {
-            guard case .array(let rows) = m.value else {
-                throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(path): \(m.key) has no list of rows")
+    /// Takes one flag that describes the job into `job`; false when `flag` is none of them.
+    private mutating func describeJob(_ flag: String, value: () throws -> String) throws -> Bool {
+        switch flag {
+        case "--usd", "--roomplan":
+            // Repeated: several rooms of one home, each file once (never silently replaced).
+            let path = try value()
+            guard !(job.usd + job.roomPlan).contains(path) else { throw UsageError("\(path) is given twice") }
+            guard job.usd.count + job.roomPlan.count < 2 * RoomInputs.maxRooms else {
+                throw UsageError("more than \(RoomInputs.maxRooms) rooms")
             }
-            out[m.key] = try rows.map { row in
-                guard let id = row.member("id")?.stringValue else {
-                    throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(path): a row of \(m.key) has no id")
-                }
-                return RedactionArea(id: id, kind: row.member("kind")?.stringValue,
-                                     regionJSON: row.member("region_json")?.stringValue,
-                                     fromBottom: row.member("origin")?.stringValue != "top_left",
-                                     replaced: row.member("replaced")?.boolValue ?? false)
-            }
+            if flag == "--usd" { job.usd.append(path) } else { job.roomPlan.append(path) }
+        case "--redacted-textures": job.redactedTextures = try value()
+        case "--version-id": job.versionId = try value()
+        case "--room-id": job.roomId = try value()
+        case "--no-thumbnails": job.thumbnails = false
+        case "--previous": job.previous = try value()
+        default: return try job.options.parseFlag(flag, value: value)
         }
-        return out
+        return true
     }
 
-    /// The previous revision in the worker's pack at `path` (at most `maxBytes`); nil when the
-    /// pack is not well formed or holds no manifest (every group is then made again). Throws
-    /// `FileReader.Failure` when the file cannot be read.
-    static func readPrevious(_ path: String, maxBytes: Int) throws -> PreviousOutputs? {
-        let bytes = try FileReader.read(path, maxBytes: maxBytes)
-        guard var entries = bytes.withUnsafeBytes({ PreviousPack.decode($0, maxEntryBytes: maxBytes) }),
-              let manifest = entries.removeValue(forKey: "layer_manifest.json") else { return nil }
-        return PreviousOutputs(manifest: manifest, files: entries)
+    /// The rules for a job's input files: at least one, and one JSON per USD when both are given.
+    static func checkRooms(_ job: JobInput) throws(UsageError) {
+        if job.usd.isEmpty && job.roomPlan.isEmpty { throw UsageError("job-exec needs --usd FILE, --roomplan FILE or both") }
+        if !job.usd.isEmpty && !job.roomPlan.isEmpty && job.usd.count != job.roomPlan.count {
+            throw UsageError("\(job.usd.count) --usd and \(job.roomPlan.count) --roomplan files: each room's USD goes with its own JSON")
+        }
     }
 
     /// Converts the job; returns the exit status (`ExitStatus`).
@@ -187,40 +168,16 @@ public struct JobExecCommand {
             return ExitStatus.internalError
         }
 
-        let limits = ParseLimits.default
-        var input = PipelineInput(versionId: versionId, roomId: roomId, limits: limits,
-                                  thumbnails: thumbnails ? ThumbnailOptions() : nil)
-        input.apply(options)
-        do {
-            var sources = try RoomInputs.readUSD(usd, maxBytes: limits.maxInputBytes)
-            if !sources.isEmpty { input.usd = sources.removeFirst() }
-            input.moreUSD = sources
-            if !roomPlan.isEmpty {
-                switch try RoomInputs.readJSON(roomPlan, maxBytes: limits.maxInputBytes) {
-                case .success(let json): input.roomPlanJSON = json
-                case .failure(let e):
-                    Self.emit(.error(code: e.code, message: e.message, phase: e.phase, retryable: false))
-                    return ExitStatus.invalidInput
-                }
-            }
-            if let redacted {
-                input.redactedTextures = try FileReader.readRedactions(redacted, maxBytes: limits.maxInputBytes)
-            }
-            if let regions { input.redactionAreas = try Self.readRegions(regions) }
-            if let previous { input.previous = try Self.readPrevious(previous, maxBytes: limits.maxInputBytes) }
-        } catch let f as FileReader.Failure {
-            let tooLarge = f.code == "IO_TOO_LARGE"
-            Self.emit(.error(code: f.code, message: f.message, phase: .reading, retryable: !tooLarge))
-            return tooLarge ? ExitStatus.invalidInput : ExitStatus.internalError
-        } catch {
-            Self.emit(.error(code: "IO_READ_FAILED", message: "\(error)", phase: .reading, retryable: true))
-            return ExitStatus.internalError
+        let job: JobInput, input: PipelineInput
+        switch readInput() {
+        case .success(let read): (job, input) = read
+        case .failure(let exit): return exit.status
         }
 
         var result: PipelineResult
         do {
             result = try TranscodePipeline.run(input, progress: { Self.emit(.phase($0)) })
-            if options.report {
+            if job.options.report {
                 Self.emit(.phase(.report))
                 try ReportBuilder.add(to: &result)
             }

@@ -31,7 +31,7 @@ struct JobOptionsTests {
     @Test func whatTheDaemonSendsIsWhatTheChildReads() throws {
         for options in Self.samples {
             let child = try JobExecCommand(["--out", "o", "--usd", "room.usdz"] + options.arguments)
-            #expect(child.options == options, "\(options.arguments)")
+            #expect(child.job.options == options, "\(options.arguments)")
         }
     }
 
@@ -82,5 +82,28 @@ struct JobOptionsTests {
         #expect(worker.applyingRow(planUnits: "metric", planLocale: "zh-Hans").planUnits == .metric)
         #expect(worker.applyingRow(planUnits: "metric", planLocale: "zh-Hans").planLocale == .zhHans)
         #expect(worker.applyingRow(planUnits: "furlongs", planLocale: "de") == worker)
+    }
+}
+
+/// `job-exec --job FILE`: the document describes the whole job; a flag that describes it too is
+/// refused rather than silently mixed in.
+struct JobDocumentFlagTests {
+    @Test func theDocumentIsTheWholeJob() throws {
+        let command = try JobExecCommand(["--out", "o", "--job", "in/job.json", "--memory-mb", "64"])
+        #expect(command.jobFile == "in/job.json" && command.memoryMB == 64 && command.job == JobInput())
+        for flag in [["--usd", "a.usdz"], ["--units", "imperial"], ["--report"], ["--no-thumbnails"]] {
+            #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--job", "j.json"] + flag) }
+        }
+        // Without a document the flags describe the same things.
+        let flags = try JobExecCommand(["--out", "o", "--usd", "a.usdz", "--roomplan", "a.json", "--version-id", "v",
+                                        "--no-thumbnails", "--previous", "p.pack", "--units", "imperial"])
+        var expected = JobInput()
+        expected.usd = ["a.usdz"]
+        expected.roomPlan = ["a.json"]
+        expected.versionId = "v"
+        expected.thumbnails = false
+        expected.previous = "p.pack"
+        expected.options.planUnits = .imperial
+        #expect(flags.job == expected)
     }
 }

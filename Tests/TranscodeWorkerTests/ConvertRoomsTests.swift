@@ -45,7 +45,7 @@ import WorkerCore
         let many = (0..<(2 * RoomInputs.maxRooms + 1)).flatMap { ["--roomplan", "r\($0).json"] }
         #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o"] + many) }
         let rooms = try JobExecCommand(["--out", "o", "--usd", "a.usdz", "--roomplan", "a.json", "--usd", "b.usdz", "--roomplan", "b.json"])
-        #expect(rooms.usd == ["a.usdz", "b.usdz"] && rooms.roomPlan == ["a.json", "b.json"])
+        #expect(rooms.job.usd == ["a.usdz", "b.usdz"] && rooms.job.roomPlan == ["a.json", "b.json"])
         #expect(throws: UsageError.self) {
             try SubmitCommand(["--usdz", "a.usdz", "--roomplan", "a.json", "--roomplan", "b.json",
                                "--database-url", "postgresql://127.0.0.1:1/none"])

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TranscodeWorker
 import Manifest
+import WorkerCore
 @testable import JSONCore
 @testable import ObjectStorage
 @testable import PGQueue
@@ -217,7 +218,11 @@ struct JobRunnerTests {
                 guard let pid = pid_t(entry),
                       let raw = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
                 let args = raw.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-                if args.contains("job-exec") && args.contains(version) { return pid }
+                // The version is named in the job's document (`--job`), not on the command line.
+                guard args.contains("job-exec"), let at = args.firstIndex(of: "--job"), at + 1 < args.count,
+                      let document = FileManager.default.contents(atPath: args[at + 1]),
+                      (try? JobInput(document: Array(document)))?.versionId == version else { continue }
+                return pid
             }
             usleep(1000)
         }

@@ -39,10 +39,10 @@ import Thumbnailer
 
     @Test func theJobChildTakesTheSizeItIsGiven() throws {
         let job = try JobExecCommand(["--out", "o", "--usd", "room.usdz", "--orbit-size", "512x384"])
-        #expect(job.options.orbitSize == JobOptions.Size(width: 512, height: 384))
-        #expect(try JobExecCommand(["--out", "o", "--usd", "room.usdz"]).options.orbitSize == nil)
+        #expect(job.job.options.orbitSize == JobOptions.Size(width: 512, height: 384))
+        #expect(try JobExecCommand(["--out", "o", "--usd", "room.usdz"]).job.options.orbitSize == nil)
         let card = try JobExecCommand(["--out", "o", "--usd", "room.usdz", "--card-size", "600x450"])
-        #expect(card.options.cardSize == JobOptions.Size(width: 600, height: 450) && card.options.orbitSize == nil)
+        #expect(card.job.options.cardSize == JobOptions.Size(width: 600, height: 450) && card.job.options.orbitSize == nil)
         #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--usd", "r.usdz", "--card-size", "10"]) }
         #expect(throws: UsageError.self) { try JobExecCommand(["--out", "o", "--usd", "r.usdz", "--orbit-size", "5000x10"]) }
     }

@@ -1,28 +1,10 @@
 import JSONCore
+import WorkerCore
 
-/// One `redactions` row of a texture as the child receives it: the worker blurs its area of the
-/// texture before anything reads it (the model, every thumbnail, the report), whether or not the
-/// app also sent a blurred replacement.
-public struct RedactionArea: Sendable, Equatable {
-    /// The row's id (recorded in the manifest; never the area itself).
-    public var id: String
-    /// `face`, `manual` or nil.
-    public var kind: String?
-    /// The area as stored, `{"x","y","w","h"}` text (migration 18); nil for a row without one.
-    public var regionJSON: String?
-    /// Whether `y` is measured from the bottom edge (`bottom_left`, the app's and Vision's).
-    public var fromBottom: Bool
-    /// Whether the row names the app's blurred replacement.
-    public var replaced: Bool
-
-    public init(id: String, kind: String? = nil, regionJSON: String?, fromBottom: Bool = true, replaced: Bool = false) {
-        self.id = id
-        self.kind = kind
-        self.regionJSON = regionJSON
-        self.fromBottom = fromBottom
-        self.replaced = replaced
-    }
-
+/// A `redactions` row as the pipeline reads it: the pipeline blurs its area of the texture before
+/// anything reads it (the model, every thumbnail, the report), whether or not the app also sent a
+/// blurred replacement.
+extension JobInput.Redaction {
     /// The area's box, each value in 0…1 with `x + w`, `y + h` ≤ 1 (plus rounding), `w`, `h` > 0;
     /// nil when the row has no area. Throws `PipelineError` `REDACTION_INVALID` for anything else.
     public func box() throws(PipelineError) -> (x: Double, y: Double, w: Double, h: Double)? {

@@ -2,6 +2,7 @@ import FloorPlan
 import Thumbnailer
 import USDParse
 import GLBWriter
+import WorkerCore
 
 /// Everything one conversion needs, already in memory (the caller did the IO).
 public struct PipelineInput: Sendable {
@@ -39,7 +40,7 @@ public struct PipelineInput: Sendable {
     /// The `redactions` rows per texture, keyed like `RedactedTexture.relativePath` (the path the
     /// rows name). Every area is blurred before anything reads the texture; a row whose texture is
     /// not in the package fails the conversion with `REDACTION_INVALID`.
-    public var redactionAreas: [String: [RedactionArea]] = [:]
+    public var redactionAreas: [String: [JobInput.Redaction]] = [:]
     /// Rows per texture (`redactionAreas`' counts): the manifest's `redactions[].regions`.
     public var redactionRegions: [String: Int] { redactionAreas.mapValues(\.count) }
     /// `room_versions.id` and `rooms.id` when run by the worker (nil offline).

@@ -11,15 +11,21 @@ import WorkerCore
 extension JobAttempt {
     func transcode(_ ws: JobWorkspace, inputs: Inputs, previous: Previous? = nil) throws(Interruption) -> ChildReport {
         try checkStop()
-        let options = config.job.applyingRow(planUnits: job.planUnits, planLocale: job.planLocale)
-        var args = ["job-exec", "--out", ws.outputDirectory, "--version-id", job.versionId, "--room-id", job.roomId,
+        // The job, described once for the child: `in/job.json` (`JobInput`).
+        var described = JobInput()
+        described.versionId = job.versionId
+        described.roomId = job.roomId
+        described.usd = (inputs.usd.map { [$0] } ?? []) + inputs.moreUSD
+        described.roomPlan = (inputs.json.map { [$0] } ?? []) + inputs.moreJSON
+        if inputs.redactions > 0 { described.redactedTextures = ws.redactedDirectory }
+        described.redactions = inputs.regions
+        described.previous = previous?.pack
+        described.options = config.job.applyingRow(planUnits: job.planUnits, planLocale: job.planLocale)
+        // Beside the sources, never in the replacement tree (where any file is taken for a texture).
+        let document = try written(described.document, to: "job.json", in: ws.inputDirectory, ws)
+        let args = ["job-exec", "--job", document, "--out", ws.outputDirectory,
                     "--memory-mb", String(config.childMemoryMB), "--cpu-seconds", String(config.childCPUSeconds),
-                    "--parent-pid", String(getpid())] + options.arguments
-        for usd in (inputs.usd.map { [$0] } ?? []) + inputs.moreUSD { args += ["--usd", usd] }
-        for json in (inputs.json.map { [$0] } ?? []) + inputs.moreJSON { args += ["--roomplan", json] }
-        if inputs.redactions > 0 { args += ["--redacted-textures", ws.redactedDirectory] }
-        if let file = inputs.regionsFile { args += ["--redaction-regions", file] }
-        if let pack = previous?.pack { args += ["--previous", pack] }
+                    "--parent-pid", String(getpid())]
 
         if let ids = runner.childSandbox.ids {
             do { try ws.handOver(uid: ids.uid, gid: ids.gid) } catch { throw .failed(error) }

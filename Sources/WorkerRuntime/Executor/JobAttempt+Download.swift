@@ -17,10 +17,8 @@ extension JobAttempt {
         var moreJSON: [String] = []
         var redactions: Int
         /// Redaction rows per texture path (with or without a replacement), as the child reads
-        /// them: `{"id", "kind", "region_json", "origin", "replaced"}`.
-        var regions: [String: [JSONValue]] = [:]
-        /// `regions` as the JSON file handed to the child, when there are any.
-        var regionsFile: String?
+        /// them in its job document (`JobInput.redactions`).
+        var regions: [String: [JobInput.Redaction]] = [:]
         /// The version's `redactions` rows, for the privacy detail recorded after the upload.
         var rows: [RedactionRow] = []
     }
@@ -32,8 +30,8 @@ extension JobAttempt {
     /// for one texture: `REDACTION_INVALID`, permanent), then every object under
     /// `<prefix>redacted/`, at most `maxRedactions` of them and `maxRedactionBytes` in all
     /// (`REDACTION_INVALID`). Every row, with or without a replacement, counts as one redacted area
-    /// of its texture; the rows (id, kind, area, origin) go to the child as `in/redaction_regions.json`,
-    /// which blurs every area before anything reads the texture.
+    /// of its texture; the rows (id, kind, area, origin) go to the child in its job document
+    /// (`JobInput.redactions`), which blurs every area before anything reads the texture.
     func download(_ ws: JobWorkspace) throws(Interruption) -> Inputs {
         enter(.downloading)
         let t0 = Clock.now()
@@ -99,14 +97,6 @@ extension JobAttempt {
             _ = try written(bytes, to: relative, in: ws.redactedDirectory, ws)
         }
         inputs.redactions = wanted.count
-        // The counts go beside the sources, never into the replacement tree (where any file is
-        // taken for a texture).
-        if !inputs.regions.isEmpty {
-            var object: [String: JSONValue] = [:]
-            for (path, areas) in inputs.regions { object[path] = .array(areas) }
-            inputs.regionsFile = try written(Array(JSONValue.object(object).serialized().utf8), to: "redaction_regions.json",
-                                             in: ws.inputDirectory, ws)
-        }
         return inputs
     }
 
@@ -136,7 +126,7 @@ extension JobAttempt {
     /// - Throws: `REDACTION_INVALID` for two replacements of one texture, or more textures than
     ///   `maxRedactions`.
     private func redactedTextures(
-        _ rows: [RedactionRow], listed: [String], prefix: String, regions: inout [String: [JSONValue]]
+        _ rows: [RedactionRow], listed: [String], prefix: String, regions: inout [String: [JobInput.Redaction]]
     ) throws(Interruption) -> [(relative: String, key: String)] {
         var wanted: [(relative: String, key: String)] = []
         var seen: Set<String> = []
@@ -144,11 +134,9 @@ extension JobAttempt {
         // `regions`); rows of one texture naming two different keys are refused.
         var chosen: [String: String] = [:]
         for row in rows {
-            regions[row.texturePath, default: []].append(.object([
-                "id": .string(row.id), "kind": row.kind.map(JSONValue.string) ?? .null,
-                "region_json": row.regionJSON.map(JSONValue.string) ?? .null, "origin": .string(row.origin),
-                "replaced": .bool(row.storageKey != nil),
-            ]))
+            regions[row.texturePath, default: []].append(JobInput.Redaction(
+                id: row.id, kind: row.kind, regionJSON: row.regionJSON, fromBottom: row.origin != "top_left",
+                replaced: row.storageKey != nil))
             guard let key = row.storageKey else { continue }
             if let other = chosen[row.texturePath] {
                 guard other == key else {
