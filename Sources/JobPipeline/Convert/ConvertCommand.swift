@@ -212,7 +212,7 @@ public struct ConvertCommand {
             if isJSON {
                 switch try readRooms([input] + roomPlans, maxBytes: limits.maxInputBytes) {
                 case .success(let json): pipelineInput.roomPlanJSON = json
-                case .failure(let e): return report(e, status: e.code == LayeringError.inputsMismatched ? ExitStatus.usage : ExitStatus.invalidInput)
+                case .failure(let e): return report(e, status: e.has(LayeringError.Code.inputsMismatched) ? ExitStatus.usage : ExitStatus.invalidInput)
                 }
             } else {
                 let dir = PathText.parent(input)
@@ -229,7 +229,7 @@ public struct ConvertCommand {
                 if !roomPlans.isEmpty {
                     switch try readRooms(roomPlans, maxBytes: limits.maxInputBytes) {
                     case .success(let json): pipelineInput.roomPlanJSON = json
-                    case .failure(let e): return report(e, status: e.code == LayeringError.inputsMismatched ? ExitStatus.usage : ExitStatus.invalidInput)
+                    case .failure(let e): return report(e, status: e.has(LayeringError.Code.inputsMismatched) ? ExitStatus.usage : ExitStatus.invalidInput)
                     }
                 }
             }
@@ -244,7 +244,7 @@ public struct ConvertCommand {
         do {
             result = try TranscodePipeline.run(pipelineInput)
         } catch {
-            let status = error.code == LayeringError.inputsMismatched ? ExitStatus.usage
+            let status = error.has(LayeringError.Code.inputsMismatched) ? ExitStatus.usage
                 : error.isInputError ? ExitStatus.invalidInput : ExitStatus.internalError
             return report(error, status: status)
         }

@@ -12,8 +12,8 @@ import WorkerRuntime
 /// row's message (`codes`), and `PipelineError.wrap` / `FailureReason.pipeline` map one to the other.
 ///
 /// The daemon links no feature module, so the codes of USDParse, Layering, GLBWriter, Manifest,
-/// Thumbnailer and FloorPlan are written out here; `ErrorCatalogTests` compares them with the
-/// modules' own constants.
+/// Thumbnailer and FloorPlan are written out here; `ErrorCatalogTests` compares them with each
+/// module's `Code.allCases` (Thumbnailer's texture codes are warnings of a conversion, not listed).
 public enum ErrorCatalog {
     public struct Entry: Sendable, Equatable {
         public var code: String
