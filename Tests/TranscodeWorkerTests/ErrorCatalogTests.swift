@@ -9,6 +9,7 @@ import Thumbnailer
 import USDParse
 
 @testable import TranscodeWorker
+import WorkerHTTP
 @testable import ObjectStorage
 @testable import WorkerRuntime
 
@@ -58,6 +59,13 @@ import USDParse
         expectListed(ThumbnailerError.Code.self, by: "Thumbnailer", leaving: \.isTextureFailure)
         expectListed(FloorPlanError.Code.self, by: "FloorPlan")
         #expect(ErrorCatalog.reasons.contains { $0.code == LayeringError.Code.jsonInvalid.rawValue })
+    }
+
+    /// The runtime's typed codes are listed with their classification.
+    @Test func theRuntimesTypedCodesAreListed() {
+        let rows = Dictionary(uniqueKeysWithValues: ErrorCatalog.codes.map { ($0.code, $0.retryable) })
+        for c in RealtimeBroadcastError.Code.allCases { #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)") }
+        for c in HTTPServerError.Code.allCases { #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)") }
     }
 
     /// Codes in error constructors, error constants and message prefixes across Sources. Warning

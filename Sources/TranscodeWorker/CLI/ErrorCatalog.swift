@@ -159,12 +159,12 @@ public enum ErrorCatalog {
         entry("PREVIOUS_CHANGED", "WorkerRuntime", true,
               "a reprocess: a previous revision's file changed in the output store while it was being reused"),
         entry("WORKSPACE_FAILED", "WorkerRuntime", true, "the job's work directory could not be created, locked or opened"),
-        entry(RealtimeBroadcastError.rateLimited, "WorkerRuntime", true, "Realtime answered 429; the progress event is dropped"),
-        entry(RealtimeBroadcastError.rejected, "WorkerRuntime", false, "Realtime refused the event with another 4xx"),
-        entry(RealtimeBroadcastError.unavailable, "WorkerRuntime", true, "Realtime answered 5xx or 3xx, or not at all"),
-        entry(HTTPServerError.badAddress, "WorkerHTTP", false, "the server address is not HOST:PORT with an IPv4 host"),
-        entry(HTTPServerError.bindFailed, "WorkerHTTP", false, "the socket could not be created, bound or put in listening mode"),
-        entry(HTTPServerError.startFailed, "WorkerHTTP", false, "libmicrohttpd refused to start"),
+        entry(RealtimeBroadcastError.Code.rateLimited.rawValue, "WorkerRuntime", true, "Realtime answered 429; the progress event is dropped"),
+        entry(RealtimeBroadcastError.Code.rejected.rawValue, "WorkerRuntime", false, "Realtime refused the event with another 4xx"),
+        entry(RealtimeBroadcastError.Code.unavailable.rawValue, "WorkerRuntime", true, "Realtime answered 5xx or 3xx, or not at all"),
+        entry(HTTPServerError.Code.badAddress.rawValue, "WorkerHTTP", false, "the server address is not HOST:PORT with an IPv4 host"),
+        entry(HTTPServerError.Code.bindFailed.rawValue, "WorkerHTTP", false, "the socket could not be created, bound or put in listening mode"),
+        entry(HTTPServerError.Code.startFailed.rawValue, "WorkerHTTP", false, "libmicrohttpd refused to start"),
     ]
 
     /// `docs/errors.md`, whole.
