@@ -4,11 +4,13 @@ import GLBWriter
 import Layering
 import Manifest
 import SceneModel
+import TestSupport
 import Testing
 import Thumbnailer
 import USDParse
 
 @testable import TranscodeWorker
+import PGQueue
 import WorkerHTTP
 @testable import ObjectStorage
 @testable import WorkerRuntime
@@ -61,11 +63,18 @@ import WorkerHTTP
         #expect(ErrorCatalog.reasons.contains { $0.code == LayeringError.Code.jsonInvalid.rawValue })
     }
 
-    /// The runtime's typed codes are listed with their classification.
+    /// The runtime's typed codes are well formed and listed with their classification.
     @Test func theRuntimesTypedCodesAreListed() {
+        #expect(errorCodeProblems(RealtimeBroadcastError.Code.self, prefix: "REALTIME_") == [])
+        #expect(errorCodeProblems(HTTPServerError.Code.self, prefix: "HTTP_") == [])
+        #expect(errorCodeProblems(DatabaseError.Code.self, prefix: "DB_") == [])
         let rows = Dictionary(uniqueKeysWithValues: ErrorCatalog.codes.map { ($0.code, $0.retryable) })
         for c in RealtimeBroadcastError.Code.allCases { #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)") }
         for c in HTTPServerError.Code.allCases { #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)") }
+        for c in DatabaseError.Code.allCases where c != .queryFailed {
+            #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)")
+        }
+        #expect(rows[DatabaseError.Code.queryFailed.rawValue]?.hasPrefix("only for") == true)
     }
 
     /// Codes in error constructors, error constants and message prefixes across Sources. Warning

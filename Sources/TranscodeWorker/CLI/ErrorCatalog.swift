@@ -142,13 +142,13 @@ public enum ErrorCatalog {
     ]
 
     static let database: [Entry] = [
-        entry("DB_CONNECT_FAILED", "PGQueue", true, "the database could not be reached"),
-        entry("DB_CONNECTION_LOST", "PGQueue", true, "the connection broke during a statement"),
-        Entry(code: "DB_QUERY_FAILED", module: "PGQueue", retryable: "only for serialization failures, deadlocks and shutdowns (by SQLSTATE)",
+        entry(DatabaseError.Code.connectFailed.rawValue, "PGQueue", true, "the database could not be reached"),
+        entry(DatabaseError.Code.connectionLost.rawValue, "PGQueue", true, "the connection broke during a statement"),
+        Entry(code: DatabaseError.Code.queryFailed.rawValue, module: "PGQueue", retryable: "only for serialization failures, deadlocks and shutdowns (by SQLSTATE)",
               meaning: "the server refused a statement"),
-        entry("DB_TIMEOUT", "PGQueue", true, "a statement ran past its timeout"),
-        entry("DB_BAD_RESULT", "PGQueue", false, "a result did not have the expected shape"),
-        entry("DB_SCHEMA_MISMATCH", "PGQueue", false, "a backend table lacks a column the worker writes, or has it with another type"),
+        entry(DatabaseError.Code.timeout.rawValue, "PGQueue", true, "a statement ran past its timeout"),
+        entry(DatabaseError.Code.badResult.rawValue, "PGQueue", false, "a result did not have the expected shape"),
+        entry(DatabaseError.Code.schemaMismatch.rawValue, "PGQueue", false, "a backend table lacks a column the worker writes, or has it with another type"),
     ]
 
     static let runtime: [Entry] = [
