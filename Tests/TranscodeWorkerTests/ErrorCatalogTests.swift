@@ -68,9 +68,11 @@ import WorkerHTTP
         #expect(errorCodeProblems(RealtimeBroadcastError.Code.self, prefix: "REALTIME_") == [])
         #expect(errorCodeProblems(HTTPServerError.Code.self, prefix: "HTTP_") == [])
         #expect(errorCodeProblems(DatabaseError.Code.self, prefix: "DB_") == [])
+        #expect(errorCodeProblems(HTTPClientError.Code.self, prefix: "HTTP_") == [])
         let rows = Dictionary(uniqueKeysWithValues: ErrorCatalog.codes.map { ($0.code, $0.retryable) })
         for c in RealtimeBroadcastError.Code.allCases { #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)") }
         for c in HTTPServerError.Code.allCases { #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)") }
+        for c in HTTPClientError.Code.allCases { #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)") }
         for c in DatabaseError.Code.allCases where c != .queryFailed {
             #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)")
         }

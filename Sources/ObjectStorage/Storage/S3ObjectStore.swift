@@ -255,7 +255,7 @@ public struct S3ObjectStore: ObjectStore {
             do throws(HTTPClientError) {
                 response = try client.send(request)
             } catch {
-                if error.code == HTTPClientError.responseTooLarge {
+                if error.code == .responseTooLarge {
                     if let limit = tooLargeLimit, let key { throw tooLarge(key, size: nil, limit: limit) }
                     throw StorageError(code: writing ? StorageError.writeFailed : StorageError.unavailable,
                                        message: "\(label): \(error.message)", key: key, isRetryable: false)

@@ -122,12 +122,12 @@ public enum ErrorCatalog {
         StorageError.writeFailed, StorageError.noSpace, StorageError.urlInvalid, StorageError.forbidden,
     ].map { code in entry(code, "ObjectStorage", StorageError.defaultRetryable(code), storageMeaning[code] ?? "") }
         + [
-            entry(HTTPClientError.timeout, "ObjectStorage", true, "no complete response within the request's timeout"),
-            entry(HTTPClientError.connectFailed, "ObjectStorage", true, "the host could not be resolved or reached, or refused the connection"),
-            entry(HTTPClientError.transportFailed, "ObjectStorage", true, "the connection broke or the response was malformed"),
-            entry(HTTPClientError.responseTooLarge, "ObjectStorage", false, "the response body is larger than the client's limit"),
-            entry(HTTPClientError.invalidURL, "ObjectStorage", false, "the URL is not an absolute http(s) URL with a host"),
-            entry(HTTPClientError.invalidRequest, "ObjectStorage", false, "a bad method or header, or a timeout ≤ 0"),
+            entry(HTTPClientError.Code.timeout.rawValue, "ObjectStorage", true, "no complete response within the request's timeout"),
+            entry(HTTPClientError.Code.connectFailed.rawValue, "ObjectStorage", true, "the host could not be resolved or reached, or refused the connection"),
+            entry(HTTPClientError.Code.transportFailed.rawValue, "ObjectStorage", true, "the connection broke or the response was malformed"),
+            entry(HTTPClientError.Code.responseTooLarge.rawValue, "ObjectStorage", false, "the response body is larger than the client's limit"),
+            entry(HTTPClientError.Code.invalidURL.rawValue, "ObjectStorage", false, "the URL is not an absolute http(s) URL with a host"),
+            entry(HTTPClientError.Code.invalidRequest.rawValue, "ObjectStorage", false, "a bad method or header, or a timeout ≤ 0"),
         ]
 
     static let storageMeaning: [String: String] = [
