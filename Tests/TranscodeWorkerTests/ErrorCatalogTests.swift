@@ -37,8 +37,8 @@ import WorkerHTTP
         }
         #expect(all.allSatisfy { !$0.meaning.isEmpty && !$0.module.isEmpty && !$0.retryable.isEmpty })
         // The classification agrees with the error types where they carry one.
-        for code in [StorageError.notFound, StorageError.unavailable, StorageError.writeFailed, StorageError.forbidden] {
-            #expect(ErrorCatalog.codes.first { $0.code == code }?.retryable == (StorageError.defaultRetryable(code) ? "yes" : "no"))
+        for code in StorageError.Code.allCases {
+            #expect(ErrorCatalog.codes.first { $0.code == code.rawValue }?.retryable == (code.isRetryable ? "yes" : "no"))
         }
         #expect(ErrorCatalog.reasons.map(\.code).contains(FailureReason.uploadExpired))
     }
@@ -69,6 +69,7 @@ import WorkerHTTP
         #expect(errorCodeProblems(HTTPServerError.Code.self, prefix: "HTTP_") == [])
         #expect(errorCodeProblems(DatabaseError.Code.self, prefix: "DB_") == [])
         #expect(errorCodeProblems(HTTPClientError.Code.self, prefix: "HTTP_") == [])
+        #expect(errorCodeProblems(StorageError.Code.self, prefix: "STORAGE_") == [])
         let rows = Dictionary(uniqueKeysWithValues: ErrorCatalog.codes.map { ($0.code, $0.retryable) })
         for c in RealtimeBroadcastError.Code.allCases { #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)") }
         for c in HTTPServerError.Code.allCases { #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)") }

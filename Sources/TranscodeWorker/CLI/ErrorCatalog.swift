@@ -117,10 +117,9 @@ public enum ErrorCatalog {
         entry("INVALID_STATE", "TranscodeWorker", false, "an operator command does not apply to the version's status"),
     ]
 
-    static let storage: [Entry] = [
-        StorageError.notFound, StorageError.tooLarge, StorageError.invalidKey, StorageError.unavailable,
-        StorageError.writeFailed, StorageError.noSpace, StorageError.urlInvalid, StorageError.forbidden,
-    ].map { code in entry(code, "ObjectStorage", StorageError.defaultRetryable(code), storageMeaning[code] ?? "") }
+    static let storage: [Entry] = StorageError.Code.allCases.map { code in
+        entry(code.rawValue, "ObjectStorage", code.isRetryable, storageMeaning[code] ?? "")
+    }
         + [
             entry(HTTPClientError.Code.timeout.rawValue, "ObjectStorage", true, "no complete response within the request's timeout"),
             entry(HTTPClientError.Code.connectFailed.rawValue, "ObjectStorage", true, "the host could not be resolved or reached, or refused the connection"),
@@ -130,15 +129,15 @@ public enum ErrorCatalog {
             entry(HTTPClientError.Code.invalidRequest.rawValue, "ObjectStorage", false, "a bad method or header, or a timeout ≤ 0"),
         ]
 
-    static let storageMeaning: [String: String] = [
-        StorageError.notFound: "the key does not exist",
-        StorageError.tooLarge: "the object is larger than the caller's limit",
-        StorageError.invalidKey: "the key breaks the key rules or clashes with a prefix",
-        StorageError.unavailable: "the store could not be read or reached (IO error, network, 5xx)",
-        StorageError.writeFailed: "a write, rename or flush failed",
-        StorageError.noSpace: "the device or quota is full",
-        StorageError.urlInvalid: "the storage URL is malformed or names an unsupported scheme",
-        StorageError.forbidden: "the store refused the credentials or the operation (S3 403)",
+    static let storageMeaning: [StorageError.Code: String] = [
+        .notFound: "the key does not exist",
+        .tooLarge: "the object is larger than the caller's limit",
+        .invalidKey: "the key breaks the key rules or clashes with a prefix",
+        .unavailable: "the store could not be read or reached (IO error, network, 5xx)",
+        .writeFailed: "a write, rename or flush failed",
+        .noSpace: "the device or quota is full",
+        .urlInvalid: "the storage URL is malformed or names an unsupported scheme",
+        .forbidden: "the store refused the credentials or the operation (S3 403)",
     ]
 
     static let database: [Entry] = [
