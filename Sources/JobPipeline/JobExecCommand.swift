@@ -172,16 +172,16 @@ public struct JobExecCommand {
     static func readRegions(_ path: String) throws -> [String: [RedactionArea]] {
         let bytes = try FileReader.read(path, maxBytes: 1 << 20)
         guard let parsed = try? JSONReader.parse(bytes, limits: .smallDocument), case .object(let members) = parsed else {
-            throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(path) is not a JSON object")
+            throw FileReader.Failure(code: .readFailed, message: "\(path) is not a JSON object")
         }
         var out: [String: [RedactionArea]] = [:]
         for m in members {
             guard case .array(let rows) = m.value else {
-                throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(path): \(m.key) has no list of rows")
+                throw FileReader.Failure(code: .readFailed, message: "\(path): \(m.key) has no list of rows")
             }
             out[m.key] = try rows.map { row in
                 guard let id = row.member("id")?.stringValue else {
-                    throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(path): a row of \(m.key) has no id")
+                    throw FileReader.Failure(code: .readFailed, message: "\(path): a row of \(m.key) has no id")
                 }
                 return RedactionArea(id: id, kind: row.member("kind")?.stringValue,
                                      regionJSON: row.member("region_json")?.stringValue,
@@ -236,11 +236,11 @@ public struct JobExecCommand {
             if let regions { input.redactionAreas = try Self.readRegions(regions) }
             if let previous { input.previous = try Self.readPrevious(previous, maxBytes: limits.maxInputBytes) }
         } catch let f as FileReader.Failure {
-            let tooLarge = f.code == "IO_TOO_LARGE"
-            Self.emit(.error(code: f.code, message: f.message, phase: .reading, retryable: !tooLarge))
+            let tooLarge = f.code == .tooLarge
+            Self.emit(.error(code: f.code.rawValue, message: f.message, phase: .reading, retryable: !tooLarge))
             return tooLarge ? ExitStatus.invalidInput : ExitStatus.internalError
         } catch {
-            Self.emit(.error(code: "IO_READ_FAILED", message: "\(error)", phase: .reading, retryable: true))
+            Self.emit(.error(code: FileReader.Failure.Code.readFailed.rawValue, message: "\(error)", phase: .reading, retryable: true))
             return ExitStatus.internalError
         }
 
@@ -264,7 +264,7 @@ public struct JobExecCommand {
         } catch {
             // The worker puts the code in front of the message: send the message alone.
             let message = (error as? FileReader.Failure)?.message ?? "\(error)"
-            Self.emit(.error(code: "IO_WRITE_FAILED", message: message, phase: .manifest, retryable: true))
+            Self.emit(.error(code: FileReader.Failure.Code.writeFailed.rawValue, message: message, phase: .manifest, retryable: true))
             return ExitStatus.internalError
         }
         let files = result.files.map { f in

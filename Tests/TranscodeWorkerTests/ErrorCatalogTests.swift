@@ -4,6 +4,7 @@ import GLBWriter
 import Layering
 import Manifest
 import SceneModel
+import SourceFiles
 import TestSupport
 import Testing
 import Thumbnailer
@@ -70,7 +71,10 @@ import WorkerHTTP
         #expect(errorCodeProblems(DatabaseError.Code.self, prefix: "DB_") == [])
         #expect(errorCodeProblems(HTTPClientError.Code.self, prefix: "HTTP_") == [])
         #expect(errorCodeProblems(StorageError.Code.self, prefix: "STORAGE_") == [])
+        #expect(errorCodeProblems(FileReader.Failure.Code.self, prefix: "IO_") == [])
         let rows = Dictionary(uniqueKeysWithValues: ErrorCatalog.codes.map { ($0.code, $0.retryable) })
+        // Whether an IO code is retried depends on whose file it is: listed, without a check.
+        #expect(FileReader.Failure.Code.allCases.allSatisfy { rows[$0.rawValue] != nil })
         for c in RealtimeBroadcastError.Code.allCases { #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)") }
         for c in HTTPServerError.Code.allCases { #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)") }
         for c in HTTPClientError.Code.allCases { #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)") }
