@@ -18,7 +18,7 @@ public enum ProcessGuard {
     public static func makeNonDumpable() throws(ProcessGuardError) {
         let e = process_guard_set_nondumpable()
         guard e == 0 else {
-            throw ProcessGuardError(code: ProcessGuardError.notHardened,
+            throw ProcessGuardError(code: .notHardened,
                                     message: "cannot make the process non-dumpable: \(String(cString: strerror(e)))")
         }
     }
@@ -29,16 +29,24 @@ public enum ProcessGuard {
 
 /// Why the process could not protect itself, with a stable `code`.
 public struct ProcessGuardError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// `prctl(PR_SET_DUMPABLE, 0)` failed: the command does not start.
-    public static let notHardened = "PROCESS_NOT_HARDENED"
+    /// The stable codes.
+    public enum Code: String, Sendable, CaseIterable, CustomStringConvertible {
+        /// `prctl(PR_SET_DUMPABLE, 0)` failed: the command does not start; permanent.
+        case notHardened = "PROCESS_NOT_HARDENED"
 
-    public var code: String
+        /// Never: the same process fails the same way.
+        public var isRetryable: Bool { false }
+        /// The code itself, as written in messages and logs.
+        public var description: String { rawValue }
+    }
+
+    public var code: Code
     public var message: String
 
-    public init(code: String, message: String) {
+    public init(code: Code, message: String) {
         self.code = code
         self.message = message
     }
 
-    public var description: String { "\(code): \(message)" }
+    public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -19,7 +19,7 @@ public enum CairoPlanRenderer {
     /// The plan as a PDF document, one page per sheet (the sheet's paper size). Throws
     /// `FloorPlanError` (`PLAN_RENDER_FAILED`) when cairo reports an error.
     public static func pdf(_ plan: FloorPlan) throws(FloorPlanError) -> [UInt8] {
-        guard let first = plan.sheets.first else { throw FloorPlanError(code: "PLAN_RENDER_FAILED", message: "no sheet to draw") }
+        guard let first = plan.sheets.first else { throw FloorPlanError(code: .renderFailed, message: "no sheet to draw") }
         let sink = Sink()
         let context = Unmanaged.passUnretained(sink).toOpaque()
         let write: cairo_write_func_t = { closure, data, length in
@@ -30,7 +30,7 @@ public enum CairoPlanRenderer {
         }
         guard let surface = cairo_pdf_surface_create_for_stream(
             write, context, first.width * pointsPerMillimetre, first.height * pointsPerMillimetre)
-        else { throw FloorPlanError(code: "PLAN_RENDER_FAILED", message: "cairo could not create a PDF surface") }
+        else { throw FloorPlanError(code: .renderFailed, message: "cairo could not create a PDF surface") }
         cairo_pdf_surface_restrict_to_version(surface, CAIRO_PDF_VERSION_1_5)
         cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATE_DATE, pdfDate)
         cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_MOD_DATE, pdfDate)
@@ -51,7 +51,7 @@ public enum CairoPlanRenderer {
         let finished = cairo_surface_status(surface)
         cairo_surface_destroy(surface)
         guard status == CAIRO_STATUS_SUCCESS, finished == CAIRO_STATUS_SUCCESS else {
-            throw FloorPlanError(code: "PLAN_RENDER_FAILED", message: "cairo: \(String(cString: cairo_status_to_string(status)))")
+            throw FloorPlanError(code: .renderFailed, message: "cairo: \(String(cString: cairo_status_to_string(status)))")
         }
         return sink.bytes
     }
@@ -63,10 +63,10 @@ public enum CairoPlanRenderer {
         -> (rgba: [UInt8], pixelsPerMillimetre: Double, offset: SIMD2<Double>)
     {
         guard width > 0, height > 0, width <= 8192, height <= 8192 else {
-            throw FloorPlanError(code: "PLAN_RENDER_FAILED", message: "raster size \(width)×\(height) out of range")
+            throw FloorPlanError(code: .renderFailed, message: "raster size \(width)×\(height) out of range")
         }
         guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)) else {
-            throw FloorPlanError(code: "PLAN_RENDER_FAILED", message: "cairo could not create an image surface")
+            throw FloorPlanError(code: .renderFailed, message: "cairo could not create an image surface")
         }
         defer { cairo_surface_destroy(surface) }
         let cr = cairo_create(surface)
@@ -83,7 +83,7 @@ public enum CairoPlanRenderer {
         cairo_destroy(cr)
         cairo_surface_flush(surface)
         guard status == CAIRO_STATUS_SUCCESS, let data = cairo_image_surface_get_data(surface) else {
-            throw FloorPlanError(code: "PLAN_RENDER_FAILED", message: "cairo: \(String(cString: cairo_status_to_string(status)))")
+            throw FloorPlanError(code: .renderFailed, message: "cairo: \(String(cString: cairo_status_to_string(status)))")
         }
         let stride = Int(cairo_image_surface_get_stride(surface))
         var rgba = [UInt8](repeating: 0, count: width * height * 4)

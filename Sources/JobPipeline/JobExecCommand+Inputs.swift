@@ -25,7 +25,7 @@ extension JobExecCommand {
                     job = try JobInput(document: bytes)
                     try Self.checkRooms(job)
                 } catch {
-                    throw FileReader.Failure(code: "IO_READ_FAILED", message: "\(jobFile): \(error.description)")
+                    throw FileReader.Failure(code: .readFailed, message: "\(jobFile): \(error.description)")
                 }
             }
             var input = PipelineInput(versionId: job.versionId, roomId: job.roomId, limits: limits,
@@ -49,11 +49,11 @@ extension JobExecCommand {
             if let previous = job.previous { input.previous = try Self.readPrevious(previous, maxBytes: limits.maxInputBytes) }
             return .success((job, input))
         } catch let f as FileReader.Failure {
-            let tooLarge = f.code == "IO_TOO_LARGE"
-            Self.emit(.error(code: f.code, message: f.message, phase: .reading, retryable: !tooLarge))
+            let tooLarge = f.code == .tooLarge
+            Self.emit(.error(code: f.code.rawValue, message: f.message, phase: .reading, retryable: !tooLarge))
             return .failure(Unread(status: tooLarge ? ExitStatus.invalidInput : ExitStatus.internalError))
         } catch {
-            Self.emit(.error(code: "IO_READ_FAILED", message: "\(error)", phase: .reading, retryable: true))
+            Self.emit(.error(code: FileReader.Failure.Code.readFailed.rawValue, message: "\(error)", phase: .reading, retryable: true))
             return .failure(Unread(status: ExitStatus.internalError))
         }
     }

@@ -194,7 +194,7 @@ public struct JobExecCommand {
         } catch {
             // The worker puts the code in front of the message: send the message alone.
             let message = (error as? FileReader.Failure)?.message ?? "\(error)"
-            Self.emit(.error(code: "IO_WRITE_FAILED", message: message, phase: .manifest, retryable: true))
+            Self.emit(.error(code: FileReader.Failure.Code.writeFailed.rawValue, message: message, phase: .manifest, retryable: true))
             return ExitStatus.internalError
         }
         let files = result.files.map { f in

@@ -8,13 +8,29 @@ import Darwin
 
 /// Reads whole files into memory with a size cap, without intermediate copies.
 public enum FileReader {
-    /// An IO failure with a stable code (`IO_NOT_FOUND`, `IO_READ_FAILED`, `IO_TOO_LARGE`).
+    /// An IO failure with a stable code.
     public struct Failure: Error, CustomStringConvertible, Sendable {
-        public var code: String
-        public var message: String
-        public var description: String { "\(code): \(message)" }
+        /// The stable codes. Whether one is worth retrying depends on whose file it is (a user's
+        /// input or the job's own work file), so the caller decides.
+        public enum Code: String, Sendable, CaseIterable, CustomStringConvertible {
+            /// The file does not exist.
+            case notFound = "IO_NOT_FOUND"
+            /// The file could not be opened, read or mapped, or is not a regular file.
+            case readFailed = "IO_READ_FAILED"
+            /// The file is larger than its limit.
+            case tooLarge = "IO_TOO_LARGE"
+            /// An output file could not be written.
+            case writeFailed = "IO_WRITE_FAILED"
 
-        public init(code: String, message: String) {
+            /// The code itself, as written in messages and logs.
+            public var description: String { rawValue }
+        }
+
+        public var code: Code
+        public var message: String
+        public var description: String { "\(code.rawValue): \(message)" }
+
+        public init(code: Code, message: String) {
             self.code = code
             self.message = message
         }
@@ -31,7 +47,7 @@ public enum FileReader {
                 let n = Glibc.read(fd, buf.baseAddress! + done, size - done)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    failure = Failure(code: "IO_READ_FAILED", message: "read \(path): \(String(cString: strerror(errno)))")
+                    failure = Failure(code: .readFailed, message: "read \(path): \(String(cString: strerror(errno)))")
                     break
                 }
                 if n == 0 { break }
@@ -41,7 +57,7 @@ public enum FileReader {
         }
         if let failure { throw failure }
         guard bytes.count == size else {
-            throw Failure(code: "IO_READ_FAILED", message: "\(path) changed size while being read")
+            throw Failure(code: .readFailed, message: "\(path) changed size while being read")
         }
         return bytes
     }
@@ -54,7 +70,7 @@ public enum FileReader {
         defer { close(fd) }
         if size == 0 { return ByteView([]) }
         guard let p = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), p != MAP_FAILED else {
-            throw Failure(code: "IO_READ_FAILED", message: "cannot map \(path): \(String(cString: strerror(errno)))")
+            throw Failure(code: .readFailed, message: "cannot map \(path): \(String(cString: strerror(errno)))")
         }
         let buffer = UnsafeRawBufferPointer(start: p, count: size)
         let storage = ByteStorage(
@@ -79,18 +95,18 @@ public enum FileReader {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let e = errno
-            throw Failure(code: e == ENOENT ? "IO_NOT_FOUND" : "IO_READ_FAILED",
+            throw Failure(code: e == ENOENT ? .notFound : .readFailed,
                           message: "cannot open \(path): \(String(cString: strerror(e)))")
         }
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
-            throw Failure(code: "IO_READ_FAILED", message: "\(path) is not a readable regular file")
+            throw Failure(code: .readFailed, message: "\(path) is not a readable regular file")
         }
         let size = Int(st.st_size)
         guard size <= maxBytes else {
             close(fd)
-            throw Failure(code: "IO_TOO_LARGE", message: "\(path) is \(size) bytes; the limit is \(maxBytes) bytes")
+            throw Failure(code: .tooLarge, message: "\(path) is \(size) bytes; the limit is \(maxBytes) bytes")
         }
         return (fd, size)
     }

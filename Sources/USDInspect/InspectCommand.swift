@@ -82,9 +82,9 @@ public struct InspectCommand {
         do {
             bytes = try FileReader.map(path, maxBytes: limits.maxInputBytes)
         } catch let f as FileReader.Failure {
-            return fail(code: f.code, message: f.message, extra: [:], status: ExitStatus.invalidInput)
+            return fail(code: f.code.rawValue, message: f.message, extra: [:], status: ExitStatus.invalidInput)
         } catch {
-            return fail(code: "IO_READ_FAILED", message: "\(error)", extra: [:], status: ExitStatus.invalidInput)
+            return fail(code: FileReader.Failure.Code.readFailed.rawValue, message: "\(error)", extra: [:], status: ExitStatus.invalidInput)
         }
         let name = String(path.split(separator: "/").last ?? Substring(path))
         let dir = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."

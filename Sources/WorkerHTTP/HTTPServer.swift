@@ -89,7 +89,7 @@ public final class HTTPServer: @unchecked Sendable {
                 probePaths: Set<String> = [],
                 handler: @escaping @Sendable (HTTPServerRequest) -> HTTPServerResponse) throws(HTTPServerError) {
         guard let (host, wantedPort) = Self.parse(address: address) else {
-            throw HTTPServerError(code: HTTPServerError.badAddress, message: "expected HOST:PORT with an IPv4 host, got \(address)")
+            throw HTTPServerError(code: .badAddress, message: "expected HOST:PORT with an IPv4 host, got \(address)")
         }
         self.host = host
         self.handler = handler
@@ -98,7 +98,7 @@ public final class HTTPServer: @unchecked Sendable {
             generalLimit: Self.connectionLimit, reservePerAddress: Self.probeReservePerAddress,
             requestDeadlineSeconds: max(0.1, requestDeadlineSeconds), reserveDeadlineSeconds: Self.probeReserveDeadlineSeconds)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw HTTPServerError(code: HTTPServerError.bindFailed, message: "socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw HTTPServerError(code: .bindFailed, message: "socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var sin = sockaddr_in()
@@ -111,7 +111,7 @@ public final class HTTPServer: @unchecked Sendable {
         guard bound == 0, listen(fd, 64) == 0 else {
             let message = String(cString: strerror(errno))
             close(fd)
-            throw HTTPServerError(code: HTTPServerError.bindFailed, message: "cannot listen on \(address): \(message)")
+            throw HTTPServerError(code: .bindFailed, message: "cannot listen on \(address): \(message)")
         }
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &sin) {
@@ -143,7 +143,7 @@ public final class HTTPServer: @unchecked Sendable {
             connections.stop()
             close(fd)
             listenFD = -1
-            throw HTTPServerError(code: HTTPServerError.startFailed, message: "libmicrohttpd did not start on \(address)")
+            throw HTTPServerError(code: .startFailed, message: "libmicrohttpd did not start on \(address)")
         }
     }
 

@@ -2,10 +2,16 @@ import Foundation
 import Testing
 @testable import FloorPlan
 import SceneModel
+import TestSupport
 
 /// The PDF (checked with poppler's `pdfinfo` and `pdffonts`), the DXF (read and audited by
 /// `ezdxf`), the raster plan and the room figures.
 @Suite struct PlanOutputTests {
+    /// Every code is unique, upper case, starts with `PLAN_` and reads back as its case.
+    @Test func errorCodesAreWellFormed() {
+        #expect(errorCodeProblems(FloorPlanError.Code.self, prefix: "PLAN_") == [])
+    }
+
     @Test func thePDFHasOnePagePerStory() throws {
         for (layered, pages) in [(try PlanFixtures.layered("parametric_two_sections"), 1), (try PlanFixtures.twoStories("parametric_two_sections"), 2)] {
             let plan = try #require(PlanBuilder.build(layered).plan)

@@ -3,6 +3,7 @@ import SceneModel
 import Testing
 
 @testable import GLBWriter
+import TestSupport
 
 /// The binary container and the exact bytes of a tiny scene.
 @Suite struct ContainerTests {
@@ -99,6 +100,11 @@ import Testing
 }
 
 @Suite struct LimitTests {
+    /// Every code is unique, upper case, starts with `GLB_` and reads back as its case.
+    @Test func errorCodesAreWellFormed() {
+        #expect(errorCodeProblems(GLBWriterError.Code.self, prefix: "GLB_") == [])
+    }
+
     @Test func binaryBufferOverTwoGiBThrowsTooLargeBeforeAllocating() {
         do {
             _ = try GLBContainer.assemble(json: Array("{}".utf8), binLength: GLBContainer.maxBinLength + 4) { _ in
@@ -106,7 +112,7 @@ import Testing
             }
             Issue.record("expected GLB_TOO_LARGE")
         } catch let error as GLBWriterError {
-            #expect(error.code == "GLB_TOO_LARGE")
+            #expect(error.code == .tooLarge)
         } catch {
             Issue.record("unexpected \(error)")
         }

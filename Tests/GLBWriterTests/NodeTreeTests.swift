@@ -171,7 +171,7 @@ import Testing
             do {
                 _ = try GLBWriter.write(bad, options: GLBOptions(generator: "g"))
             } catch let error as GLBWriterError {
-                #expect(error.code == "GLB_INVALID_SCENE")
+                #expect(error.code == .invalidScene)
             }
         }
     }
@@ -183,7 +183,7 @@ import Testing
             _ = try GLBWriter.write(singleMeshRoom(mesh), options: GLBOptions(generator: "g"))
             Issue.record("expected GLB_INVALID_SCENE")
         } catch let error as GLBWriterError {
-            #expect(error.code == "GLB_INVALID_SCENE")
+            #expect(error.code == .invalidScene)
             #expect(error.description.contains("SCENE_MESH_INDEX_RANGE"))
         }
     }

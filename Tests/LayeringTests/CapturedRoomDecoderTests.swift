@@ -3,8 +3,14 @@ import SceneModel
 import Testing
 
 @testable import Layering
+import TestSupport
 
 @Suite struct CapturedRoomDecoderTests {
+    /// Every code is unique, upper case, starts with `ROOMPLAN_` and reads back as its case.
+    @Test func errorCodesAreWellFormed() {
+        #expect(errorCodeProblems(LayeringError.Code.self, prefix: "ROOMPLAN_") == [])
+    }
+
     static func decode(_ text: String, limits: CapturedRoomDecoder.Limits = .default) throws
         -> (CapturedRoom, warnings: [SceneWarning])
     {
@@ -141,53 +147,53 @@ import Testing
     struct Failure: Sendable, CustomStringConvertible {
         var name: String
         var text: String
-        var code: String
+        var code: LayeringError.Code
         var path: String?
         var description: String { name }
     }
 
     static let failures: [Failure] = [
-        Failure(name: "empty", text: "", code: LayeringError.jsonInvalid, path: "$"),
-        Failure(name: "not JSON", text: "RoomPlan!", code: LayeringError.jsonInvalid, path: "$"),
-        Failure(name: "top-level array", text: "[1, 2]", code: LayeringError.jsonInvalid, path: "$"),
-        Failure(name: "not a CapturedRoom", text: #"{"rooms": []}"#, code: LayeringError.jsonInvalid, path: "$"),
+        Failure(name: "empty", text: "", code: .jsonInvalid, path: "$"),
+        Failure(name: "not JSON", text: "RoomPlan!", code: .jsonInvalid, path: "$"),
+        Failure(name: "top-level array", text: "[1, 2]", code: .jsonInvalid, path: "$"),
+        Failure(name: "not a CapturedRoom", text: #"{"rooms": []}"#, code: .jsonInvalid, path: "$"),
         Failure(name: "truncated in transform", text: String(oneWall()[..<oneWall().range(of: "1.25, 2")!.upperBound]),
-                code: LayeringError.jsonInvalid, path: "walls[0].transform[14]"),
-        Failure(name: "truncated after key", text: #"{"walls": [{"identifier""#, code: LayeringError.jsonInvalid,
+                code: .jsonInvalid, path: "walls[0].transform[14]"),
+        Failure(name: "truncated after key", text: #"{"walls": [{"identifier""#, code: .jsonInvalid,
                 path: "walls[0]"),
-        Failure(name: "walls is an object", text: #"{"walls": {}}"#, code: LayeringError.jsonInvalid, path: "walls"),
-        Failure(name: "identifier is a number", text: oneWall(#""W-1""#, with: "7"), code: LayeringError.jsonInvalid,
+        Failure(name: "walls is an object", text: #"{"walls": {}}"#, code: .jsonInvalid, path: "walls"),
+        Failure(name: "identifier is a number", text: oneWall(#""W-1""#, with: "7"), code: .jsonInvalid,
                 path: "walls[0].identifier"),
         Failure(name: "missing transform", text: oneWall(#""transform""#, with: #""transfrm""#),
-                code: LayeringError.jsonInvalid, path: "walls[0].transform"),
-        Failure(name: "transform of 15", text: oneWall(", 2, 1]}", with: ", 2]}"), code: LayeringError.jsonInvalid,
+                code: .jsonInvalid, path: "walls[0].transform"),
+        Failure(name: "transform of 15", text: oneWall(", 2, 1]}", with: ", 2]}"), code: .jsonInvalid,
                 path: "walls[0].transform"),
         Failure(name: "transform of strings", text: oneWall("0.99999994", with: #""1""#),
-                code: LayeringError.jsonInvalid, path: "walls[0].transform[0]"),
-        Failure(name: "NaN literal", text: oneWall("1.25", with: "NaN"), code: LayeringError.jsonInvalid,
+                code: .jsonInvalid, path: "walls[0].transform[0]"),
+        Failure(name: "NaN literal", text: oneWall("1.25", with: "NaN"), code: .jsonInvalid,
                 path: "walls[0].transform[13]"),
-        Failure(name: "overflowing Float32", text: oneWall("1.25", with: "1e39"), code: LayeringError.jsonInvalid,
+        Failure(name: "overflowing Float32", text: oneWall("1.25", with: "1e39"), code: .jsonInvalid,
                 path: "walls[0].transform[13]"),
         Failure(name: "dimensions of 1", text: oneWall("[4.6183414, 2.3925, 0]", with: "[4]"),
-                code: LayeringError.jsonInvalid, path: "walls[0].dimensions"),
+                code: .jsonInvalid, path: "walls[0].dimensions"),
         Failure(name: "door isOpen string", text: #"{"doors": [{"category": {"door": {"isOpen": "yes"}}}]}"#,
-                code: LayeringError.jsonInvalid, path: "doors[0].category.door.isOpen"),
+                code: .jsonInvalid, path: "doors[0].category.door.isOpen"),
         Failure(name: "enum with two keys", text: oneWall(#"{"high": {}}"#, with: #"{"high": {}, "low": {}}"#),
-                code: LayeringError.jsonInvalid, path: "walls[0].confidence"),
+                code: .jsonInvalid, path: "walls[0].confidence"),
         Failure(name: "story not integer", text: oneWall(#""story": 0"#, with: #""story": 0.5"#),
-                code: LayeringError.jsonInvalid, path: "walls[0].story"),
-        Failure(name: "leading zero", text: oneWall("1.25", with: "01.25"), code: LayeringError.jsonInvalid,
+                code: .jsonInvalid, path: "walls[0].story"),
+        Failure(name: "leading zero", text: oneWall("1.25", with: "01.25"), code: .jsonInvalid,
                 path: "walls[0].transform[13]"),
-        Failure(name: "control character", text: "{\"walls\": [], \"x\": \"a\u{01}b\"}", code: LayeringError.jsonInvalid,
+        Failure(name: "control character", text: "{\"walls\": [], \"x\": \"a\u{01}b\"}", code: .jsonInvalid,
                 path: "x"),
-        Failure(name: "bad escape", text: #"{"walls": [], "x": "\q"}"#, code: LayeringError.jsonInvalid, path: "x"),
-        Failure(name: "trailing garbage", text: #"{"walls": []} x"#, code: LayeringError.jsonInvalid, path: "$"),
+        Failure(name: "bad escape", text: #"{"walls": [], "x": "\q"}"#, code: .jsonInvalid, path: "x"),
+        Failure(name: "trailing garbage", text: #"{"walls": []} x"#, code: .jsonInvalid, path: "$"),
         Failure(name: "depth bomb", text: "{\"walls\": " + String(repeating: "[", count: 100_000),
-                code: LayeringError.limitExceeded, path: "walls" + String(repeating: "[0]", count: 31)),
+                code: .limitExceeded, path: "walls" + String(repeating: "[0]", count: 31)),
         Failure(name: "object depth bomb", text: String(repeating: "{\"a\":", count: 5000),
-                code: LayeringError.limitExceeded, path: Array(repeating: "a", count: 32).joined(separator: ".")),
+                code: .limitExceeded, path: Array(repeating: "a", count: 32).joined(separator: ".")),
         Failure(name: "long number", text: oneWall("1.25", with: "1." + String(repeating: "2", count: 100)),
-                code: LayeringError.limitExceeded, path: "walls[0].transform[13]"),
+                code: .limitExceeded, path: "walls[0].transform[13]"),
     ]
 
     @Test(arguments: failures)
@@ -210,7 +216,7 @@ import Testing
         bytes.replaceSubrange(0..<head.count, with: head)
         bytes.replaceSubrange((bytes.count - tail.count)..<bytes.count, with: tail)
         #expect(throws: LayeringError(
-            code: LayeringError.jsonTooLarge,
+            code: .jsonTooLarge,
             message: "CapturedRoom JSON is \(bytes.count) bytes; the limit is \(20 * 1024 * 1024) (maxBytes)")) {
             try CapturedRoomDecoder.decode(bytes)
         }
@@ -219,7 +225,7 @@ import Testing
             _ = try CapturedRoomDecoder.decode(bytes, limits: CapturedRoomDecoder.Limits(maxBytes: 200 * 1024 * 1024))
             Issue.record("decoded")
         } catch let e as LayeringError {
-            #expect(e.code == LayeringError.limitExceeded && e.jsonPath == "x")
+            #expect(e.code == .limitExceeded && e.jsonPath == "x")
         } catch {
             Issue.record("untyped \(error)")
         }
@@ -258,7 +264,7 @@ import Testing
                     _ = try CapturedRoomDecoder.decode(Array(bytes[0..<n]))
                     successes += 1
                 } catch let e as LayeringError {
-                    #expect(e.code == LayeringError.jsonInvalid, "prefix \(n): \(e)")
+                    #expect(e.code == .jsonInvalid, "prefix \(n): \(e)")
                     #expect(e.jsonPath != nil)
                     failures += 1
                 }

@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func noInputIsAnError() {
-        #expect(throws: LayeringError(code: LayeringError.emptyInput, message: "neither a USD scene nor CapturedRoom JSON was given")) {
+        #expect(throws: LayeringError(code: .emptyInput, message: "neither a USD scene nor CapturedRoom JSON was given")) {
             try RoomLayering.layer(scene: nil, capturedRoomJSON: nil)
         }
     }
@@ -35,7 +35,7 @@ import Testing
             _ = try RoomLayering.layer(scene: nil, capturedRoomJSON: r.json(), options: LayeringOptions(maxElements: 3))
             Issue.record("no error")
         } catch let e as LayeringError {
-            #expect(e.code == LayeringError.limitExceeded)
+            #expect(e.code == .limitExceeded)
         }
     }
 

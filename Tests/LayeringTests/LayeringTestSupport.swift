@@ -22,7 +22,7 @@ enum TestFiles {
 
     static func bytes(_ path: String) throws -> [UInt8] {
         guard let d = FileManager.default.contents(atPath: path) else {
-            throw LayeringError(code: "TEST_MISSING_FILE", message: path)
+            throw MissingTestFile(path)
         }
         return [UInt8](d)
     }

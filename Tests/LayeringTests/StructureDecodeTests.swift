@@ -27,32 +27,32 @@ import Testing
     }
 
     @Test func hostileStructuresEndInTypedErrors() throws {
-        func code(_ text: String, _ limits: CapturedRoomDecoder.Limits = .default) -> (String, String?)? {
+        func code(_ text: String, _ limits: CapturedRoomDecoder.Limits = .default) -> (LayeringError.Code?, String?)? {
             do { _ = try CapturedRoomDecoderTests.decode(text, limits: limits) } catch let e as LayeringError {
                 return (e.code, e.jsonPath)
-            } catch { return ("\(error)", nil) }
+            } catch { return (nil, "\(error)") }
             return nil
         }
         // An unterminated coreModel inside a room.
         let open = "{\"walls\": [], \"rooms\": [{\"walls\": [], \"coreModel\": \"AAAA"
-        #expect(code(open)?.0 == LayeringError.jsonInvalid)
+        #expect(code(open)?.0 == .jsonInvalid)
         #expect(code(open)?.1 == "rooms[0].coreModel")
         // Too many rooms: refused by count, before any is read.
         var limits = CapturedRoomDecoder.Limits()
         limits.maxRooms = 2
         let three = "{\"walls\": [], \"rooms\": [{\"walls\": []}, {\"walls\": []}, {\"walls\": []}]}"
-        #expect(code(three, limits)?.0 == LayeringError.limitExceeded)
+        #expect(code(three, limits)?.0 == .limitExceeded)
         #expect(code(three, limits)?.1 == "rooms")
         // Room copies count towards maxElements.
         limits = CapturedRoomDecoder.Limits()
         limits.maxElements = 1
-        #expect(code(Self.structure(coreModel: 4), limits)?.0 == LayeringError.limitExceeded)
+        #expect(code(Self.structure(coreModel: 4), limits)?.0 == .limitExceeded)
         // A room that is not a room.
-        #expect(code("{\"walls\": [], \"rooms\": [3]}")?.0 == LayeringError.jsonInvalid)
+        #expect(code("{\"walls\": [], \"rooms\": [3]}")?.0 == .jsonInvalid)
         // The document is still capped as a whole, coreModel included.
         limits = CapturedRoomDecoder.Limits()
         limits.maxBytes = 10_000
-        #expect(code(Self.structure(coreModel: 20_000), limits)?.0 == LayeringError.jsonTooLarge)
+        #expect(code(Self.structure(coreModel: 20_000), limits)?.0 == .jsonTooLarge)
     }
 
     @Test func roomsInsideARoomAreIgnoredWithAWarning() throws {

@@ -1,10 +1,16 @@
 import Testing
 import Manifest
 import SceneModel
+import TestSupport
 
 /// Input the schema cannot describe is refused with an error naming the field, so a manifest
 /// that leaves the builder always validates.
 @Suite struct ManifestErrorTests {
+    /// Every code is unique, upper case, starts with `MANIFEST_` and reads back as its case.
+    @Test func errorCodesAreWellFormed() {
+        #expect(errorCodeProblems(ManifestError.Code.self, prefix: "MANIFEST_") == [])
+    }
+
     func expectError(_ expected: ManifestError, _ change: (inout ManifestInput) -> Void,
                      sourceLocation: SourceLocation = #_sourceLocation) {
         var input = SampleRoom.input()

@@ -98,7 +98,7 @@ import Glibc
         let store = try FileObjectStore(root: root)
         try store.put("a.bin", bytes: [UInt8](repeating: 1, count: 1000), contentType: "application/octet-stream")
         let error = thrownError { () throws(StorageError) in try store.get("a.bin", maxBytes: 999) }
-        #expect(error?.code == StorageError.tooLarge)
+        #expect(error?.code == StorageError.Code.tooLarge)
         #expect(error?.key == "a.bin")
         #expect(error?.isRetryable == false)
         #expect(try store.get("a.bin", maxBytes: 1000).count == 1000)
@@ -112,7 +112,7 @@ import Glibc
         // (Reading it first would take minutes and 64 GiB of memory: the refusal names the size
         // fstat gave, before any byte is read.)
         let huge = thrownError { () throws(StorageError) in try store.get("huge.usdz", maxBytes: 200 << 20) }
-        #expect(huge?.code == StorageError.tooLarge)
+        #expect(huge?.code == StorageError.Code.tooLarge)
         #expect(huge?.message.contains(String(64 << 30)) == true, "\(huge?.message ?? "")")
         #expect(try store.size("huge.usdz") == 64 << 30)
     }
@@ -134,13 +134,13 @@ import Glibc
                 thrownError { () throws(StorageError) in try store.size(key) },
             ]
             for error in errors {
-                #expect(error?.code == StorageError.invalidKey, "\(key.debugDescription)")
+                #expect(error?.code == StorageError.Code.invalidKey, "\(key.debugDescription)")
                 #expect(error?.isRetryable == false)
             }
         }
         for prefix in ["/a", "a//", "../", "a/../", "a\\", "x\u{0}"] {
             let error = thrownError { () throws(StorageError) in try store.list(prefix: prefix) }
-            #expect(error?.code == StorageError.invalidKey, "\(prefix.debugDescription)")
+            #expect(error?.code == StorageError.Code.invalidKey, "\(prefix.debugDescription)")
         }
         // Nothing was written anywhere, inside the store or beside it.
         #expect(allEntries(root) == ["store"])
@@ -156,15 +156,15 @@ import Glibc
         defer { cleanUp(root) }
         let store = try FileObjectStore(root: root)
         let error = thrownError { () throws(StorageError) in try store.get("rooms/nope/model.glb", maxBytes: 100) }
-        #expect(error?.code == StorageError.notFound)
+        #expect(error?.code == StorageError.Code.notFound)
         #expect(error?.key == "rooms/nope/model.glb")
         #expect(error?.isRetryable == false)
         #expect(try store.size("rooms/nope/model.glb") == nil)
 
         // A prefix of other keys is not an object; neither is a path through an object.
         try store.put("rooms/r1/model.glb", bytes: [1], contentType: "model/gltf-binary")
-        #expect(thrownError { () throws(StorageError) in try store.get("rooms/r1", maxBytes: 100) }?.code == StorageError.notFound)
-        #expect(thrownError { () throws(StorageError) in try store.get("rooms/r1/model.glb/x", maxBytes: 100) }?.code == StorageError.notFound)
+        #expect(thrownError { () throws(StorageError) in try store.get("rooms/r1", maxBytes: 100) }?.code == StorageError.Code.notFound)
+        #expect(thrownError { () throws(StorageError) in try store.get("rooms/r1/model.glb/x", maxBytes: 100) }?.code == StorageError.Code.notFound)
         #expect(try store.size("rooms/r1") == nil)
         #expect(try store.size("rooms/r1/model.glb/x") == nil)
     }
@@ -199,7 +199,7 @@ import Glibc
         try store.delete("rooms/r/thumbs/hero.webp")
         try store.delete("never/existed")
         try store.delete("rooms/r")  // a prefix, not an object: nothing to delete
-        #expect(thrownError { () throws(StorageError) in try store.get("rooms/r/thumbs/hero.webp", maxBytes: 10) }?.code == StorageError.notFound)
+        #expect(thrownError { () throws(StorageError) in try store.get("rooms/r/thumbs/hero.webp", maxBytes: 10) }?.code == StorageError.Code.notFound)
         #expect(try store.list(prefix: "rooms/") == ["rooms/r/model.glb"])
     }
 
@@ -208,25 +208,25 @@ import Glibc
         defer { cleanUp(root) }
         let store = try FileObjectStore(root: root)
         try store.put("a/b", bytes: [1], contentType: "text/plain")
-        #expect(thrownError { () throws(StorageError) in try store.put("a", bytes: [2], contentType: "text/plain") }?.code == StorageError.invalidKey)
+        #expect(thrownError { () throws(StorageError) in try store.put("a", bytes: [2], contentType: "text/plain") }?.code == StorageError.Code.invalidKey)
         try store.put("x", bytes: [1], contentType: "text/plain")
-        #expect(thrownError { () throws(StorageError) in try store.put("x/y", bytes: [2], contentType: "text/plain") }?.code == StorageError.invalidKey)
+        #expect(thrownError { () throws(StorageError) in try store.put("x/y", bytes: [2], contentType: "text/plain") }?.code == StorageError.Code.invalidKey)
         #expect(try store.list(prefix: "") == ["a/b", "x"])
         #expect(allEntries(root).filter { $0.contains(".tmp-put-") }.isEmpty)
     }
 
     @Test func errnoMapping() {
         let full = StorageError.system(ENOSPC, "cannot write k", key: "k", writing: true)
-        #expect(full.code == StorageError.noSpace)
+        #expect(full.code == StorageError.Code.noSpace)
         #expect(full.isRetryable == false)
-        #expect(StorageError.system(EDQUOT, "w", key: nil, writing: true).code == StorageError.noSpace)
+        #expect(StorageError.system(EDQUOT, "w", key: nil, writing: true).code == StorageError.Code.noSpace)
         let io = StorageError.system(EIO, "w", key: nil, writing: true)
-        #expect(io.code == StorageError.writeFailed)
+        #expect(io.code == StorageError.Code.writeFailed)
         #expect(io.isRetryable)
         let read = StorageError.system(EIO, "r", key: nil, writing: false)
-        #expect(read.code == StorageError.unavailable)
+        #expect(read.code == StorageError.Code.unavailable)
         #expect(read.isRetryable)
-        for code in [StorageError.notFound, StorageError.tooLarge, StorageError.invalidKey, StorageError.noSpace, StorageError.urlInvalid] {
+        for code in [StorageError.Code.notFound, StorageError.Code.tooLarge, StorageError.Code.invalidKey, StorageError.Code.noSpace, StorageError.Code.urlInvalid] {
             #expect(StorageError(code: code, message: "m").isRetryable == false)
         }
     }
@@ -257,7 +257,7 @@ import Glibc
         ]
         for url in cases {
             let error = thrownError { () throws(StorageError) in try StorageURL.open(url) }
-            #expect(error?.code == StorageError.urlInvalid, "\(url)")
+            #expect(error?.code == StorageError.Code.urlInvalid, "\(url)")
             #expect(error?.isRetryable == false)
         }
         // Credentials in an unsupported URL never reach the message.

@@ -124,7 +124,7 @@ import Glibc
             return (200, [], Array("late".utf8))
         }
         let error = failure(HTTPClient(), HTTPRequest(method: "POST", url: server.url("/slow"), body: [1], timeout: 0.5))
-        #expect(error?.code == HTTPClientError.timeout)
+        #expect(error?.code == .timeout)
         #expect(error?.isRetryable == true)
         #expect(answered.withLock { !state.value }, "the client returned before the server answered")
         // The handler is still waiting: stopping must not wait for it.
@@ -149,7 +149,7 @@ import Glibc
         try #require(bound)
         let port = UInt16(bigEndian: address.sin_port)
         let error = failure(HTTPClient(), HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/", timeout: 5))
-        #expect(error?.code == HTTPClientError.connectFailed)
+        #expect(error?.code == .connectFailed)
         #expect(error?.isRetryable == true)
     }
 
@@ -168,11 +168,11 @@ import Glibc
         let client = HTTPClient()
         #expect(try client.send(HTTPRequest(method: "GET", url: server.url("/exact"), timeout: 10)).body.count == limit)
         let over = failure(client, HTTPRequest(method: "GET", url: server.url("/over"), timeout: 10))
-        #expect(over?.code == HTTPClientError.responseTooLarge)
+        #expect(over?.code == .responseTooLarge)
         #expect(over?.isRetryable == false)
-        #expect(failure(client, HTTPRequest(method: "GET", url: server.url("/chunked"), timeout: 10))?.code == HTTPClientError.responseTooLarge)
+        #expect(failure(client, HTTPRequest(method: "GET", url: server.url("/chunked"), timeout: 10))?.code == .responseTooLarge)
         let small = HTTPClient(maxResponseBytes: 10)
-        #expect(failure(small, HTTPRequest(method: "GET", url: server.url("/eleven"), timeout: 10))?.code == HTTPClientError.responseTooLarge)
+        #expect(failure(small, HTTPRequest(method: "GET", url: server.url("/eleven"), timeout: 10))?.code == .responseTooLarge)
         #expect(try HTTPClient(maxResponseBytes: 11).send(HTTPRequest(method: "GET", url: server.url("/eleven"), timeout: 10)).body.count == 11)
     }
 
@@ -180,13 +180,13 @@ import Glibc
         let client = HTTPClient()
         for url in ["ftp://127.0.0.1/x", "not a url", "http:///no-host", "/relative", ""] {
             let error = failure(client, HTTPRequest(method: "GET", url: url, timeout: 1))
-            #expect(error?.code == HTTPClientError.invalidURL, "\(url)")
+            #expect(error?.code == .invalidURL, "\(url)")
             #expect(error?.isRetryable == false)
         }
         let injected = failure(client, HTTPRequest(method: "GET", url: "http://127.0.0.1:9/", headers: [("X-A", "b\r\nX-Evil: 1")], timeout: 1))
-        #expect(injected?.code == HTTPClientError.invalidRequest)
-        #expect(failure(client, HTTPRequest(method: "G ET", url: "http://127.0.0.1:9/", timeout: 1))?.code == HTTPClientError.invalidRequest)
-        #expect(failure(client, HTTPRequest(method: "GET", url: "http://127.0.0.1:9/", timeout: 0))?.code == HTTPClientError.invalidRequest)
+        #expect(injected?.code == .invalidRequest)
+        #expect(failure(client, HTTPRequest(method: "G ET", url: "http://127.0.0.1:9/", timeout: 1))?.code == .invalidRequest)
+        #expect(failure(client, HTTPRequest(method: "GET", url: "http://127.0.0.1:9/", timeout: 0))?.code == .invalidRequest)
     }
 
     @Test func errorMessagesLeaveOutQueriesAndCredentials() throws {

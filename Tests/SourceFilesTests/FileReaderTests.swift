@@ -17,7 +17,7 @@ import Glibc
         ]
     }
 
-    static func codes(_ path: String, maxBytes: Int = 1 << 20) -> [String?] {
+    static func codes(_ path: String, maxBytes: Int = 1 << 20) -> [FileReader.Failure.Code?] {
         outcomes(path, maxBytes: maxBytes).map { if case .failure(let f) = $0 { f.code } else { nil } }
     }
 
@@ -41,7 +41,7 @@ import Glibc
                 Issue.record("read past the limit")
                 continue
             }
-            #expect(f.code == "IO_TOO_LARGE")
+            #expect(f.code == .tooLarge)
             #expect(f.message.contains("10001 bytes") && f.message.contains("10000 bytes"), "\(f.message)")
             #expect(f.description == "IO_TOO_LARGE: " + f.message)
         }
@@ -49,9 +49,9 @@ import Glibc
 
     @Test func aMissingFileIsNotFound() throws {
         let t = try TempFolder()
-        #expect(Self.codes(t.root + "/nothing") == ["IO_NOT_FOUND", "IO_NOT_FOUND"])
+        #expect(Self.codes(t.root + "/nothing") == [.notFound, .notFound])
         try t.link(t.root + "/dangling", to: t.root + "/nothing")
-        #expect(Self.codes(t.root + "/dangling") == ["IO_NOT_FOUND", "IO_NOT_FOUND"])
+        #expect(Self.codes(t.root + "/dangling") == [.notFound, .notFound])
     }
 
     /// The failures' messages, one per way in (nil for a read that succeeded).
@@ -61,14 +61,14 @@ import Glibc
 
     @Test func aFolderIsNotARegularFile() throws {
         let t = try TempFolder()
-        #expect(Self.codes(t.root) == ["IO_READ_FAILED", "IO_READ_FAILED"])
+        #expect(Self.codes(t.root) == [.readFailed, .readFailed])
         // Refused for what it is, before any read or map is tried.
         #expect(Self.messages(t.root).allSatisfy { $0?.hasSuffix("is not a readable regular file") == true })
     }
 
     @Test func aDeviceIsNotARegularFile() {
         // /dev/zero never ends, and a size limit taken from its size (0) would not hold it.
-        #expect(Self.codes("/dev/zero") == ["IO_READ_FAILED", "IO_READ_FAILED"])
+        #expect(Self.codes("/dev/zero") == [.readFailed, .readFailed])
         #expect(Self.messages("/dev/zero").allSatisfy { $0?.hasSuffix("is not a readable regular file") == true })
     }
 
@@ -86,7 +86,7 @@ import Glibc
                 do {
                     if useMap { _ = try FileReader.map(fifo, maxBytes: 1 << 20) } else { _ = try FileReader.read(fifo, maxBytes: 1 << 20) }
                 } catch let f as FileReader.Failure {
-                    box.code = f.code
+                    box.code = f.code.rawValue
                 } catch {}
                 done.signal()
             }
@@ -96,7 +96,7 @@ import Glibc
                 done.wait()
                 close(writer)
             }
-            #expect(box.code == "IO_READ_FAILED", "map: \(useMap)")
+            #expect(box.code == FileReader.Failure.Code.readFailed.rawValue, "map: \(useMap)")
         }
     }
 
@@ -107,7 +107,7 @@ import Glibc
         let bytes = try t.file(t.outside + "/x.png")
         try t.link(t.root + "/x.png", to: t.outside + "/x.png")
         #expect(try FileReader.read(t.root + "/x.png", maxBytes: 16) == bytes)
-        #expect(Self.codes(t.root + "/x.png", maxBytes: 15) == ["IO_TOO_LARGE", "IO_TOO_LARGE"])
+        #expect(Self.codes(t.root + "/x.png", maxBytes: 15) == [.tooLarge, .tooLarge])
     }
 }
 

@@ -50,3 +50,10 @@ public enum TestOutput {
         return fd >= 0 ? fd : 2
     }()
 }
+
+/// A fixture file the test needs is not there.
+public struct MissingTestFile: Error, CustomStringConvertible {
+    public var path: String
+    public init(_ path: String) { self.path = path }
+    public var description: String { "missing test file: \(path)" }
+}

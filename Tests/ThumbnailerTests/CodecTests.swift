@@ -69,14 +69,14 @@ struct CodecTests {
             Issue.record("a 30000×30000 PNG must be refused")
             return
         }
-        #expect(f.code == "THUMB_TEXTURE_TOO_LARGE")
+        #expect(f.code == .textureTooLarge)
         // Within the side limit but beyond the byte budget.
         let big = PNGWriter.header(width: 9000, height: 9000)
         guard case .failure(let g) = PNGDecoder.decode(big, limits: Self.limits) else {
             Issue.record("an 81-megapixel PNG exceeds the 256 MiB budget")
             return
         }
-        #expect(g.code == "THUMB_TEXTURE_BUDGET")
+        #expect(g.code == .textureBudget)
         // Garbage after a valid header: libpng's error comes back as a failure.
         var broken = PNGWriter.encode(rgba: [UInt8](repeating: 7, count: 64), width: 4, height: 4)
         broken[broken.count - 20] ^= 0xFF
@@ -110,7 +110,7 @@ struct CodecTests {
             Issue.record("a 20000×20000 frame must be refused")
             return
         }
-        #expect(f.code == "THUMB_TEXTURE_TOO_LARGE")
+        #expect(f.code == .textureTooLarge)
         // Huffman counts that overflow the code space.
         var bad = Self.baselineJPEG
         if let dht = (0..<(bad.count - 1)).first(where: { bad[$0] == 0xFF && bad[$0 + 1] == 0xC4 }) {
@@ -127,7 +127,7 @@ struct CodecTests {
                 Issue.record("SOF9 must be refused")
                 return
             }
-            #expect(g.code == "THUMB_TEXTURE_UNSUPPORTED")
+            #expect(g.code == .textureUnsupported)
         }
     }
 
@@ -202,7 +202,7 @@ struct CodecTests {
         let scene = Self.texturedQuad(texture: png, factor: factor)
         let layered = TestScenes.layered(scene)
         let rs = RenderScene(RenderContext.source(layered), textureBudget: 256 << 20, maxTextureSize: 2048)
-        #expect(rs.warnings.contains { $0.code == "THUMB_TEXTURE_TOO_LARGE" })
+        #expect(rs.warnings.contains { $0.code == ThumbnailerError.Code.textureTooLarge.rawValue })
         let out = TestScenes.render(
             scene, camera: TestScenes.pixelCamera(width: 2, height: 2), width: 2, height: 2,
             settings: TestScenes.exact())
@@ -214,7 +214,7 @@ struct CodecTests {
         options.sizes.hero = ThumbnailSize(width: 64, height: 48)
         options.supersampling = 1
         let result = try Thumbnailer.render(layered, options: options)
-        #expect(result.warnings.contains { $0.code == "THUMB_TEXTURE_TOO_LARGE" })
+        #expect(result.warnings.contains { $0.code == ThumbnailerError.Code.textureTooLarge.rawValue })
     }
 
     @Test func webpRoundTripsThroughLibwebp() throws {

@@ -57,7 +57,7 @@ struct CorpusTests {
             context = try RenderContext(layered, options: options)
         } catch let e as ThumbnailerError {
             // Only a scene without triangles may be empty.
-            #expect(e.code == "THUMB_EMPTY_SCENE")
+            #expect(e.code == .emptyScene)
             #expect(scene.instancedTriangleCount == 0, "\(name): \(e)")
             return
         }

@@ -1,10 +1,18 @@
 import SceneModel
+import TestSupport
 import Testing
 @testable import Thumbnailer
 
 /// The views of a RoomPlan-like room and of plain models: paths, sizes, cameras, cutaway, hero
 /// choice, plan drawing, determinism.
 struct ViewTests {
+    /// Every code is unique, upper case, starts with `THUMB_` and reads back as its case; messages
+    /// spell a code as its text.
+    @Test func errorCodesAreWellFormed() {
+        #expect(errorCodeProblems(ThumbnailerError.Code.self, prefix: "THUMB_") == [])
+        #expect("\(ThumbnailerError.Code.textureBudget)" == ThumbnailWarningCode.textureBudget)
+    }
+
     static var small: ThumbnailOptions {
         var o = ThumbnailOptions()
         o.sizes = .init(
@@ -139,7 +147,7 @@ struct ViewTests {
         do {
             _ = try Thumbnailer.render(LayeredScene(scene: Scene()), options: Self.small)
         } catch let e as ThumbnailerError {
-            #expect(e.code == "THUMB_EMPTY_SCENE")
+            #expect(e.code == .emptyScene)
         } catch {
             Issue.record("unexpected \(error)")
         }
@@ -149,7 +157,7 @@ struct ViewTests {
             _ = try Thumbnailer.render(RoomFixture.room(), options: none)
             Issue.record("no views must throw")
         } catch let e as ThumbnailerError {
-            #expect(e.code == "THUMB_INVALID_OPTIONS")
+            #expect(e.code == .invalidOptions)
         } catch {
             Issue.record("unexpected \(error)")
         }

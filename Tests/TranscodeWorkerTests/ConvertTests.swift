@@ -1,4 +1,5 @@
 import Foundation
+import Layering
 import Testing
 import Thumbnailer
 import USDParse
@@ -215,12 +216,13 @@ import TestSupport
     @Test func invalidInputsFailWithTypedCodes() throws {
         var bad = PipelineInput()
         bad.usd = .init(name: "x.usda", bytes: ByteView(Array("#usda 1.0\ndef \"A\" {".utf8)))
-        #expect { try TranscodePipeline.run(bad) } throws: { ($0 as? PipelineError)?.code == "USD_SYNTAX" }
+        #expect { try TranscodePipeline.run(bad) } throws: { ($0 as? PipelineError)?.has(USDParseError.Code.syntax) == true }
         var badJSON = PipelineInput()
         badJSON.roomPlanJSON = ("room.json", Array("{\"walls\": [".utf8))
         #expect { try TranscodePipeline.run(badJSON) } throws: {
             guard let e = $0 as? PipelineError else { return false }
-            return e.code.hasPrefix("ROOMPLAN_JSON") && e.phase == .layering && !e.isRetryable
+            let json: [LayeringError.Code] = [.jsonInvalid, .jsonTooLarge]
+            return json.contains { e.has($0) } && e.phase == .layering && !e.isRetryable
         }
         #expect { try TranscodePipeline.run(PipelineInput()) } throws: { ($0 as? PipelineError)?.code == "INPUT_MISSING" }
     }

@@ -1,7 +1,10 @@
+import FloorPlan
 import GLBWriter
 import Layering
 import Manifest
+import SceneModel
 import Testing
+import Thumbnailer
 import USDParse
 
 @testable import TranscodeWorker
@@ -13,37 +16,56 @@ import WorkerCore
 /// each code becomes the failure reason the apps see (`FailureReason.pipeline`).
 @Suite struct ErrorMappingTests {
     @Test func manifestErrorsKeepTheirCodesAndFailLayeringPermanently() {
-        let cases: [(ManifestError, String)] = [
-            (.invalidValue(field: "inputs[0].sha256", value: "zz", expected: "64 hex digits"), "MANIFEST_INVALID_VALUE"),
-            (.nonFinite(field: "elements[A].transform"), "MANIFEST_NON_FINITE"),
-            (.indexOutOfRange(field: "layers[0].nodes[2]", index: 9, count: 3), "MANIFEST_INDEX_OUT_OF_RANGE"),
-            (.duplicate(field: "layers", value: "walls"), "MANIFEST_DUPLICATE"),
+        let cases: [(ManifestError, ManifestError.Code)] = [
+            (.invalidValue(field: "inputs[0].sha256", value: "zz", expected: "64 hex digits"), .invalidValue),
+            (.nonFinite(field: "elements[A].transform"), .nonFinite),
+            (.indexOutOfRange(field: "layers[0].nodes[2]", index: 9, count: 3), .indexOutOfRange),
+            (.duplicate(field: "layers", value: "walls"), .duplicate),
         ]
         for (error, code) in cases {
             #expect(error.code == code && !error.isRetryable)
             let wrapped = PipelineError.wrap(error, phase: .manifest)
-            #expect(wrapped.code == code, "\(error) became \(wrapped.code)")
+            #expect(wrapped.code == code.rawValue, "\(error) became \(wrapped.code)")
             #expect(wrapped.isInputError && !wrapped.isRetryable)
             #expect(wrapped.message == error.description)
             let failure = FailureReason.pipeline(code: wrapped.code, message: wrapped.message, phase: wrapped.phase,
                                                  retryable: wrapped.isRetryable)
             #expect(failure.reason == FailureReason.layeringFailed && !failure.isRetryable)
-            #expect(failure.message.hasPrefix(code + ": "))
+            #expect(failure.message.hasPrefix(code.rawValue + ": "))
         }
     }
 
     @Test func everyModuleErrorKeepsItsCode() {
         let usd = PipelineError.wrap(USDParseError(.truncated, "short read"), phase: .parsing)
-        #expect(usd.code == "USD_TRUNCATED")
-        let layering = PipelineError.wrap(LayeringError(code: LayeringError.jsonInvalid, message: "x", jsonPath: "walls[0]"),
+        #expect(usd.code == USDParseError.Code.truncated.rawValue)
+        let layering = PipelineError.wrap(LayeringError(code: .jsonInvalid, message: "x", jsonPath: "walls[0]"),
                                           phase: .layering)
-        #expect(layering.code == "ROOMPLAN_JSON_INVALID" && layering.context["json_path"] == "walls[0]")
-        let glb = PipelineError.wrap(GLBWriterError(code: "GLB_TOO_LARGE", message: "x"), phase: .writing)
-        #expect(glb.code == "GLB_TOO_LARGE")
+        #expect(layering.code == LayeringError.Code.jsonInvalid.rawValue && layering.context["json_path"] == "walls[0]")
+        let glb = PipelineError.wrap(GLBWriterError(code: .tooLarge, message: "x"), phase: .writing)
+        #expect(glb.code == GLBWriterError.Code.tooLarge.rawValue)
         #expect(FailureReason.pipeline(code: glb.code, message: "x", phase: .writing, retryable: false).reason == FailureReason.layeringFailed)
         struct Unknown: Error {}
         let other = PipelineError.wrap(Unknown(), phase: .writing)
         #expect(other.code == "INTERNAL_ERROR" && !other.isInputError)
+    }
+
+    /// Every module's code keeps its text, classification and exit status through `wrap`: the
+    /// input's fault except an invalid scene, which the worker built itself.
+    @Test func everyCodeIsClassifiedByItsType() {
+        var errors: [any Error] = USDParseError.Code.allCases.map { USDParseError($0, "x") }
+        errors += LayeringError.Code.allCases.map { LayeringError(code: $0, message: "x") }
+        errors += GLBWriterError.Code.allCases.map { GLBWriterError(code: $0, message: "x") }
+        errors += ThumbnailerError.Code.allCases.map { ThumbnailerError(code: $0, message: "x") }
+        errors += FloorPlanError.Code.allCases.map { FloorPlanError(code: $0, message: "x") }
+        errors += [ManifestError.nonFinite(field: "f")]
+        for error in errors {
+            let coded = error as! any CodedError
+            let wrapped = PipelineError.wrap(error, phase: .writing)
+            #expect(wrapped.code == coded.code.rawValue && wrapped.message == coded.message && !wrapped.isRetryable)
+            // The classification the code text gave before the codes were typed.
+            #expect(wrapped.isInputError == !wrapped.code.hasPrefix("GLB_INVALID"), "\(wrapped.code)")
+        }
+        #expect(errors.count == 31)
     }
 
     @Test func stepsAreTheContractsNamesAndPipelinePhasesFoldOntoThem() {

@@ -96,24 +96,24 @@ struct HomeStructureTests {
 
     @Test func repeatedOrMismatchedRoomsAreRefused() throws {
         let kitchen = try HomeStructureFixture.json("Kitchen"), hall = try HomeStructureFixture.json("Hallway2")
-        func code(_ inputs: [(name: String, bytes: [UInt8])]) -> String? {
-            do { _ = try RoomSetMerger.merge(inputs) } catch let e as LayeringError { return e.code } catch { return "\(error)" }
+        func code(_ inputs: [(name: String, bytes: [UInt8])]) -> LayeringError.Code? {
+            do { _ = try RoomSetMerger.merge(inputs) } catch let e as LayeringError { return e.code } catch { return nil }
             return nil
         }
-        #expect(code([("a", kitchen), ("b", kitchen)]) == LayeringError.inputsMismatched)
-        #expect(code([("a", kitchen)]) == LayeringError.inputsMismatched)
-        #expect(code([("a", kitchen), ("b", try HomeStructureFixture.structure())]) == LayeringError.inputsMismatched)
+        #expect(code([("a", kitchen), ("b", kitchen)]) == .inputsMismatched)
+        #expect(code([("a", kitchen)]) == .inputsMismatched)
+        #expect(code([("a", kitchen), ("b", try HomeStructureFixture.structure())]) == .inputsMismatched)
         var renamed = kitchen  // the same room under another byte (a space before the end)
         renamed.insert(0x20, at: renamed.count - 1)
-        #expect(code([("a", kitchen), ("b", renamed)]) == LayeringError.inputsMismatched)
-        #expect(code([("a", kitchen), ("b", Array("{\"walls\": 3}".utf8))]) == LayeringError.jsonInvalid)
+        #expect(code([("a", kitchen), ("b", renamed)]) == .inputsMismatched)
+        #expect(code([("a", kitchen), ("b", Array("{\"walls\": 3}".utf8))]) == .jsonInvalid)
         #expect(code([("a", kitchen), ("b", hall)]) == nil)
 
         // A USDZ with another room's JSON.
         let usdz = [UInt8](try #require(FileManager.default.contents(atPath: HomeStructureFixture.path("Kitchen", "floorplan.usdz"))))
         let scene = try USDParser.parseScene(usdz, name: "floorplan.usdz").scene
         #expect { try RoomLayering.layer(scene: scene, capturedRoomJSON: hall) } throws: {
-            ($0 as? LayeringError)?.code == LayeringError.inputsMismatched
+            ($0 as? LayeringError)?.code == .inputsMismatched
         }
     }
 }

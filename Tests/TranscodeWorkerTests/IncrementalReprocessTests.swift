@@ -230,7 +230,7 @@ struct IncrementalReprocessTests {
         #expect(a.st_ino == b.st_ino, "not a hard link")
         try store.delete("a/r1/model.glb")
         #expect(try store.get("a/r2/model.glb", maxBytes: 10) == [1, 2, 3], "deleting the source took the copy")
-        #expect(thrownError { () throws(StorageError) in try store.copy("a/none", to: "a/x", contentType: "", cacheControl: nil) }?.code == StorageError.notFound)
+        #expect(thrownError { () throws(StorageError) in try store.copy("a/none", to: "a/x", contentType: "", cacheControl: nil) }?.code == StorageError.Code.notFound)
         #expect(try store.list(prefix: "a/").allSatisfy { !$0.contains(".tmp-") })
     }
 }

@@ -163,12 +163,12 @@ struct JobRunnerPieceTests {
         }
         #expect(FailureReason.pipeline(code: "GLB_TOO_LARGE", message: "m", phase: .writing, retryable: false).phase == "layering")
         #expect(FailureReason.pipeline(code: "IO_READ_FAILED", message: "m", phase: .reading, retryable: false).isRetryable)
-        #expect(FailureReason.download(StorageError(code: StorageError.notFound, message: "x"), what: "s").reason == "SOURCE_NOT_FOUND")
-        #expect(FailureReason.download(StorageError(code: StorageError.tooLarge, message: "x"), what: "s").reason == "FILE_TOO_LARGE")
-        let unavailable = FailureReason.download(StorageError(code: StorageError.unavailable, message: "x"), what: "s")
+        #expect(FailureReason.download(StorageError(code: .notFound, message: "x"), what: "s").reason == "SOURCE_NOT_FOUND")
+        #expect(FailureReason.download(StorageError(code: .tooLarge, message: "x"), what: "s").reason == "FILE_TOO_LARGE")
+        let unavailable = FailureReason.download(StorageError(code: .unavailable, message: "x"), what: "s")
         #expect(unavailable.reason == "SOURCE_DOWNLOAD_FAILED" && unavailable.isRetryable)
         // A 403 (wrong secret, no permission) meets every attempt the same way: fail at once.
-        let forbidden = FailureReason.download(StorageError(code: StorageError.forbidden, message: "x"), what: "s")
+        let forbidden = FailureReason.download(StorageError(code: .forbidden, message: "x"), what: "s")
         #expect(forbidden.reason == "SOURCE_DOWNLOAD_FAILED" && !forbidden.isRetryable)
         #expect(forbidden.message.hasPrefix("STORAGE_FORBIDDEN: "))
         #expect(FailureReason(reason: "INTERNAL", message: String(repeating: "x", count: 900), phase: .parsing, isRetryable: true)

@@ -22,7 +22,7 @@ final class FailingGetStore: ForwardingStore, @unchecked Sendable {
 
     override func get(_ key: String, maxBytes: Int) throws(StorageError) -> [UInt8] {
         onGet()
-        throw StorageError(code: StorageError.unavailable, message: "storage down for the test", key: key, isRetryable: true)
+        throw StorageError(code: .unavailable, message: "storage down for the test", key: key, isRetryable: true)
     }
 }
 

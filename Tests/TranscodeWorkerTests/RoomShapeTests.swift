@@ -163,7 +163,7 @@ struct RoomShapeTests {
         let columns = try c.query("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'rooms' AND column_name = 'quality_grade'")
         #expect(columns.first?["data_type"] == "smallint", "the backend's column is left as it was")
         let error = #expect(throws: DatabaseError.self) { try Migrator.checkRoomColumns(c) }
-        #expect(error?.code == "DB_SCHEMA_MISMATCH")
+        #expect(error?.code == .schemaMismatch)
         #expect(error?.isRetryable == false)
         #expect(error?.message.contains("rooms.current_version_id") == true && error?.message.contains("rooms.quality_grade") == true)
         #expect(error?.message.contains("thumbnail_path") == false, "a column migration 8 added is fine")

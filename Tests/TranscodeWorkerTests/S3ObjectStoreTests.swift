@@ -17,7 +17,7 @@ struct S3ObjectStoreTests {
         try store.delete("r1/model.glb")
         #expect(try store.get("r2/with space/model.glb", maxBytes: 1 << 20) == bytes)
         #expect(thrownError { () throws(StorageError) in try store.copy("r1/missing.glb", to: "r3/x.glb", contentType: "", cacheControl: nil) }?.code
-                == StorageError.notFound)
+                == StorageError.Code.notFound)
         #expect(try store.size("r3/x.glb") == nil)
     }
 
@@ -76,7 +76,7 @@ struct S3ObjectStoreTests {
 
     @Test func missingKeyIsNotFound() throws {
         let store = try TestS3.makeStore()
-        #expect(thrownError { () throws(StorageError) in try store.get("nope/a.glb", maxBytes: 100) }?.code == StorageError.notFound)
+        #expect(thrownError { () throws(StorageError) in try store.get("nope/a.glb", maxBytes: 100) }?.code == StorageError.Code.notFound)
         #expect(thrownError { () throws(StorageError) in try store.get("nope/a.glb", maxBytes: 100) }?.isRetryable == false)
     }
 
@@ -85,8 +85,8 @@ struct S3ObjectStoreTests {
         let size = 3 << 20
         try store.put("big.bin", bytes: [UInt8](repeating: 7, count: size), contentType: "application/octet-stream")
         #expect(try store.size("big.bin") == size)
-        #expect(thrownError { () throws(StorageError) in try store.get("big.bin", maxBytes: 1000) }?.code == StorageError.tooLarge)
-        #expect(thrownError { () throws(StorageError) in try store.get("big.bin", maxBytes: size - 1) }?.code == StorageError.tooLarge)
+        #expect(thrownError { () throws(StorageError) in try store.get("big.bin", maxBytes: 1000) }?.code == StorageError.Code.tooLarge)
+        #expect(thrownError { () throws(StorageError) in try store.get("big.bin", maxBytes: size - 1) }?.code == StorageError.Code.tooLarge)
         #expect(try store.get("big.bin", maxBytes: size).count == size)
     }
 
@@ -95,7 +95,7 @@ struct S3ObjectStoreTests {
         for error in [thrownError { () throws(StorageError) in try store.put("a.bin", bytes: [1], contentType: "application/octet-stream") },
                       thrownError { () throws(StorageError) in try store.get("a.bin", maxBytes: 10) },
                       thrownError { () throws(StorageError) in try store.list(prefix: "") }] {
-            #expect(error?.code == StorageError.forbidden)
+            #expect(error?.code == StorageError.Code.forbidden)
             #expect(error?.isRetryable == false)
             #expect(error?.message.contains("not-the-secret") == false)
         }
@@ -103,9 +103,9 @@ struct S3ObjectStoreTests {
 
     @Test func badKeysAreRejectedBeforeAnyRequest() throws {
         let store = try TestS3.makeStore()
-        #expect(thrownError { () throws(StorageError) in try store.get("../x", maxBytes: 1) }?.code == StorageError.invalidKey)
-        #expect(thrownError { () throws(StorageError) in try store.put("/abs", bytes: [], contentType: "") }?.code == StorageError.invalidKey)
-        #expect(thrownError { () throws(StorageError) in try store.list(prefix: "a//") }?.code == StorageError.invalidKey)
+        #expect(thrownError { () throws(StorageError) in try store.get("../x", maxBytes: 1) }?.code == StorageError.Code.invalidKey)
+        #expect(thrownError { () throws(StorageError) in try store.put("/abs", bytes: [], contentType: "") }?.code == StorageError.Code.invalidKey)
+        #expect(thrownError { () throws(StorageError) in try store.list(prefix: "a//") }?.code == StorageError.Code.invalidKey)
     }
 
     @Test func storageURLOpensTheBucket() throws {
@@ -139,14 +139,14 @@ struct S3ObjectStoreTests {
                 _ = try StorageURL.s3Store(Substring(rest), environment: env)
                 Issue.record("accepted s3://\(rest)")
             } catch {
-                #expect(error.code == StorageError.urlInvalid)
+                #expect(error.code == StorageError.Code.urlInvalid)
             }
         }
         do throws(StorageError) {
             _ = try StorageURL.s3Store("rooms", environment: [:])
             Issue.record("accepted missing credentials")
         } catch {
-            #expect(error.code == StorageError.urlInvalid)
+            #expect(error.code == StorageError.Code.urlInvalid)
         }
     }
 }
@@ -175,7 +175,7 @@ struct S3ObjectStoreTests {
         defer { server.stop() }
         let s = try store(server)
         let error = thrownError { () throws(StorageError) in try s.put("a.bin", bytes: [1], contentType: "x/y") }
-        #expect(error?.code == StorageError.writeFailed)
+        #expect(error?.code == StorageError.Code.writeFailed)
         #expect(error?.isRetryable == true)
         #expect(server.requests.count == 4)
         #expect(server.requests.first?.headers["content-type"] == "x/y")
@@ -200,8 +200,8 @@ struct S3ObjectStoreTests {
         let server = try LoopbackHTTPServer { _ in (statuses.next(), [], []) }
         defer { server.stop() }
         let s = try store(server)
-        #expect(thrownError { () throws(StorageError) in try s.size("a") }?.code == StorageError.forbidden)
-        #expect(thrownError { () throws(StorageError) in try s.get("a", maxBytes: 1) }?.code == StorageError.notFound)
+        #expect(thrownError { () throws(StorageError) in try s.size("a") }?.code == StorageError.Code.forbidden)
+        #expect(thrownError { () throws(StorageError) in try s.get("a", maxBytes: 1) }?.code == StorageError.Code.notFound)
         #expect(try s.size("a") == nil)
         try s.delete("a")
         #expect(server.requests.count == 4)

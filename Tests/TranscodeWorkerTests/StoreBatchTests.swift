@@ -19,7 +19,7 @@ enum StoreBatchChecks {
         copies.insert(ObjectCopy(source: "r1/missing.webp", destination: "r2/thumbs/missing.webp", contentType: "image/webp"), at: 2)
         let failed = store.copy(all: copies, cacheControl: "public, max-age=60")
         #expect(Set(failed.keys) == ["r2/thumbs/missing.webp"])
-        #expect(failed["r2/thumbs/missing.webp"]?.code == StorageError.notFound)
+        #expect(failed["r2/thumbs/missing.webp"]?.code == StorageError.Code.notFound)
         for (i, name) in names.enumerated() {
             #expect(try store.get("r2/" + name, maxBytes: 1 << 10) == Array("object \(i) \(name)".utf8), "\(name)")
         }
@@ -30,7 +30,7 @@ enum StoreBatchChecks {
         let keys = names.map { "r1/" + $0 } + ["r1/never-there.json", "../escape"]
         let notDeleted = store.delete(all: keys)
         #expect(Set(notDeleted.keys) == ["../escape"])
-        #expect(notDeleted["../escape"]?.code == StorageError.invalidKey)
+        #expect(notDeleted["../escape"]?.code == StorageError.Code.invalidKey)
         #expect(try store.list(prefix: "r1/").isEmpty)
         #expect(try store.list(prefix: "r2/").count == names.count)
         #expect(store.delete(all: []).isEmpty)
@@ -59,7 +59,7 @@ enum StoreBatchChecks {
         let failed = store.copy(all: [ObjectCopy(source: "a/x", destination: "b/dir", contentType: ""),
                                       ObjectCopy(source: "a/x", destination: "c/x", contentType: "")], cacheControl: nil)
         #expect(Set(failed.keys) == ["b/dir"])
-        #expect(failed["b/dir"]?.code == StorageError.invalidKey)
+        #expect(failed["b/dir"]?.code == StorageError.Code.invalidKey)
         #expect(try store.get("c/x", maxBytes: 1) == [1])
         #expect(try store.get("b/dir/inside", maxBytes: 1) == [2])
     }

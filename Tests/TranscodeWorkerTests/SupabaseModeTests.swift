@@ -116,7 +116,7 @@ struct SupabaseModeTests {
     }
 
     /// The code a send throws, or nil.
-    private func code(_ body: () throws(RealtimeBroadcastError) -> Void) -> String? {
+    private func code(_ body: () throws(RealtimeBroadcastError) -> Void) -> RealtimeBroadcastError.Code? {
         do throws(RealtimeBroadcastError) {
             try body()
             return nil
@@ -131,10 +131,10 @@ struct SupabaseModeTests {
         defer { server.stop() }
         let client = RealtimeBroadcaster(endpoints: try #require(SupabaseEndpoints(url: server.baseURL, serviceKey: Self.secretKey)))
         let send = { () throws(RealtimeBroadcastError) in try client.send(topic: "room:r", event: "e", payload: .object([:])) }
-        for (s, expected) in [(200, nil), (202, nil), (429, RealtimeBroadcastError.rateLimited), (401, RealtimeBroadcastError.rejected),
-                              (403, RealtimeBroadcastError.rejected), (422, RealtimeBroadcastError.rejected),
-                              (500, RealtimeBroadcastError.unavailable), (503, RealtimeBroadcastError.unavailable),
-                              (302, RealtimeBroadcastError.unavailable)] as [(Int, String?)] {
+        for (s, expected) in [(200, nil), (202, nil), (429, RealtimeBroadcastError.Code.rateLimited), (401, RealtimeBroadcastError.Code.rejected),
+                              (403, RealtimeBroadcastError.Code.rejected), (422, RealtimeBroadcastError.Code.rejected),
+                              (500, RealtimeBroadcastError.Code.unavailable), (503, RealtimeBroadcastError.Code.unavailable),
+                              (302, RealtimeBroadcastError.Code.unavailable)] as [(Int, RealtimeBroadcastError.Code?)] {
             status.value = s
             #expect(code(send) == expected, "HTTP \(s)")
         }
@@ -146,7 +146,7 @@ struct SupabaseModeTests {
         closed.stop()
         let gone = RealtimeBroadcaster(endpoints: try #require(SupabaseEndpoints(url: url, serviceKey: Self.secretKey)), timeout: 2)
         #expect(code { () throws(RealtimeBroadcastError) in try gone.send(topic: "room:r", event: "e", payload: .null) }
-                == RealtimeBroadcastError.unavailable)
+                == RealtimeBroadcastError.Code.unavailable)
     }
 
     @Test func rateLimitedProgressIsDroppedAndLaterStepsStillGoOut() throws {

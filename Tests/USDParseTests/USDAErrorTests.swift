@@ -1,9 +1,15 @@
 import Foundation
 import Testing
 @testable import USDParse
+import TestSupport
 
 /// Syntax errors with positions, limits, hostile inputs and truncation sweeps.
 @Suite struct USDAErrorTests {
+    /// Every code is unique, upper case, starts with `USD_` and reads back as its case.
+    @Test func errorCodesAreWellFormed() {
+        #expect(errorCodeProblems(USDParseError.Code.self, prefix: "USD_") == [])
+    }
+
     private func expectSyntax(_ text: String, line: Int, column: Int? = nil, _ comment: Comment? = nil,
                               sourceLocation: SourceLocation = #_sourceLocation)
     {

@@ -29,8 +29,8 @@ public enum FuzzOutcome: Sendable, Equatable, CustomStringConvertible {
     static func refused(_ error: any Error) -> FuzzOutcome {
         switch error {
         case let e as USDParseError: return .refused(code: e.code.rawValue, message: e.message)
-        case let e as LayeringError: return .refused(code: e.code, message: e.message)
-        case let e as ThumbnailerError: return .refused(code: e.code, message: e.message)
+        case let e as LayeringError: return .refused(code: e.code.rawValue, message: e.message)
+        case let e as ThumbnailerError: return .refused(code: e.code.rawValue, message: e.message)
         case let e as PipelineError: return .refused(code: e.code, message: e.message)
         default: return .refused(code: "UNTYPED_ERROR", message: "\(type(of: error)): \(error)")
         }

@@ -197,7 +197,7 @@ public struct ConvertCommand {
             if isJSON {
                 switch try readRooms([input] + roomPlans, maxBytes: limits.maxInputBytes) {
                 case .success(let json): pipelineInput.roomPlanJSON = json
-                case .failure(let e): return report(e, status: e.code == LayeringError.inputsMismatched ? ExitStatus.usage : ExitStatus.invalidInput)
+                case .failure(let e): return report(e, status: e.has(LayeringError.Code.inputsMismatched) ? ExitStatus.usage : ExitStatus.invalidInput)
                 }
             } else {
                 let dir = PathText.parent(input)
@@ -214,22 +214,22 @@ public struct ConvertCommand {
                 if !roomPlans.isEmpty {
                     switch try readRooms(roomPlans, maxBytes: limits.maxInputBytes) {
                     case .success(let json): pipelineInput.roomPlanJSON = json
-                    case .failure(let e): return report(e, status: e.code == LayeringError.inputsMismatched ? ExitStatus.usage : ExitStatus.invalidInput)
+                    case .failure(let e): return report(e, status: e.has(LayeringError.Code.inputsMismatched) ? ExitStatus.usage : ExitStatus.invalidInput)
                     }
                 }
             }
             if let redacted { pipelineInput.redactedTextures = try FileReader.readRedactions(redacted, maxBytes: limits.maxInputBytes) }
         } catch let f as FileReader.Failure {
-            return report(PipelineError(code: f.code, message: f.message, phase: .reading), status: ExitStatus.invalidInput)
+            return report(PipelineError(code: f.code.rawValue, message: f.message, phase: .reading), status: ExitStatus.invalidInput)
         } catch {
-            return report(PipelineError(code: "IO_READ_FAILED", message: "\(error)", phase: .reading),
+            return report(PipelineError(code: FileReader.Failure.Code.readFailed.rawValue, message: "\(error)", phase: .reading),
                           status: ExitStatus.invalidInput)
         }
         var result: PipelineResult
         do {
             result = try TranscodePipeline.run(pipelineInput)
         } catch {
-            let status = error.code == LayeringError.inputsMismatched ? ExitStatus.usage
+            let status = error.has(LayeringError.Code.inputsMismatched) ? ExitStatus.usage
                 : error.isInputError ? ExitStatus.invalidInput : ExitStatus.internalError
             return report(error, status: status)
         }
@@ -244,7 +244,7 @@ public struct ConvertCommand {
             try OutputDirectory.write(result.files, into: out)
         } catch {
             let message = (error as? FileReader.Failure)?.message ?? "\(error)"
-            return report(PipelineError(code: "IO_WRITE_FAILED", message: message, phase: .writing),
+            return report(PipelineError(code: FileReader.Failure.Code.writeFailed.rawValue, message: message, phase: .writing),
                           status: ExitStatus.internalError)
         }
         printSummary(result, totalMs: Clock.ms(t0, Clock.now()))

@@ -6,7 +6,7 @@ extension FileReader {
     /// sorted; each read as `read` does. Throws `Failure` (`IO_NOT_FOUND` when `dir` cannot be listed).
     public static func readRedactions(_ dir: String, maxBytes: Int) throws -> [PipelineInput.RedactedTexture] {
         guard let paths = try? FileManager.default.subpathsOfDirectory(atPath: dir) else {
-            throw FileReader.Failure(code: "IO_NOT_FOUND", message: "cannot list \(dir)")
+            throw FileReader.Failure(code: .notFound, message: "cannot list \(dir)")
         }
         var out: [PipelineInput.RedactedTexture] = []
         for rel in paths {

@@ -72,6 +72,6 @@ public enum OutputDirectory {
     }
 
     private static func failure(_ message: String) -> FileReader.Failure {
-        FileReader.Failure(code: "IO_WRITE_FAILED", message: message)
+        FileReader.Failure(code: .writeFailed, message: message)
     }
 }

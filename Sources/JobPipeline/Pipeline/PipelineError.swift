@@ -1,6 +1,5 @@
-import GLBWriter
 import Layering
-import Manifest
+import SceneModel
 import USDParse
 import WorkerCore
 
@@ -12,27 +11,44 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
     /// The phase it happened in.
     public var phase: JobPhase
     public var isRetryable: Bool
+    /// True when the failure is the input's fault (exit status 3) rather than ours (4): set from the
+    /// module's typed code, false for an internal error.
+    public var isInputError: Bool
     /// Where: format, section, offset, prim, layer, line, column, json path (when known).
     public var context: [String: String]
 
-    public init(code: String, message: String, phase: JobPhase, isRetryable: Bool = false, context: [String: String] = [:]) {
+    public init(
+        code: String, message: String, phase: JobPhase, isRetryable: Bool = false, isInputError: Bool = true,
+        context: [String: String] = [:]
+    ) {
         self.code = code
         self.message = message
         self.phase = phase
         self.isRetryable = isRetryable
+        self.isInputError = isInputError
         self.context = context
     }
+
+    /// A feature module's code: its text, and whether it is retried and the input's fault, as the
+    /// code says.
+    public init(code: some ErrorCode, message: String, phase: JobPhase, context: [String: String] = [:]) {
+        self.init(code: code.rawValue, message: message, phase: phase, isRetryable: code.isRetryable,
+                  isInputError: code.isInputError, context: context)
+    }
+
+    /// True when this is a feature module's error with that code.
+    public func has(_ code: some ErrorCode) -> Bool { self.code == code.rawValue }
 
     public var description: String {
         let ctx = context.keys.sorted().map { "\($0)=\(context[$0]!)" }.joined(separator: ", ")
         return "\(code): \(message)" + (ctx.isEmpty ? "" : " (\(ctx))")
     }
 
-    /// Converts any error thrown by a pipeline phase: the one place where each module's error type
-    /// becomes a code (`USD_*`, `ROOMPLAN_*`, `GLB_*`, `MANIFEST_*`; `THUMB_*` arrive as
-    /// `PipelineError` already). Input errors are permanent; anything
-    /// unexpected is an internal error (`INTERNAL_ERROR`, not retryable: the same input would fail
-    /// the same way).
+    /// Converts any error thrown by a pipeline phase: the one place where each module's error
+    /// (`CodedError`: `USD_*`, `ROOMPLAN_*`, `GLB_*`, `MANIFEST_*`, `THUMB_*`, `PLAN_*`) becomes a
+    /// pipeline error with its code, message and classification, plus the context the parser and
+    /// layering give. Anything unexpected is an internal error (`INTERNAL_ERROR`, not retryable:
+    /// the same input would fail the same way).
     static func wrap(_ error: any Error, phase: JobPhase) -> PipelineError {
         switch error {
         case let e as PipelineError:
@@ -45,21 +61,13 @@ public struct PipelineError: Error, Sendable, CustomStringConvertible {
             if let l = e.layer { ctx["layer"] = l }
             if let l = e.line { ctx["line"] = String(l) }
             if let c = e.column { ctx["column"] = String(c) }
-            return PipelineError(code: e.code.rawValue, message: e.message, phase: phase,
-                                 isRetryable: e.code.isRetryable, context: ctx)
+            return PipelineError(code: e.code, message: e.message, phase: phase, context: ctx)
         case let e as LayeringError:
-            var ctx: [String: String] = [:]
-            if let p = e.jsonPath { ctx["json_path"] = p }
-            return PipelineError(code: e.code, message: e.message, phase: phase, isRetryable: e.isRetryable, context: ctx)
-        case let e as GLBWriterError:
+            return PipelineError(code: e.code, message: e.message, phase: phase, context: e.jsonPath.map { ["json_path": $0] } ?? [:])
+        case let e as any CodedError:
             return PipelineError(code: e.code, message: e.message, phase: phase)
-        case let e as ManifestError:
-            return PipelineError(code: e.code, message: e.description, phase: phase)
         default:
-            return PipelineError(code: "INTERNAL_ERROR", message: "\(error)", phase: phase)
+            return PipelineError(code: "INTERNAL_ERROR", message: "\(error)", phase: phase, isInputError: false)
         }
     }
-
-    /// True when the failure is the input's fault (exit status 3) rather than ours (4).
-    public var isInputError: Bool { code != "INTERNAL_ERROR" && !code.hasPrefix("GLB_INVALID") }
 }

@@ -84,9 +84,9 @@ enum PlanStage {
         } catch let e as FloorPlanError {
             throw PipelineError(code: e.code, message: e.message, phase: .plan)
         } catch let e as ThumbnailerError {
-            throw PipelineError(code: "PLAN_RENDER_FAILED", message: e.message, phase: .plan)
+            throw PipelineError(code: FloorPlanError.Code.renderFailed, message: e.message, phase: .plan)
         } catch {
-            throw PipelineError(code: "PLAN_RENDER_FAILED", message: "\(error)", phase: .plan)
+            throw PipelineError(code: FloorPlanError.Code.renderFailed, message: "\(error)", phase: .plan)
         }
         return out
     }

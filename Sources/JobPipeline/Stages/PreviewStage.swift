@@ -40,7 +40,7 @@ enum PreviewStage {
         do {
             let rendered = try Thumbnailer.render(layered, options: options)
             return Output(views: rendered.views, warnings: rendered.warnings)
-        } catch let e as ThumbnailerError where e.code == "THUMB_EMPTY_SCENE" {
+        } catch let e as ThumbnailerError where e.code == .emptyScene {
             return Output(warnings: [SceneWarning(code: "THUMB_SKIPPED", message: e.message)])
         } catch let e as ThumbnailerError {
             throw PipelineError(code: e.code, message: e.message, phase: .preview)

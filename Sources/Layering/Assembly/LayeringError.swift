@@ -1,53 +1,46 @@
-/// A failure of layering, with a stable code for scripts and the job record.
-///
-/// Codes (stable):
-/// - `ROOMPLAN_EMPTY_INPUT`: neither a scene nor CapturedRoom JSON bytes were given.
-/// - `ROOMPLAN_JSON_INVALID`: the bytes are not JSON, or the JSON does not have the CapturedRoom
-///   shape (wrong type, missing required key, transform not 16 finite numbers, non-finite or
-///   out-of-range number). `jsonPath` names the offending value, e.g. `walls[3].transform`.
-/// - `ROOMPLAN_JSON_TOO_LARGE`: the JSON is larger than `CapturedRoomDecoder.Limits.maxBytes`.
-/// - `ROOMPLAN_LIMIT_EXCEEDED`: a named limit was exceeded (nesting depth, values, string bytes,
-///   elements, polygon corners, scene nodes…); `jsonPath` is set for JSON limits.
-/// - `ROOMPLAN_INPUTS_MISMATCHED`: the inputs do not go together: the USD's element UUIDs are
-///   none of the JSON's (a USDZ paired with another room's JSON), or rooms to merge repeat one
-///   another or are not single rooms (`RoomSetMerger`).
-///
-/// Layering errors are properties of the input: retrying the same input gives the same error, so
-/// `isRetryable` is always false.
-public struct LayeringError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Stable code (see the type's documentation).
-    public var code: String
+import SceneModel
+
+/// A failure of layering, with a stable code for scripts and the job record. Layering errors are
+/// properties of the input: retrying the same input gives the same error, so no code is retryable.
+public struct LayeringError: CodedError, Hashable {
+    /// The stable codes.
+    public enum Code: String, InputErrorCode {
+        /// Neither a scene nor CapturedRoom JSON bytes were given; permanent.
+        case emptyInput = "ROOMPLAN_EMPTY_INPUT"
+        /// Not JSON, or not the CapturedRoom shape (wrong type, missing key, bad transform or number); permanent.
+        case jsonInvalid = "ROOMPLAN_JSON_INVALID"
+        /// The JSON is larger than `CapturedRoomDecoder.Limits.maxBytes`; permanent.
+        case jsonTooLarge = "ROOMPLAN_JSON_TOO_LARGE"
+        /// A named limit was exceeded (nesting, values, string bytes, elements, corners, nodes); permanent.
+        case limitExceeded = "ROOMPLAN_LIMIT_EXCEEDED"
+        /// The inputs do not go together (another room's JSON, rooms to merge that repeat or are not single); permanent.
+        case inputsMismatched = "ROOMPLAN_INPUTS_MISMATCHED"
+    }
+
+    /// Stable code (see `Code`).
+    public var code: Code
     /// Human-readable explanation.
     public var message: String
     /// JSON path of the offending value (`walls[3].transform`, `$` for the document root); nil when
     /// the error is not about one JSON value.
     public var jsonPath: String?
 
-    public init(code: String, message: String, jsonPath: String? = nil) {
+    public init(code: Code, message: String, jsonPath: String? = nil) {
         self.code = code
         self.message = message
         self.jsonPath = jsonPath
     }
 
-    /// Always false: the same input fails the same way.
-    public var isRetryable: Bool { false }
-
     public var description: String {
-        jsonPath.map { "\(code): \($0): \(message)" } ?? "\(code): \(message)"
+        jsonPath.map { "\(code.rawValue): \($0): \(message)" } ?? "\(code.rawValue): \(message)"
     }
 
-    public static let emptyInput = "ROOMPLAN_EMPTY_INPUT"
-    public static let jsonInvalid = "ROOMPLAN_JSON_INVALID"
-    public static let jsonTooLarge = "ROOMPLAN_JSON_TOO_LARGE"
-    public static let limitExceeded = "ROOMPLAN_LIMIT_EXCEEDED"
-    public static let inputsMismatched = "ROOMPLAN_INPUTS_MISMATCHED"
-
     static func invalid(_ message: String, at path: String) -> LayeringError {
-        LayeringError(code: jsonInvalid, message: message, jsonPath: path)
+        LayeringError(code: .jsonInvalid, message: message, jsonPath: path)
     }
 
     static func limit(_ message: String, at path: String?) -> LayeringError {
-        LayeringError(code: limitExceeded, message: message, jsonPath: path)
+        LayeringError(code: .limitExceeded, message: message, jsonPath: path)
     }
 }
 

@@ -67,7 +67,7 @@ public enum RoomLayering {
         -> LayeredScene
     {
         guard scene != nil || capturedRoomJSON != nil else {
-            throw LayeringError(code: LayeringError.emptyInput, message: "neither a USD scene nor CapturedRoom JSON was given")
+            throw LayeringError(code: .emptyInput, message: "neither a USD scene nor CapturedRoom JSON was given")
         }
         var room: CapturedRoom?
         var warnings: [SceneWarning] = []
@@ -86,7 +86,7 @@ public enum RoomLayering {
         -> LayeredScene
     {
         guard scene != nil || room != nil else {
-            throw LayeringError(code: LayeringError.emptyInput, message: "neither a USD scene nor CapturedRoom JSON was given")
+            throw LayeringError(code: .emptyInput, message: "neither a USD scene nor CapturedRoom JSON was given")
         }
         var warnings: [SceneWarning] = []
         let json = try validatedJSONElements(room, options: options, warnings: &warnings)
@@ -210,7 +210,7 @@ public enum RoomLayering {
         guard !uuids.isEmpty, !json.isEmpty else { return }
         guard json.contains(where: { uuids.contains($0.identifier.uppercased()) }) else {
             throw LayeringError(
-                code: LayeringError.inputsMismatched,
+                code: .inputsMismatched,
                 message: "none of the USD's \(uuids.count) element UUIDs is among the JSON's \(json.count) elements: "
                     + "the two files are of different rooms")
         }

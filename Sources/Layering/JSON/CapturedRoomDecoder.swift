@@ -85,7 +85,7 @@ public enum CapturedRoomDecoder {
     public static func decode(_ bytes: [UInt8], limits: Limits = .default) throws -> (CapturedRoom, warnings: [SceneWarning]) {
         guard bytes.count <= limits.maxBytes else {
             throw LayeringError(
-                code: LayeringError.jsonTooLarge,
+                code: .jsonTooLarge,
                 message: "CapturedRoom JSON is \(bytes.count) bytes; the limit is \(limits.maxBytes) (maxBytes)")
         }
         let readerLimits = readerLimits(limits)
@@ -93,7 +93,7 @@ public enum CapturedRoomDecoder {
         do {
             root = try JSONReader.parse(bytes, limits: readerLimits, skipKeys: ["coreModel"])
         } catch {
-            throw LayeringError(code: error.kind == .syntax ? LayeringError.jsonInvalid : LayeringError.limitExceeded,
+            throw LayeringError(code: error.kind == .syntax ? .jsonInvalid : .limitExceeded,
                                 message: error.message, jsonPath: error.path)
         }
         var mapper = RoomJSONMapper(limits: limits)

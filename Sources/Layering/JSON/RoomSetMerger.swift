@@ -26,7 +26,7 @@ public enum RoomSetMerger {
     ) throws -> [UInt8] {
         guard inputs.count >= 2, inputs.count <= limits.maxRooms else {
             throw LayeringError(
-                code: LayeringError.inputsMismatched,
+                code: .inputsMismatched,
                 message: "\(inputs.count) rooms to merge; a structure is made of 2 to \(limits.maxRooms) (maxRooms)")
         }
         var owner: [String: String] = [:]
@@ -34,7 +34,7 @@ public enum RoomSetMerger {
         var rooms: [JSONValue] = []
         for (k, input) in inputs.enumerated() {
             if let same = inputs[..<k].first(where: { $0.bytes == input.bytes }) {
-                throw LayeringError(code: LayeringError.inputsMismatched,
+                throw LayeringError(code: .inputsMismatched,
                                     message: "\(input.name) is the same file as \(same.name)")
             }
             let room: CapturedRoom
@@ -44,12 +44,12 @@ public enum RoomSetMerger {
                 throw LayeringError(code: e.code, message: "\(input.name): \(e.message)", jsonPath: e.jsonPath)
             }
             guard !room.isStructure else {
-                throw LayeringError(code: LayeringError.inputsMismatched,
+                throw LayeringError(code: .inputsMismatched,
                                     message: "\(input.name) is already a structure (it has rooms); give its rooms or it alone")
             }
             for id in room.surfaces.map(\.identifier) + room.objects.map(\.identifier) {
                 if let other = owner[id.uppercased()], other != input.name {
-                    throw LayeringError(code: LayeringError.inputsMismatched,
+                    throw LayeringError(code: .inputsMismatched,
                                         message: "\(input.name) and \(other) share element \(id): the same room given twice")
                 }
                 owner[id.uppercased()] = input.name
@@ -72,7 +72,7 @@ public enum RoomSetMerger {
         do {
             return try JSONReader.parse(bytes, limits: CapturedRoomDecoder.readerLimits(limits), skipKeys: ["coreModel"])
         } catch {
-            throw LayeringError(code: error.kind == .syntax ? LayeringError.jsonInvalid : LayeringError.limitExceeded,
+            throw LayeringError(code: error.kind == .syntax ? .jsonInvalid : .limitExceeded,
                                 message: error.message, jsonPath: error.path)
         }
     }

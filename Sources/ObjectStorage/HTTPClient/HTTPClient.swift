@@ -57,19 +57,19 @@ public final class HTTPClient: Sendable {
             // The cancellation normally completes at once; never wait long for it.
             _ = exchange.done.wait(timeout: .now() + 2)
             shared.delegate.unregister(task)
-            throw HTTPClientError(code: HTTPClientError.timeout,
+            throw HTTPClientError(code: .timeout,
                                   message: "\(label): no response within \(Self.seconds(request.timeout)) s")
         }
         let outcome = exchange.outcome()
         if outcome.tooLarge {
-            throw HTTPClientError(code: HTTPClientError.responseTooLarge,
+            throw HTTPClientError(code: .responseTooLarge,
                                   message: "\(label): the response body is larger than \(maxResponseBytes) bytes")
         }
         if let error = outcome.error {
             throw Self.classify(error, label: label, timeout: request.timeout)
         }
         guard let response = outcome.response else {
-            throw HTTPClientError(code: HTTPClientError.transportFailed, message: "\(label): no HTTP response")
+            throw HTTPClientError(code: .transportFailed, message: "\(label): no HTTP response")
         }
         var headers: [String: String] = [:]
         for (name, value) in response.allHeaderFields {
@@ -87,14 +87,14 @@ public final class HTTPClient: Sendable {
               let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty
         else {
-            throw HTTPClientError(code: HTTPClientError.invalidURL,
+            throw HTTPClientError(code: .invalidURL,
                                   message: "not an absolute http(s) URL with a host: \(Self.redacted(request.url))")
         }
         guard request.timeout > 0, request.timeout.isFinite else {
-            throw HTTPClientError(code: HTTPClientError.invalidRequest, message: "the timeout must be a positive number of seconds")
+            throw HTTPClientError(code: .invalidRequest, message: "the timeout must be a positive number of seconds")
         }
         guard Self.isToken(request.method) else {
-            throw HTTPClientError(code: HTTPClientError.invalidRequest, message: "invalid HTTP method")
+            throw HTTPClientError(code: .invalidRequest, message: "invalid HTTP method")
         }
         var urlRequest = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalAndRemoteCacheData, timeoutInterval: request.timeout)
         urlRequest.httpMethod = request.method
@@ -103,11 +103,11 @@ public final class HTTPClient: Sendable {
         var hasUserAgent = false
         for (name, value) in request.headers {
             guard Self.isToken(name) else {
-                throw HTTPClientError(code: HTTPClientError.invalidRequest, message: "invalid header name")
+                throw HTTPClientError(code: .invalidRequest, message: "invalid header name")
             }
             // CR, LF or NUL would let a value start a new header line.
             guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                throw HTTPClientError(code: HTTPClientError.invalidRequest, message: "header \(name) has a CR, LF or NUL in its value")
+                throw HTTPClientError(code: .invalidRequest, message: "header \(name) has a CR, LF or NUL in its value")
             }
             let lower = name.lowercased()
             if lower == "content-length" { continue }
@@ -144,21 +144,21 @@ public final class HTTPClient: Sendable {
     private static func classify(_ error: any Error, label: String, timeout: Double) -> HTTPClientError {
         let ns = error as NSError
         guard ns.domain == NSURLErrorDomain else {
-            return HTTPClientError(code: HTTPClientError.transportFailed, message: "\(label): \(ns.localizedDescription)")
+            return HTTPClientError(code: .transportFailed, message: "\(label): \(ns.localizedDescription)")
         }
         switch ns.code {
         case NSURLErrorTimedOut:
-            return HTTPClientError(code: HTTPClientError.timeout, message: "\(label): no response within \(seconds(timeout)) s")
+            return HTTPClientError(code: .timeout, message: "\(label): no response within \(seconds(timeout)) s")
         case NSURLErrorCannotConnectToHost, NSURLErrorCannotFindHost, NSURLErrorDNSLookupFailed,
              NSURLErrorNotConnectedToInternet, NSURLErrorInternationalRoamingOff, NSURLErrorCallIsActive,
              NSURLErrorDataNotAllowed, NSURLErrorSecureConnectionFailed, NSURLErrorServerCertificateUntrusted,
              NSURLErrorServerCertificateHasBadDate, NSURLErrorServerCertificateHasUnknownRoot,
              NSURLErrorServerCertificateNotYetValid, NSURLErrorClientCertificateRejected:
-            return HTTPClientError(code: HTTPClientError.connectFailed, message: "\(label): cannot connect (\(ns.localizedDescription))")
+            return HTTPClientError(code: .connectFailed, message: "\(label): cannot connect (\(ns.localizedDescription))")
         case NSURLErrorBadURL, NSURLErrorUnsupportedURL:
-            return HTTPClientError(code: HTTPClientError.invalidURL, message: "\(label): \(ns.localizedDescription)")
+            return HTTPClientError(code: .invalidURL, message: "\(label): \(ns.localizedDescription)")
         default:
-            return HTTPClientError(code: HTTPClientError.transportFailed, message: "\(label): \(ns.localizedDescription)")
+            return HTTPClientError(code: .transportFailed, message: "\(label): \(ns.localizedDescription)")
         }
     }
 

@@ -11,26 +11,39 @@
 /// | `HTTP_INVALID_URL` | no | the URL is not an absolute http(s) URL with a host |
 /// | `HTTP_INVALID_REQUEST` | no | a bad method or header (e.g. CR/LF in a value), or a timeout ≤ 0 |
 public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
-    public static let timeout = "HTTP_TIMEOUT"
-    public static let connectFailed = "HTTP_CONNECT_FAILED"
-    public static let transportFailed = "HTTP_TRANSPORT_FAILED"
-    public static let responseTooLarge = "HTTP_RESPONSE_TOO_LARGE"
-    public static let invalidURL = "HTTP_INVALID_URL"
-    public static let invalidRequest = "HTTP_INVALID_REQUEST"
+    /// The stable codes (see the table above).
+    public enum Code: String, Sendable, CaseIterable, CustomStringConvertible {
+        /// No complete response within the request's timeout; retryable.
+        case timeout = "HTTP_TIMEOUT"
+        /// The host could not be resolved or reached, or refused the connection; retryable.
+        case connectFailed = "HTTP_CONNECT_FAILED"
+        /// The connection broke or the response was malformed; retryable.
+        case transportFailed = "HTTP_TRANSPORT_FAILED"
+        /// The response body is larger than the client's limit; permanent.
+        case responseTooLarge = "HTTP_RESPONSE_TOO_LARGE"
+        /// The URL is not an absolute http(s) URL with a host; permanent.
+        case invalidURL = "HTTP_INVALID_URL"
+        /// A bad method or header, or a timeout ≤ 0; permanent.
+        case invalidRequest = "HTTP_INVALID_REQUEST"
+
+        /// True when sending the same request again may succeed.
+        public var isRetryable: Bool { self == .timeout || self == .connectFailed || self == .transportFailed }
+        /// The code itself, as written in messages and logs.
+        public var description: String { rawValue }
+    }
 
     /// One of the codes above.
-    public var code: String
+    public var code: Code
     public var message: String
     /// True when sending the same request again may succeed.
     public var isRetryable: Bool
 
-    /// `isRetryable` defaults to the code's row in the table above.
-    public init(code: String, message: String, isRetryable: Bool? = nil) {
+    /// `isRetryable` defaults to the code's.
+    public init(code: Code, message: String, isRetryable: Bool? = nil) {
         self.code = code
         self.message = message
-        self.isRetryable = isRetryable
-            ?? (code == HTTPClientError.timeout || code == HTTPClientError.connectFailed || code == HTTPClientError.transportFailed)
+        self.isRetryable = isRetryable ?? code.isRetryable
     }
 
-    public var description: String { "\(code): \(message)" }
+    public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -77,7 +77,7 @@ extension FileObjectStore {
         try validate(destination)
         var info = stat()
         guard stat(path(source), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            throw StorageError(code: StorageError.notFound, message: "\(source): no such object to copy", key: source)
+            throw StorageError(code: .notFound, message: "\(source): no such object to copy", key: source)
         }
         try makeParentDirectories(of: destination)
         let target = path(destination)

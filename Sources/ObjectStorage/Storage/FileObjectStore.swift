@@ -25,10 +25,10 @@ public struct FileObjectStore: ObjectStore {
     /// or examined.
     public init(root: String, create: Bool = true) throws(StorageError) {
         guard root.hasPrefix("/") else {
-            throw StorageError(code: StorageError.urlInvalid, message: "the storage root must be an absolute path: \(root)")
+            throw StorageError(code: .urlInvalid, message: "the storage root must be an absolute path: \(root)")
         }
         guard !root.utf8.contains(0) else {
-            throw StorageError(code: StorageError.urlInvalid, message: "the storage root contains a NUL byte")
+            throw StorageError(code: .urlInvalid, message: "the storage root contains a NUL byte")
         }
         var normalized = root
         while normalized.count > 1 && normalized.hasSuffix("/") { normalized.removeLast() }
@@ -46,12 +46,12 @@ public struct FileObjectStore: ObjectStore {
         guard stat(normalized, &st) == 0 else {
             let e = errno
             if e == ENOENT {
-                throw StorageError(code: StorageError.urlInvalid, message: "the storage root \(normalized) does not exist")
+                throw StorageError(code: .urlInvalid, message: "the storage root \(normalized) does not exist")
             }
             throw StorageError.system(e, "cannot examine the storage root \(normalized)", key: nil, writing: false)
         }
         guard (st.st_mode & S_IFMT) == S_IFDIR else {
-            throw StorageError(code: StorageError.urlInvalid, message: "the storage root \(normalized) is not a directory")
+            throw StorageError(code: .urlInvalid, message: "the storage root \(normalized) is not a directory")
         }
     }
 
@@ -86,7 +86,7 @@ public struct FileObjectStore: ObjectStore {
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw notFound(key) }
         let size = Int(st.st_size)
         guard size <= max(0, maxBytes) else {
-            throw StorageError(code: StorageError.tooLarge,
+            throw StorageError(code: .tooLarge,
                                message: "\(key) is \(size) bytes; the limit is \(max(0, maxBytes)) bytes", key: key)
         }
         var readError: Int32 = 0
@@ -111,7 +111,7 @@ public struct FileObjectStore: ObjectStore {
         var probe: Int
         repeat { probe = read(fd, &extra, 1) } while probe < 0 && errno == EINTR
         guard bytes.count == size, probe == 0 else {
-            throw StorageError(code: StorageError.unavailable, message: "\(key) changed size while being read", key: key)
+            throw StorageError(code: .unavailable, message: "\(key) changed size while being read", key: key)
         }
         return bytes
     }
@@ -235,17 +235,17 @@ public struct FileObjectStore: ObjectStore {
     func validate(_ key: String) throws(StorageError) {
         try ObjectKey.validate(key)
         for segment in key.split(separator: "/") where segment.hasPrefix(Self.tempPrefix) {
-            throw StorageError(code: StorageError.invalidKey,
+            throw StorageError(code: .invalidKey,
                                message: "invalid object key: segments starting with \(Self.tempPrefix) are reserved", key: key)
         }
     }
 
     private func notFound(_ key: String) -> StorageError {
-        StorageError(code: StorageError.notFound, message: "no object \(key) in \(location)", key: key)
+        StorageError(code: .notFound, message: "no object \(key) in \(location)", key: key)
     }
 
     func prefixClash(_ key: String) -> StorageError {
-        StorageError(code: StorageError.invalidKey,
+        StorageError(code: .invalidKey,
                      message: "\(key) clashes with an existing key: a key cannot be both an object and a prefix of other keys here",
                      key: key)
     }

@@ -66,6 +66,6 @@ public enum ObjectKey {
     private static func invalid(_ key: String, _ why: String) -> StorageError {
         // The key goes into the message escaped, so a NUL or control byte cannot reach a log line raw.
         let shown = key.unicodeScalars.prefix(200).map { $0.value < 0x20 || $0.value == 0x7f ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
-        return StorageError(code: StorageError.invalidKey, message: "invalid object key \"\(shown)\": \(why)", key: key)
+        return StorageError(code: .invalidKey, message: "invalid object key \"\(shown)\": \(why)", key: key)
     }
 }

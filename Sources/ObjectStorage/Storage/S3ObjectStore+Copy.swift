@@ -16,7 +16,7 @@ extension S3ObjectStore {
         if let cacheControl, !cacheControl.isEmpty { headers.append(("Cache-Control", cacheControl)) }
         let response = try send("PUT", path: objectPath(destination), headers: headers, key: destination, writing: true)
         if response.status == 404 {
-            throw StorageError(code: StorageError.notFound, message: "\(source): no such object to copy", key: source)
+            throw StorageError(code: .notFound, message: "\(source): no such object to copy", key: source)
         }
         guard response.isSuccess, !String(decoding: response.body.prefix(512), as: UTF8.self).contains("<Error>") else {
             throw failure(response, key: destination, what: "copy \(source) to", writing: true)

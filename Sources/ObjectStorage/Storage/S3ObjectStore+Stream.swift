@@ -12,7 +12,7 @@ extension S3ObjectStore {
         bytes.reserveCapacity(source.bytes)
         let e = source.forEachChunk { bytes.append(contentsOf: $0); return 0 }
         guard e == 0, bytes.count == source.bytes, Digest.hex(Digest.sha256(bytes)) == source.sha256 else {
-            throw StorageError(code: StorageError.writeFailed, message: "\(key): the held bytes are not those taken in", key: key,
+            throw StorageError(code: .writeFailed, message: "\(key): the held bytes are not those taken in", key: key,
                                isRetryable: false)
         }
         try put(key, bytes: bytes, contentType: contentType, cacheControl: cacheControl)

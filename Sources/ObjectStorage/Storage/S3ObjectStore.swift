@@ -53,16 +53,16 @@ public struct S3ObjectStore: ObjectStore {
               scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty,
               url.user == nil, url.password == nil, url.query == nil, url.fragment == nil
         else {
-            throw StorageError(code: StorageError.urlInvalid,
+            throw StorageError(code: .urlInvalid,
                                message: "an S3 endpoint is http(s)://host[:port][/path] without credentials, query or fragment")
         }
         guard !bucket.isEmpty, bucket.utf8.count <= 255,
               bucket.utf8.allSatisfy({ Self.isBucketByte($0) }) else {
-            throw StorageError(code: StorageError.urlInvalid,
+            throw StorageError(code: .urlInvalid,
                                message: "an S3 bucket name has only letters, digits, '.', '-' and '_'")
         }
         guard !region.isEmpty, region.utf8.allSatisfy({ Self.isBucketByte($0) }) else {
-            throw StorageError(code: StorageError.urlInvalid, message: "an S3 region has only letters, digits, '.', '-' and '_'")
+            throw StorageError(code: .urlInvalid, message: "an S3 region has only letters, digits, '.', '-' and '_'")
         }
         var keyPrefix = prefix
         if !keyPrefix.isEmpty {
@@ -70,7 +70,7 @@ public struct S3ObjectStore: ObjectStore {
             do throws(StorageError) {
                 try ObjectKey.validate(String(keyPrefix.dropLast()))
             } catch {
-                throw StorageError(code: StorageError.urlInvalid, message: "the S3 key prefix is malformed: \(error.message)")
+                throw StorageError(code: .urlInvalid, message: "the S3 key prefix is malformed: \(error.message)")
             }
         }
         self.endpoint = normalized
@@ -103,7 +103,7 @@ public struct S3ObjectStore: ObjectStore {
         if let announced = response.headers["content-length"].flatMap({ Int($0) }) {
             guard announced <= limit else { throw tooLarge(key, size: announced, limit: limit) }
             guard announced == response.body.count else {
-                throw StorageError(code: StorageError.unavailable,
+                throw StorageError(code: .unavailable,
                                    message: "\(key): received \(response.body.count) of \(announced) bytes", key: key)
             }
         }
@@ -155,7 +155,7 @@ public struct S3ObjectStore: ObjectStore {
             let response = try send("GET", path: bucketPath, query: query, maxResponseBytes: 16 << 20, key: nil, writing: false)
             guard response.status == 200 else {
                 var error = failure(response, key: nil, what: "list \(prefix)", writing: false)
-                if response.status == 404 { error = StorageError(code: StorageError.unavailable, message: error.message, isRetryable: false) }
+                if response.status == 404 { error = StorageError(code: .unavailable, message: error.message, isRetryable: false) }
                 throw error
             }
             let document = String(decoding: response.body, as: UTF8.self)
@@ -170,11 +170,11 @@ public struct S3ObjectStore: ObjectStore {
             let truncated = S3XML.values(of: "IsTruncated", in: document).first == "true"
             token = truncated ? S3XML.values(of: "NextContinuationToken", in: document).first.map(S3XML.unescape) : nil
             if truncated && token == nil {
-                throw StorageError(code: StorageError.unavailable, message: "list \(prefix): a truncated page without a continuation token")
+                throw StorageError(code: .unavailable, message: "list \(prefix): a truncated page without a continuation token")
             }
             pages += 1
             if pages > 1_000_000 {
-                throw StorageError(code: StorageError.unavailable, message: "list \(prefix): the listing does not end")
+                throw StorageError(code: .unavailable, message: "list \(prefix): the listing does not end")
             }
         } while token != nil
         return objects.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
@@ -203,7 +203,7 @@ public struct S3ObjectStore: ObjectStore {
         if response.status == 404 { return nil }
         guard response.status == 200 else { throw failure(response, key: key, what: "examine", writing: false) }
         guard let length = response.headers["content-length"].flatMap({ Int($0) }), length >= 0 else {
-            throw StorageError(code: StorageError.unavailable, message: "\(key): the response has no Content-Length", key: key)
+            throw StorageError(code: .unavailable, message: "\(key): the response has no Content-Length", key: key)
         }
         return length
     }
@@ -255,13 +255,13 @@ public struct S3ObjectStore: ObjectStore {
             do throws(HTTPClientError) {
                 response = try client.send(request)
             } catch {
-                if error.code == HTTPClientError.responseTooLarge {
+                if error.code == .responseTooLarge {
                     if let limit = tooLargeLimit, let key { throw tooLarge(key, size: nil, limit: limit) }
-                    throw StorageError(code: writing ? StorageError.writeFailed : StorageError.unavailable,
+                    throw StorageError(code: writing ? .writeFailed : .unavailable,
                                        message: "\(label): \(error.message)", key: key, isRetryable: false)
                 }
                 guard error.isRetryable else {
-                    throw StorageError(code: writing ? StorageError.writeFailed : StorageError.unavailable,
+                    throw StorageError(code: writing ? .writeFailed : .unavailable,
                                        message: "\(label): \(error.message)", key: key, isRetryable: false)
                 }
                 lastProblem = error.message
@@ -273,7 +273,7 @@ public struct S3ObjectStore: ObjectStore {
             }
             return response
         }
-        throw StorageError(code: writing ? StorageError.writeFailed : StorageError.unavailable,
+        throw StorageError(code: writing ? .writeFailed : .unavailable,
                            message: "\(label) failed \(Self.retryDelays.count + 1) times; last: \(lastProblem)", key: key)
     }
 
@@ -284,19 +284,19 @@ public struct S3ObjectStore: ObjectStore {
         let subject = key.map { "\($0): " } ?? ""
         switch response.status {
         case 403:
-            return StorageError(code: StorageError.forbidden,
+            return StorageError(code: .forbidden,
                                 message: "\(subject)the S3 store refused to \(what): HTTP 403\(code)", key: key)
         case 404:
-            return StorageError(code: StorageError.notFound, message: "\(subject)no such object: HTTP 404\(code)", key: key)
+            return StorageError(code: .notFound, message: "\(subject)no such object: HTTP 404\(code)", key: key)
         default:
-            return StorageError(code: writing ? StorageError.writeFailed : StorageError.unavailable,
+            return StorageError(code: writing ? .writeFailed : .unavailable,
                                 message: "\(subject)cannot \(what): HTTP \(response.status)\(code)", key: key, isRetryable: false)
         }
     }
 
     private func tooLarge(_ key: String, size: Int?, limit: Int) -> StorageError {
         let shown = size.map { "is \($0) bytes" } ?? "is larger than the limit"
-        return StorageError(code: StorageError.tooLarge, message: "\(key) \(shown); the limit is \(limit) bytes", key: key)
+        return StorageError(code: .tooLarge, message: "\(key) \(shown); the limit is \(limit) bytes", key: key)
     }
 
     /// The `<Code>` of an S3 error document, when it is a short plain token.

@@ -136,6 +136,6 @@ public enum StorageURL {
     }
 
     private static func invalid(_ message: String) -> StorageError {
-        StorageError(code: StorageError.urlInvalid, message: message)
+        StorageError(code: .urlInvalid, message: message)
     }
 }

@@ -117,7 +117,7 @@ public enum Migrator {
     public static func checkRoomColumns(_ connection: PGConnection) throws(DatabaseError) {
         let problems = try roomColumnProblems(connection)
         guard !problems.isEmpty else { return }
-        throw DatabaseError(code: "DB_SCHEMA_MISMATCH",
+        throw DatabaseError(code: .schemaMismatch,
                             message: "the rooms table does not fit the worker: " + problems.joined(separator: "; "))
     }
 

@@ -43,7 +43,7 @@ public final class PGConnection: @unchecked Sendable {
             let message = Self.errorText(conn)
             PQfinish(conn)
             conn = nil
-            throw DatabaseError(code: "DB_CONNECT_FAILED", message: "cannot connect to the database: \(message)")
+            throw DatabaseError(code: .connectFailed, message: "cannot connect to the database: \(message)")
         }
         for s in setup { try execLocked(s, []) }
     }
@@ -128,12 +128,12 @@ public final class PGConnection: @unchecked Sendable {
         guard found.isEmpty else { lock.unlock(); return found }
         let fd = PQsocket(conn)
         lock.unlock()
-        guard fd >= 0 else { throw DatabaseError(code: "DB_CONNECTION_LOST", message: "no socket") }
+        guard fd >= 0 else { throw DatabaseError(code: .connectionLost, message: "no socket") }
         var pfds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
         let ms = Int32(max(0, min(timeout, 3600)) * 1000)
         let r = poll(&pfds, wakeFD >= 0 ? 2 : 1, ms)
         if r < 0 && errno != EINTR {
-            throw DatabaseError(code: "DB_CONNECTION_LOST", message: "poll failed: \(String(cString: strerror(errno)))")
+            throw DatabaseError(code: .connectionLost, message: "poll failed: \(String(cString: strerror(errno)))")
         }
         lock.lock()
         defer { lock.unlock() }
@@ -169,11 +169,11 @@ public final class PGConnection: @unchecked Sendable {
     }
 
     private func ensureConnected() throws(DatabaseError) {
-        guard let c = conn else { throw DatabaseError(code: "DB_CONNECTION_LOST", message: "connection is closed") }
+        guard let c = conn else { throw DatabaseError(code: .connectionLost, message: "connection is closed") }
         if PQstatus(c) == CONNECTION_OK { return }
         PQreset(c)
         guard PQstatus(c) == CONNECTION_OK else {
-            throw DatabaseError(code: "DB_CONNECTION_LOST", message: "database connection lost: \(Self.errorText(c))")
+            throw DatabaseError(code: .connectionLost, message: "database connection lost: \(Self.errorText(c))")
         }
         for s in setup { try execLocked(s, []) }
         for ch in channels { try execLocked("LISTEN \(Self.quoteIdentifier(ch))", []) }
@@ -215,7 +215,7 @@ public final class PGConnection: @unchecked Sendable {
             return
         default:
             if conn == nil || PQstatus(conn) != CONNECTION_OK {
-                throw DatabaseError(code: "DB_CONNECTION_LOST", message: "database connection lost: \(Self.errorText(conn))")
+                throw DatabaseError(code: .connectionLost, message: "database connection lost: \(Self.errorText(conn))")
             }
             var state: String?
             var message = Self.errorText(conn)
@@ -223,14 +223,14 @@ public final class PGConnection: @unchecked Sendable {
                 if let s = PQresultErrorField(res, Int32(UInt8(ascii: "C"))) { state = String(cString: s) }
                 if let m = PQresultErrorField(res, Int32(UInt8(ascii: "M"))) { message = String(cString: m) }
             }
-            let code = state == "57014" ? "DB_TIMEOUT" : "DB_QUERY_FAILED"
+            let code: DatabaseError.Code = state == "57014" ? .timeout : .queryFailed
             throw DatabaseError(code: code, message: message, sqlState: state)
         }
     }
 
     private func drainNotifications() throws(DatabaseError) -> [PGNotification] {
         guard PQconsumeInput(conn) == 1 else {
-            throw DatabaseError(code: "DB_CONNECTION_LOST", message: "database connection lost: \(Self.errorText(conn))")
+            throw DatabaseError(code: .connectionLost, message: "database connection lost: \(Self.errorText(conn))")
         }
         var out: [PGNotification] = []
         while let n = PQnotifies(conn) {

@@ -25,7 +25,7 @@ public struct PGRow: Sendable {
     /// Throws `DB_BAD_RESULT` when the column is NULL or missing.
     public func required(_ name: String) throws(DatabaseError) -> String {
         guard let v = self[name] else {
-            throw DatabaseError(code: "DB_BAD_RESULT", message: "column \(name) is missing or NULL")
+            throw DatabaseError(code: .badResult, message: "column \(name) is missing or NULL")
         }
         return v
     }

@@ -92,7 +92,7 @@ public enum TextureRedactor {
         let measured = measure(rgba, width: w, height: h, boxes: boxes)
         guard let webp = WebPCodec.encode(rgba: rgba, width: w, height: h, quality: quality, method: 4,
                                           keepAlpha: rgba.enumerated().contains { $0.offset % 4 == 3 && $0.element != 255 })
-        else { throw ThumbnailerError(code: ThumbnailerError.webpFailed, message: "libwebp refused a \(w)×\(h) texture") }
+        else { throw ThumbnailerError(code: .webpFailed, message: "libwebp refused a \(w)×\(h) texture") }
         let crops = boxes.map { crop(rgba, width: w, height: h, box: $0) }
         return Result(webp: webp, width: w, height: h, detailRatio: measured.ratio, detail: measured.inside, sigma: sigma,
                       crops: crops)

@@ -37,7 +37,7 @@ public enum TextureTranscoder {
             rgba: image.rgba, width: image.width, height: image.height, quality: quality, method: 4,
             keepAlpha: !opaque, resize: size)
         else {
-            throw ThumbnailerError(code: ThumbnailerError.webpFailed, message: "libwebp refused a \(size.width)×\(size.height) texture")
+            throw ThumbnailerError(code: .webpFailed, message: "libwebp refused a \(size.width)×\(size.height) texture")
         }
         return Result(bytes: out, width: size.width, height: size.height)
     }

@@ -22,7 +22,7 @@ public enum Thumbnailer {
         -> (views: [ThumbnailView], warnings: [SceneWarning])
     {
         guard !options.views.isEmpty else {
-            throw ThumbnailerError(code: ThumbnailerError.invalidOptions, message: "no view requested")
+            throw ThumbnailerError(code: .invalidOptions, message: "no view requested")
         }
         let context = try RenderContext(layered, options: options)
         var frames: [RenderedFrame] = []
@@ -75,7 +75,7 @@ public enum Thumbnailer {
         var out: [ThumbnailView] = []
         for (i, f) in frames.enumerated() {
             guard let bytes = slots[f.sameAs ?? i].bytes else {
-                throw ThumbnailerError(code: ThumbnailerError.webpFailed, message: "libwebp could not encode \(f.path)")
+                throw ThumbnailerError(code: .webpFailed, message: "libwebp could not encode \(f.path)")
             }
             out.append(
                 ThumbnailView(
@@ -181,7 +181,7 @@ public enum Thumbnailer {
         case .roomCard:
             let room = max(orbitIndex, 0)
             guard let cam = context.planner.roomCardCamera(room: room, width: size.width, height: size.height) else {
-                throw ThumbnailerError(code: ThumbnailerError.invalidOptions, message: "no room \(room) with a floor")
+                throw ThumbnailerError(code: .invalidOptions, message: "no room \(room) with a floor")
             }
             camera = cam
             out = context.renderScene(camera: cam, width: size.width, height: size.height, cutaway: false, onlyRoom: room)
@@ -225,7 +225,7 @@ public enum Thumbnailer {
         guard let bytes = WebPCodec.encode(
             rgba: rgba, width: width, height: height, quality: quality, method: method, segments: segments)
         else {
-            throw ThumbnailerError(code: ThumbnailerError.webpFailed, message: "WebP encoding of a \(width)×\(height) image failed")
+            throw ThumbnailerError(code: .webpFailed, message: "WebP encoding of a \(width)×\(height) image failed")
         }
         return bytes
     }

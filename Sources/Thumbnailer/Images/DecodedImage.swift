@@ -5,9 +5,9 @@ struct DecodedImage: Sendable {
     var rgba: [UInt8]
 }
 
-/// Why an encoded image could not be decoded; `code` is a `ThumbnailWarningCode`.
+/// Why an encoded image could not be decoded; `code` is also the warning `render` gives.
 struct ImageDecodeFailure: Error, Sendable {
-    var code: String
+    var code: ThumbnailerError.Code
     var message: String
 }
 

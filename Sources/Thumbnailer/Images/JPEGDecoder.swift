@@ -40,7 +40,7 @@ enum JPEGDecoder {
             guard cost <= limits.maxBytes else {
                 return .failure(
                     ImageDecodeFailure(
-                        code: ThumbnailWarningCode.textureBudget,
+                        code: .textureBudget,
                         message: "JPEG of \(info.width)×\(info.height) needs about \(cost) bytes to decode; "
                             + "\(limits.maxBytes) remain in the texture budget"))
             }
@@ -50,7 +50,7 @@ enum JPEGDecoder {
         if let failure = job.failure { return .failure(failure) }
         guard job.width > 0, job.height > 0 else {
             return .failure(
-                ImageDecodeFailure(code: ThumbnailWarningCode.textureDecodeFailed, message: "JPEG: no image"))
+                ImageDecodeFailure(code: .textureDecodeFailed, message: "JPEG: no image"))
         }
         return .success(DecodedImage(width: job.width, height: job.height, rgba: job.pixels))
     }
@@ -99,14 +99,14 @@ enum JPEGDecoder {
                 }, context)
             guard started == 0 else {
                 failure = ImageDecodeFailure(
-                    code: ThumbnailWarningCode.textureDecodeFailed, message: "JPEG: no decode thread")
+                    code: .textureDecodeFailed, message: "JPEG: no decode thread")
                 return
             }
             pthread_join(thread, nil)
             if fatal {
                 let text = String(cString: messageBuffer)
                 failure = ImageDecodeFailure(
-                    code: ThumbnailWarningCode.textureDecodeFailed, message: "libjpeg: \(text)")
+                    code: .textureDecodeFailed, message: "libjpeg: \(text)")
                 pixels = []
             }
         }
@@ -129,7 +129,7 @@ enum JPEGDecoder {
                 jpeg_mem_src(cinfo, buf.baseAddress, UInt(buf.count))
                 guard jpeg_read_header(cinfo, 1) == JPEG_HEADER_OK else {
                     failure = ImageDecodeFailure(
-                        code: ThumbnailWarningCode.textureDecodeFailed, message: "JPEG: no image")
+                        code: .textureDecodeFailed, message: "JPEG: no image")
                     return
                 }
                 let w = Int(cinfo.pointee.image_width), h = Int(cinfo.pointee.image_height)
@@ -137,7 +137,7 @@ enum JPEGDecoder {
                     cinfo.pointee.num_components == 1 || cinfo.pointee.num_components == 3
                 else {
                     failure = ImageDecodeFailure(
-                        code: ThumbnailWarningCode.textureUnsupported, message: "JPEG: \(w)×\(h) is not supported")
+                        code: .textureUnsupported, message: "JPEG: \(w)×\(h) is not supported")
                     return
                 }
                 cinfo.pointee.out_color_space = JCS_EXT_RGBA
@@ -149,7 +149,7 @@ enum JPEGDecoder {
                 guard ow > 0, oh > 0, cinfo.pointee.output_components == 4, ow * oh * 4 <= maxBytes else {
                     jpeg_abort_decompress(cinfo)
                     failure = ImageDecodeFailure(
-                        code: ThumbnailWarningCode.textureBudget,
+                        code: .textureBudget,
                         message: "JPEG output \(ow)×\(oh) exceeds the texture budget")
                     return
                 }

@@ -51,7 +51,7 @@ enum JPEGValidator {
 
         /// The failure with `m` as its message (prefixed `JPEG: `).
         static func failure(
-            _ m: String, _ code: String = ThumbnailWarningCode.textureDecodeFailed
+            _ m: String, _ code: ThumbnailerError.Code = .textureDecodeFailed
         ) -> ImageDecodeFailure {
             ImageDecodeFailure(code: code, message: "JPEG: \(m)")
         }
@@ -85,7 +85,7 @@ enum JPEGValidator {
                 case 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF:
                     throw Self.failure(
                         "lossless, hierarchical or arithmetic-coded JPEG is not supported",
-                        ThumbnailWarningCode.textureUnsupported)
+                        .textureUnsupported)
                 case 0xC4:
                     try readHuffmanTables(segment)
                 case 0xDB:
@@ -93,7 +93,7 @@ enum JPEGValidator {
                 case 0xDD:
                     guard length == 4 else { throw Self.failure("bad restart interval length") }
                 case 0xDC, 0xDE, 0xDF:
-                    throw Self.failure("DNL and hierarchical markers are not supported", ThumbnailWarningCode.textureUnsupported)
+                    throw Self.failure("DNL and hierarchical markers are not supported", .textureUnsupported)
                 case 0xDA:
                     try readScan(segment)
                     pos = entropyCodedEnd(from: segment.end)
@@ -130,10 +130,10 @@ enum JPEGValidator {
             guard width <= maxSide, height <= maxSide else {
                 throw Self.failure(
                     "frame declares \(width)×\(height); the limit is \(maxSide) per side",
-                    ThumbnailWarningCode.textureTooLarge)
+                    .textureTooLarge)
             }
             guard nc == 1 || nc == 3 else {
-                throw Self.failure("\(nc) colour components are not supported", ThumbnailWarningCode.textureUnsupported)
+                throw Self.failure("\(nc) colour components are not supported", .textureUnsupported)
             }
             guard s.length == 8 + 3 * nc, s.end <= n else { throw Self.failure("bad frame header length") }
             var ids: [UInt8] = [], tq: [UInt8] = [], hv: [(UInt8, UInt8)] = []

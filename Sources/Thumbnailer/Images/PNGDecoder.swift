@@ -22,7 +22,7 @@ enum PNGDecoder {
         guard let size = declaredSize(bytes) else {
             return .failure(
                 ImageDecodeFailure(
-                    code: ThumbnailWarningCode.textureDecodeFailed, message: "not a PNG file (no signature and IHDR)"))
+                    code: .textureDecodeFailed, message: "not a PNG file (no signature and IHDR)"))
         }
         if let failure = checkSize(width: size.width, height: size.height, limits: limits) { return .failure(failure) }
         var image = png_image()
@@ -30,14 +30,14 @@ enum PNGDecoder {
         return bytes.withUnsafeBufferPointer { buf -> Result<DecodedImage, ImageDecodeFailure> in
             guard let base = buf.baseAddress else {
                 return .failure(
-                    ImageDecodeFailure(code: ThumbnailWarningCode.textureDecodeFailed, message: "empty PNG"))
+                    ImageDecodeFailure(code: .textureDecodeFailed, message: "empty PNG"))
             }
             guard png_image_begin_read_from_memory(&image, base, buf.count) != 0 else {
                 let message = Self.message(of: &image)
                 png_image_free(&image)
                 return .failure(
                     ImageDecodeFailure(
-                        code: ThumbnailWarningCode.textureDecodeFailed, message: "libpng: \(message)"))
+                        code: .textureDecodeFailed, message: "libpng: \(message)"))
             }
             let width = Int(image.width), height = Int(image.height)
             if let failure = checkSize(width: width, height: height, limits: limits) {
@@ -54,7 +54,7 @@ enum PNGDecoder {
                 png_image_free(&image)
                 return .failure(
                     ImageDecodeFailure(
-                        code: ThumbnailWarningCode.textureDecodeFailed, message: "libpng: \(message)"))
+                        code: .textureDecodeFailed, message: "libpng: \(message)"))
             }
             png_image_free(&image)
             return .success(DecodedImage(width: width, height: height, rgba: out))
@@ -64,17 +64,17 @@ enum PNGDecoder {
     static func checkSize(width: Int, height: Int, limits: ImageDecodeLimits) -> ImageDecodeFailure? {
         guard width > 0, height > 0 else {
             return ImageDecodeFailure(
-                code: ThumbnailWarningCode.textureDecodeFailed, message: "PNG declares \(width)×\(height)")
+                code: .textureDecodeFailed, message: "PNG declares \(width)×\(height)")
         }
         guard width <= limits.maxSide, height <= limits.maxSide else {
             return ImageDecodeFailure(
-                code: ThumbnailWarningCode.textureTooLarge,
+                code: .textureTooLarge,
                 message: "PNG declares \(width)×\(height); the limit is \(limits.maxSide) per side")
         }
         let (bytes, overflow) = (width * height).multipliedReportingOverflow(by: 4)
         guard !overflow, bytes <= limits.maxBytes else {
             return ImageDecodeFailure(
-                code: ThumbnailWarningCode.textureBudget,
+                code: .textureBudget,
                 message: "PNG of \(width)×\(height) needs \(bytes) bytes decoded; "
                     + "\(limits.maxBytes) remain in the texture budget")
         }

@@ -36,7 +36,7 @@ public enum TextureDecoder {
         default:
             return .failure(
                 ImageDecodeFailure(
-                    code: ThumbnailWarningCode.textureUnsupported,
+                    code: .textureUnsupported,
                     message: bytes.isEmpty ? "texture has no bytes" : "texture is neither PNG, JPEG nor WebP"))
         }
     }
@@ -45,18 +45,18 @@ public enum TextureDecoder {
     /// checked against `limits` before libwebp allocates.
     static func decodeWebP(_ bytes: [UInt8], limits: ImageDecodeLimits) -> Result<DecodedImage, ImageDecodeFailure> {
         guard let size = WebPCodec.size(bytes) else {
-            return .failure(ImageDecodeFailure(code: ThumbnailWarningCode.textureDecodeFailed, message: "WebP header not recognised"))
+            return .failure(ImageDecodeFailure(code: .textureDecodeFailed, message: "WebP header not recognised"))
         }
         guard size.width <= limits.maxSide, size.height <= limits.maxSide else {
-            return .failure(ImageDecodeFailure(code: ThumbnailWarningCode.textureTooLarge,
+            return .failure(ImageDecodeFailure(code: .textureTooLarge,
                                                message: "WebP texture is \(size.width)×\(size.height), over \(limits.maxSide)"))
         }
         guard size.width * size.height * 4 <= limits.maxBytes else {
-            return .failure(ImageDecodeFailure(code: ThumbnailWarningCode.textureBudget,
+            return .failure(ImageDecodeFailure(code: .textureBudget,
                                                message: "WebP texture of \(size.width)×\(size.height) needs more than \(limits.maxBytes) bytes"))
         }
         guard let image = WebPCodec.decode(bytes) else {
-            return .failure(ImageDecodeFailure(code: ThumbnailWarningCode.textureDecodeFailed, message: "libwebp could not decode the texture"))
+            return .failure(ImageDecodeFailure(code: .textureDecodeFailed, message: "libwebp could not decode the texture"))
         }
         return .success(image)
     }

@@ -24,7 +24,7 @@ enum TextureLoader {
             case .failure(let f):
                 warnings.append(
                     SceneWarning(
-                        code: f.code, message: "\(f.message); the material's colour factor is used instead",
+                        code: f.code.rawValue, message: "\(f.message); the material's colour factor is used instead",
                         primPath: tex.sourcePath.isEmpty ? nil : tex.sourcePath))
             case .success(var image):
                 guard image.width > 0, image.height > 0, image.rgba.count == image.width * image.height * 4 else {

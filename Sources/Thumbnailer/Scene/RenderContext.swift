@@ -31,7 +31,7 @@ struct RenderContext {
             source, textureBudget: options.textureMemoryBudget, maxTextureSize: options.maxWorkingTextureSize)
         warnings = scene.warnings
         guard scene.triangleCount > 0, !scene.bounds.isEmpty else {
-            throw ThumbnailerError(code: ThumbnailerError.emptyScene, message: "the scene has no drawable triangles")
+            throw ThumbnailerError(code: .emptyScene, message: "the scene has no drawable triangles")
         }
         // A home's merged floor and its openings (passages, see `WallCut`) are neither drawn nor framed.
         let notDrawn = home.map { h in

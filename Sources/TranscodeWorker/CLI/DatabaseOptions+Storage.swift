@@ -21,7 +21,7 @@ extension DatabaseOptions {
             return try StorageURL.open(url)
         } catch {
             // (A `catch … where` on a typed throw makes the 6.3 compiler spin in its SIL passes.)
-            if error.code == StorageError.urlInvalid { throw UsageError("\(flag): \(error.message)") }
+            if error.code == .urlInvalid { throw UsageError("\(flag): \(error.message)") }
             throw error
         }
     }

@@ -126,11 +126,11 @@ struct DatabaseOptions {
         } catch let e as DatabaseError {
             var extra: [String: JSONValue] = ["retryable": .bool(e.isRetryable)]
             if let s = e.sqlState { extra["sql_state"] = .string(s) }
-            return fail(code: e.code, message: e.message, status: ExitStatus.internalError, extra: extra)
+            return fail(code: e.code.rawValue, message: e.message, status: ExitStatus.internalError, extra: extra)
         } catch let e as StorageError {
             var extra: [String: JSONValue] = ["retryable": .bool(e.isRetryable)]
             if let k = e.key { extra["key"] = .string(k) }
-            return fail(code: e.code, message: e.message, status: ExitStatus.internalError, extra: extra)
+            return fail(code: e.code.rawValue, message: e.message, status: ExitStatus.internalError, extra: extra)
         }
     }
 

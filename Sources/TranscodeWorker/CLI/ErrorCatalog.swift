@@ -12,8 +12,8 @@ import WorkerRuntime
 /// row's message (`codes`), and `PipelineError.wrap` / `FailureReason.pipeline` map one to the other.
 ///
 /// The daemon links no feature module, so the codes of USDParse, Layering, GLBWriter, Manifest,
-/// Thumbnailer and FloorPlan are written out here; `ErrorCatalogTests` compares them with the
-/// modules' own constants.
+/// Thumbnailer and FloorPlan are written out here; `ErrorCatalogTests` compares them with each
+/// module's `Code.allCases` (Thumbnailer's texture codes are warnings of a conversion, not listed).
 public enum ErrorCatalog {
     public struct Entry: Sendable, Equatable {
         public var code: String
@@ -117,38 +117,37 @@ public enum ErrorCatalog {
         entry("INVALID_STATE", "TranscodeWorker", false, "an operator command does not apply to the version's status"),
     ]
 
-    static let storage: [Entry] = [
-        StorageError.notFound, StorageError.tooLarge, StorageError.invalidKey, StorageError.unavailable,
-        StorageError.writeFailed, StorageError.noSpace, StorageError.urlInvalid, StorageError.forbidden,
-    ].map { code in entry(code, "ObjectStorage", StorageError.defaultRetryable(code), storageMeaning[code] ?? "") }
+    static let storage: [Entry] = StorageError.Code.allCases.map { code in
+        entry(code.rawValue, "ObjectStorage", code.isRetryable, storageMeaning[code] ?? "")
+    }
         + [
-            entry(HTTPClientError.timeout, "ObjectStorage", true, "no complete response within the request's timeout"),
-            entry(HTTPClientError.connectFailed, "ObjectStorage", true, "the host could not be resolved or reached, or refused the connection"),
-            entry(HTTPClientError.transportFailed, "ObjectStorage", true, "the connection broke or the response was malformed"),
-            entry(HTTPClientError.responseTooLarge, "ObjectStorage", false, "the response body is larger than the client's limit"),
-            entry(HTTPClientError.invalidURL, "ObjectStorage", false, "the URL is not an absolute http(s) URL with a host"),
-            entry(HTTPClientError.invalidRequest, "ObjectStorage", false, "a bad method or header, or a timeout ≤ 0"),
+            entry(HTTPClientError.Code.timeout.rawValue, "ObjectStorage", true, "no complete response within the request's timeout"),
+            entry(HTTPClientError.Code.connectFailed.rawValue, "ObjectStorage", true, "the host could not be resolved or reached, or refused the connection"),
+            entry(HTTPClientError.Code.transportFailed.rawValue, "ObjectStorage", true, "the connection broke or the response was malformed"),
+            entry(HTTPClientError.Code.responseTooLarge.rawValue, "ObjectStorage", false, "the response body is larger than the client's limit"),
+            entry(HTTPClientError.Code.invalidURL.rawValue, "ObjectStorage", false, "the URL is not an absolute http(s) URL with a host"),
+            entry(HTTPClientError.Code.invalidRequest.rawValue, "ObjectStorage", false, "a bad method or header, or a timeout ≤ 0"),
         ]
 
-    static let storageMeaning: [String: String] = [
-        StorageError.notFound: "the key does not exist",
-        StorageError.tooLarge: "the object is larger than the caller's limit",
-        StorageError.invalidKey: "the key breaks the key rules or clashes with a prefix",
-        StorageError.unavailable: "the store could not be read or reached (IO error, network, 5xx)",
-        StorageError.writeFailed: "a write, rename or flush failed",
-        StorageError.noSpace: "the device or quota is full",
-        StorageError.urlInvalid: "the storage URL is malformed or names an unsupported scheme",
-        StorageError.forbidden: "the store refused the credentials or the operation (S3 403)",
+    static let storageMeaning: [StorageError.Code: String] = [
+        .notFound: "the key does not exist",
+        .tooLarge: "the object is larger than the caller's limit",
+        .invalidKey: "the key breaks the key rules or clashes with a prefix",
+        .unavailable: "the store could not be read or reached (IO error, network, 5xx)",
+        .writeFailed: "a write, rename or flush failed",
+        .noSpace: "the device or quota is full",
+        .urlInvalid: "the storage URL is malformed or names an unsupported scheme",
+        .forbidden: "the store refused the credentials or the operation (S3 403)",
     ]
 
     static let database: [Entry] = [
-        entry("DB_CONNECT_FAILED", "PGQueue", true, "the database could not be reached"),
-        entry("DB_CONNECTION_LOST", "PGQueue", true, "the connection broke during a statement"),
-        Entry(code: "DB_QUERY_FAILED", module: "PGQueue", retryable: "only for serialization failures, deadlocks and shutdowns (by SQLSTATE)",
+        entry(DatabaseError.Code.connectFailed.rawValue, "PGQueue", true, "the database could not be reached"),
+        entry(DatabaseError.Code.connectionLost.rawValue, "PGQueue", true, "the connection broke during a statement"),
+        Entry(code: DatabaseError.Code.queryFailed.rawValue, module: "PGQueue", retryable: "only for serialization failures, deadlocks and shutdowns (by SQLSTATE)",
               meaning: "the server refused a statement"),
-        entry("DB_TIMEOUT", "PGQueue", true, "a statement ran past its timeout"),
-        entry("DB_BAD_RESULT", "PGQueue", false, "a result did not have the expected shape"),
-        entry("DB_SCHEMA_MISMATCH", "PGQueue", false, "a backend table lacks a column the worker writes, or has it with another type"),
+        entry(DatabaseError.Code.timeout.rawValue, "PGQueue", true, "a statement ran past its timeout"),
+        entry(DatabaseError.Code.badResult.rawValue, "PGQueue", false, "a result did not have the expected shape"),
+        entry(DatabaseError.Code.schemaMismatch.rawValue, "PGQueue", false, "a backend table lacks a column the worker writes, or has it with another type"),
     ]
 
     static let runtime: [Entry] = [
@@ -159,12 +158,12 @@ public enum ErrorCatalog {
         entry("PREVIOUS_CHANGED", "WorkerRuntime", true,
               "a reprocess: a previous revision's file changed in the output store while it was being reused"),
         entry("WORKSPACE_FAILED", "WorkerRuntime", true, "the job's work directory could not be created, locked or opened"),
-        entry(RealtimeBroadcastError.rateLimited, "WorkerRuntime", true, "Realtime answered 429; the progress event is dropped"),
-        entry(RealtimeBroadcastError.rejected, "WorkerRuntime", false, "Realtime refused the event with another 4xx"),
-        entry(RealtimeBroadcastError.unavailable, "WorkerRuntime", true, "Realtime answered 5xx or 3xx, or not at all"),
-        entry(HTTPServerError.badAddress, "WorkerHTTP", false, "the server address is not HOST:PORT with an IPv4 host"),
-        entry(HTTPServerError.bindFailed, "WorkerHTTP", false, "the socket could not be created, bound or put in listening mode"),
-        entry(HTTPServerError.startFailed, "WorkerHTTP", false, "libmicrohttpd refused to start"),
+        entry(RealtimeBroadcastError.Code.rateLimited.rawValue, "WorkerRuntime", true, "Realtime answered 429; the progress event is dropped"),
+        entry(RealtimeBroadcastError.Code.rejected.rawValue, "WorkerRuntime", false, "Realtime refused the event with another 4xx"),
+        entry(RealtimeBroadcastError.Code.unavailable.rawValue, "WorkerRuntime", true, "Realtime answered 5xx or 3xx, or not at all"),
+        entry(HTTPServerError.Code.badAddress.rawValue, "WorkerHTTP", false, "the server address is not HOST:PORT with an IPv4 host"),
+        entry(HTTPServerError.Code.bindFailed.rawValue, "WorkerHTTP", false, "the socket could not be created, bound or put in listening mode"),
+        entry(HTTPServerError.Code.startFailed.rawValue, "WorkerHTTP", false, "libmicrohttpd refused to start"),
     ]
 
     /// `docs/errors.md`, whole.

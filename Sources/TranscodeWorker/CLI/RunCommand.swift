@@ -171,7 +171,7 @@ struct RunCommand {
                 logger.info("http server listening", ["address": .string("\(server!.host):\(server!.port)"),
                                                       "api": .bool(config.apiToken != nil)])
             } catch {
-                logger.error("cannot start the http server", ["error": .string("\(error)"), "error_code": .string(error.code)])
+                logger.error("cannot start the http server", ["error": .string("\(error)"), "error_code": .string(error.code.rawValue)])
                 return ExitStatus.internalError
             }
         }

@@ -111,7 +111,7 @@ struct SubmitCommand {
             return options.fail(code: "INPUT_UNREADABLE", message: "\(f.path): \(f.reason)", status: ExitStatus.invalidInput,
                                 extra: ["path": .string(f.path)])
         } catch let e as StorageError {
-            return options.fail(code: e.code, message: e.message, status: ExitStatus.invalidInput)
+            return options.fail(code: e.code.rawValue, message: e.message, status: ExitStatus.invalidInput)
         }
 
         return try options.withConnection { (connection: PGConnection) throws -> Int32 in

@@ -1,45 +1,41 @@
+import SceneModel
+
 /// The one error type thrown by `USDParse`. `code` is stable (scripts, callbacks and metrics key on
 /// it); `description` is short and safe to log or send to a client; the context fields say where.
-public struct USDParseError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// A stable error code. Every code is classified permanent or retryable (`isRetryable`).
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
-
-        /// A read ran past the end of the file, an entry or a section.
-        public static let truncated = Code(rawValue: "USD_TRUNCATED")
-        /// The bytes are not a USD file of any supported kind (no crate magic, no `#usda`, no zip).
-        public static let unrecognizedFormat = Code(rawValue: "USD_UNRECOGNIZED_FORMAT")
-        /// A crate file older than 0.4.0 (or with a non-zero major version).
-        public static let unsupportedVersion = Code(rawValue: "USD_UNSUPPORTED_VERSION")
-        /// Structurally inconsistent data (bad table references, bad path tree, bad value encoding).
-        public static let corrupt = Code(rawValue: "USD_CORRUPT")
-        /// LZ4 / TfFastCompression or deflate data that does not decode to the declared size.
-        public static let decompressionFailed = Code(rawValue: "USD_DECOMPRESSION_FAILED")
-        /// A count, size, depth or total exceeded a `ParseLimits` cap.
-        public static let limitExceeded = Code(rawValue: "USD_LIMIT_EXCEEDED")
-        /// The memory budget in `ParseLimits.memoryBudgetBytes` would be exceeded.
-        public static let memoryBudgetExceeded = Code(rawValue: "USD_MEMORY_BUDGET_EXCEEDED")
-        /// USDA text that does not follow the grammar (line:column in the context).
-        public static let syntax = Code(rawValue: "USD_SYNTAX")
-        /// A zip container that cannot be read (bad records, overlaps, entries past the end).
-        public static let zipInvalid = Code(rawValue: "USD_ZIP_INVALID")
-        /// A zip entry name that is absolute, climbs with `..`, or repeats another entry's name.
-        public static let zipUnsafeName = Code(rawValue: "USD_ZIP_UNSAFE_NAME")
-        /// Encrypted zip entries, or a compression method other than stored/deflate.
-        public static let zipUnsupported = Code(rawValue: "USD_ZIP_UNSUPPORTED")
-        /// A package with no USD layer to open.
-        public static let noRootLayer = Code(rawValue: "USD_NO_ROOT_LAYER")
-        /// Composition arcs form a cycle.
-        public static let compositionCycle = Code(rawValue: "USD_COMPOSITION_CYCLE")
-        /// A value has the wrong type for where it is used.
-        public static let typeMismatch = Code(rawValue: "USD_TYPE_MISMATCH")
-        /// Geometry that cannot be used (index out of range, counts that disagree).
-        public static let invalidGeometry = Code(rawValue: "USD_INVALID_GEOMETRY")
-
-        /// Every code above describes the input itself, so retrying the same bytes cannot help.
-        public var isRetryable: Bool { false }
+public struct USDParseError: CodedError, Hashable {
+    /// A stable error code. Every code describes the input itself, so retrying the same bytes
+    /// cannot help: all are permanent (`InputErrorCode`).
+    public enum Code: String, InputErrorCode {
+        /// A read ran past the end of the file, an entry or a section; permanent.
+        case truncated = "USD_TRUNCATED"
+        /// The bytes are not a USD file of any supported kind (no crate magic, no `#usda`, no zip); permanent.
+        case unrecognizedFormat = "USD_UNRECOGNIZED_FORMAT"
+        /// A crate file older than 0.4.0 (or with a non-zero major version); permanent.
+        case unsupportedVersion = "USD_UNSUPPORTED_VERSION"
+        /// Structurally inconsistent data (bad table references, bad path tree, bad value encoding); permanent.
+        case corrupt = "USD_CORRUPT"
+        /// LZ4 / TfFastCompression or deflate data that does not decode to the declared size; permanent.
+        case decompressionFailed = "USD_DECOMPRESSION_FAILED"
+        /// A count, size, depth or total exceeded a `ParseLimits` cap; permanent.
+        case limitExceeded = "USD_LIMIT_EXCEEDED"
+        /// The memory budget in `ParseLimits.memoryBudgetBytes` would be exceeded; permanent.
+        case memoryBudgetExceeded = "USD_MEMORY_BUDGET_EXCEEDED"
+        /// USDA text that does not follow the grammar (line:column in the context); permanent.
+        case syntax = "USD_SYNTAX"
+        /// A zip container that cannot be read (bad records, overlaps, entries past the end); permanent.
+        case zipInvalid = "USD_ZIP_INVALID"
+        /// A zip entry name that is absolute, climbs with `..`, or repeats another entry's name; permanent.
+        case zipUnsafeName = "USD_ZIP_UNSAFE_NAME"
+        /// Encrypted zip entries, or a compression method other than stored/deflate; permanent.
+        case zipUnsupported = "USD_ZIP_UNSUPPORTED"
+        /// A package with no USD layer to open; permanent.
+        case noRootLayer = "USD_NO_ROOT_LAYER"
+        /// Composition arcs form a cycle; permanent.
+        case compositionCycle = "USD_COMPOSITION_CYCLE"
+        /// A value has the wrong type for where it is used; permanent.
+        case typeMismatch = "USD_TYPE_MISMATCH"
+        /// Geometry that cannot be used (index out of range, counts that disagree); permanent.
+        case invalidGeometry = "USD_INVALID_GEOMETRY"
     }
 
     /// Which parser stage raised the error.

@@ -110,9 +110,9 @@ public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible
     static func download(_ error: StorageError, what: String) -> FailureReason {
         let detail = "\(error.code): \(what): \(error.message)"
         switch error.code {
-        case StorageError.notFound, StorageError.invalidKey:
+        case .notFound, .invalidKey:
             return FailureReason(reason: sourceNotFound, message: detail, phase: .downloading, isRetryable: false)
-        case StorageError.tooLarge:
+        case .tooLarge:
             return FailureReason(reason: fileTooLarge, message: detail, phase: .downloading, isRetryable: false)
         default:
             return FailureReason(reason: sourceDownloadFailed, message: detail, phase: .downloading,

@@ -150,10 +150,10 @@ extension WorkerAPI {
                 try QueueStore(connection: c).recordConsoleSignOut(nonce: nonce, seconds: ConsoleSession.lifetimeSeconds)
             }
         } catch {
-            logger.warn("console sign-out not recorded", ["error": .string("\(error)"), "error_code": .string(error.code)])
+            logger.warn("console sign-out not recorded", ["error": .string("\(error)"), "error_code": .string(error.code.rawValue)])
             return ConsolePage.response(status: 503, title: "Signed out here only", body: """
                 <h1>Signed out here only</h1><p>This browser's session cookie was cleared, but the worker could not record \
-                the sign-out in its database (\(ConsolePage.esc(error.code))): a copy of the cookie stays valid until it \
+                the sign-out in its database (\(ConsolePage.esc(error.code.rawValue))): a copy of the cookie stays valid until it \
                 expires. Sign in and out again once the database is back.</p>
                 """, navigation: nil, headers: clear)
         }
@@ -179,9 +179,9 @@ extension WorkerAPI {
 
     /// The 503 page for a database call that failed.
     private func databaseUnavailable(_ error: DatabaseError, navigation: ConsolePage.Navigation?) -> HTTPServerResponse {
-        logger.warn("console database call failed", ["error": .string("\(error)"), "error_code": .string(error.code)])
+        logger.warn("console database call failed", ["error": .string("\(error)"), "error_code": .string(error.code.rawValue)])
         return ConsolePage.response(status: 503, title: "Database unavailable", body: """
-            <h1>Database unavailable</h1><p>The worker cannot reach its database right now (\(ConsolePage.esc(error.code))). \
+            <h1>Database unavailable</h1><p>The worker cannot reach its database right now (\(ConsolePage.esc(error.code.rawValue))). \
             Reload in a moment.</p>
             """, navigation: navigation)
     }

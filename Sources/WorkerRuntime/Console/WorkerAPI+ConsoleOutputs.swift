@@ -74,7 +74,7 @@ extension WorkerAPI {
                 return ["<a href=\"\(esc(base + rel))\">\(esc(rel))</a>", String(o.bytes)]
             }, empty: "No file found under \(dir).")
         } catch {
-            files = "<p class=\"muted\">The output store cannot list the files right now (\(esc(error.code))).</p>"
+            files = "<p class=\"muted\">The output store cannot list the files right now (\(esc(error.code.rawValue))).</p>"
         }
         return (figures.isEmpty ? "" : "<div class=\"thumbs\">\(figures.joined())</div>")
             + files + "<p class=\"muted mono\">\(esc(dir))</p>"
@@ -94,9 +94,9 @@ extension WorkerAPI {
             do throws(StorageError) {
                 bytes = try objects.get(dir + relative, maxBytes: Self.consoleMaxFileBytes)
             } catch {
-                let status = error.code == "STORAGE_NOT_FOUND" ? 404 : 502
+                let status = error.code == .notFound ? 404 : 502
                 return ConsolePage.response(status: status, title: "Not available", body: """
-                    <h1>Not available</h1><p>The output store answered \(ConsolePage.esc(error.code)).</p>
+                    <h1>Not available</h1><p>The output store answered \(ConsolePage.esc(error.code.rawValue)).</p>
                     """, navigation: nil)
             }
             let name = relative.split(separator: "/").last.map(String.init) ?? relative

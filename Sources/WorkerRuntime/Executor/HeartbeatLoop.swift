@@ -197,7 +197,7 @@ final class HeartbeatLoop: @unchecked Sendable {
                 }
             } catch {
                 retrySoon = true
-                logger.warn("heartbeat failed", ["version_id": .string(job.versionId), "code": .string(error.code),
+                logger.warn("heartbeat failed", ["version_id": .string(job.versionId), "code": .string(error.code.rawValue),
                                                  "error": .string(error.message)])
                 if !error.isRetryable { connection?.close(); connection = nil }
             }

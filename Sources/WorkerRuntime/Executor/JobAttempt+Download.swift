@@ -175,7 +175,7 @@ extension JobAttempt {
         do {
             return try storage.get(key, maxBytes: maxBytes ?? config.maxSourceBytes)
         } catch {
-            if overBudget && error.code == StorageError.tooLarge {
+            if overBudget && error.code == .tooLarge {
                 throw .failed(FailureReason(reason: FailureReason.redactionInvalid,
                                             message: "REDACTION_LIMIT_EXCEEDED: the redacted textures exceed TRANSCODE_MAX_REDACTION_BYTES (\(config.maxRedactionBytes) bytes)",
                                             phase: .downloading, isRetryable: false))

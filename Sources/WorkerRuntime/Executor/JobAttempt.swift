@@ -153,7 +153,7 @@ final class JobAttempt {
         do {
             try store.recordAttempt(job, worker: config.workerId, outcome: name, reason: reason, timingsMs: timings)
         } catch {
-            logger.warn("attempt record not written", logFields(["error_code": .string(error.code)]))
+            logger.warn("attempt record not written", logFields(["error_code": .string(error.code.rawValue)]))
         }
     }
 }

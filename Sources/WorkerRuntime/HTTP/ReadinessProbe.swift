@@ -56,7 +56,7 @@ final class DedicatedConnection: @unchecked Sendable {
     func run<T>(_ body: (PGConnection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
         lock.lock()
         defer { lock.unlock() }
-        guard let url = databaseURL else { throw DatabaseError(code: "DB_CONNECT_FAILED", message: "no database configured") }
+        guard let url = databaseURL else { throw DatabaseError(code: .connectFailed, message: "no database configured") }
         do {
             if connection == nil {
                 connection = try PGConnection(url: url, applicationName: applicationName,

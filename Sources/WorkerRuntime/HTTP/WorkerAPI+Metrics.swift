@@ -33,7 +33,7 @@ extension WorkerAPI {
         do {
             return try connection.run { (c) throws(DatabaseError) in try QueueStore(connection: c).status() }
         } catch {
-            logger.warn("metrics: queue sample failed", ["error": .string("\(error)"), "error_code": .string(error.code)])
+            logger.warn("metrics: queue sample failed", ["error": .string("\(error)"), "error_code": .string(error.code.rawValue)])
             return nil
         }
     }

@@ -257,7 +257,7 @@ public final class WorkerAPI: @unchecked Sendable {
         do {
             return try withDatabase { (c) throws(DatabaseError) in try body(QueueStore(connection: c)) }
         } catch {
-            logger.warn("API database call failed", ["error": .string("\(error)"), "error_code": .string(error.code)])
+            logger.warn("API database call failed", ["error": .string("\(error)"), "error_code": .string(error.code.rawValue)])
             return Self.error(503, "DB_UNAVAILABLE")
         }
     }
@@ -265,7 +265,7 @@ public final class WorkerAPI: @unchecked Sendable {
     func withDatabase<T>(_ body: (PGConnection) throws(DatabaseError) -> T) throws(DatabaseError) -> T {
         dbLock.lock()
         defer { dbLock.unlock() }
-        guard let url = databaseURL else { throw DatabaseError(code: "DB_CONNECT_FAILED", message: "no database configured") }
+        guard let url = databaseURL else { throw DatabaseError(code: .connectFailed, message: "no database configured") }
         if connection == nil {
             connection = try PGConnection(url: url, applicationName: "transcode-worker-http", statementTimeoutSeconds: 5,
                                           connectTimeoutSeconds: 2)

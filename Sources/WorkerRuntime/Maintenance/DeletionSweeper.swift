@@ -178,7 +178,7 @@ final class DeletionSweeper: @unchecked Sendable {
     static func remove(_ target: DeletionTarget, sources: any ObjectStore, outputs: any ObjectStore,
                        template: String) throws(StorageError) -> (objects: Int, refused: [String]) {
         guard QueueStore.isUUID(target.roomId), target.versionId.map(QueueStore.isUUID) ?? true else {
-            throw StorageError(code: StorageError.invalidKey, message: "the deletion names an id that is not a uuid")
+            throw StorageError(code: .invalidKey, message: "the deletion names an id that is not a uuid")
         }
         let (prefixes, namedUnder) = plan(target, sources: sources, outputs: outputs, template: template)
         var objects = 0

@@ -113,7 +113,7 @@ final class RetentionSweeper: @unchecked Sendable {
                 continue
             }
             do { try storage.delete(key) } catch {
-                if error.code == "STORAGE_NOT_FOUND" { continue }
+                if error.code == .notFound { continue }
                 ok = false
                 logger?.warn("retention: cannot delete an object", ["key": .string(key), "error": .string(error.description)])
             }

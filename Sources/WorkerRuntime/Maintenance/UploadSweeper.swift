@@ -165,7 +165,7 @@ final class UploadSweeper: @unchecked Sendable {
             do {
                 guard try storage.size(key) != nil else { return .absent(why: "the \(what) object is missing") }
             } catch {
-                if error.code == StorageError.invalidKey { return .absent(why: "the \(what) key is refused") }
+                if error.code == .invalidKey { return .absent(why: "the \(what) key is refused") }
                 return .unknown(error: "\(error.code): \(error.message)")
             }
         }

@@ -336,7 +336,7 @@ public final class WorkerDaemon: @unchecked Sendable {
 
     static func connect(url: String, logger: JSONLogger, attempts: Int) throws(DatabaseError) -> PGConnection {
         var delay = 0.5
-        var last = DatabaseError(code: "DB_CONNECT_FAILED", message: "not tried")
+        var last = DatabaseError(code: .connectFailed, message: "not tried")
         for i in 1...max(1, attempts) {
             do {
                 return try PGConnection(url: url)

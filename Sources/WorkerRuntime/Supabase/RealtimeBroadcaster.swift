@@ -64,18 +64,18 @@ public final class RealtimeBroadcaster: Sendable {
         do {
             response = try http.send(request)
         } catch {
-            throw RealtimeBroadcastError(code: RealtimeBroadcastError.unavailable, message: error.description, status: nil)
+            throw RealtimeBroadcastError(code: .unavailable, message: error.description, status: nil)
         }
         if response.isSuccess { return }
         let excerpt = String(decoding: response.body.prefix(200), as: UTF8.self)
         let message = "HTTP \(response.status)" + (excerpt.isEmpty ? "" : ": \(excerpt)")
         switch response.status {
         case 429:
-            throw RealtimeBroadcastError(code: RealtimeBroadcastError.rateLimited, message: message, status: 429)
+            throw RealtimeBroadcastError(code: .rateLimited, message: message, status: 429)
         case 400..<500:
-            throw RealtimeBroadcastError(code: RealtimeBroadcastError.rejected, message: message, status: response.status)
+            throw RealtimeBroadcastError(code: .rejected, message: message, status: response.status)
         default:
-            throw RealtimeBroadcastError(code: RealtimeBroadcastError.unavailable, message: message, status: response.status)
+            throw RealtimeBroadcastError(code: .unavailable, message: message, status: response.status)
         }
     }
 

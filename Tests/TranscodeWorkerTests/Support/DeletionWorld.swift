@@ -151,7 +151,7 @@ final class OutageStore: ForwardingStore, @unchecked Sendable {
     }
 
     private func check(_ what: String) throws(StorageError) {
-        if down { throw StorageError(code: StorageError.unavailable, message: "\(what): connection refused") }
+        if down { throw StorageError(code: .unavailable, message: "\(what): connection refused") }
     }
 
     override func list(prefix: String) throws(StorageError) -> [String] {
@@ -187,7 +187,7 @@ final class CrashingStore: ForwardingStore, @unchecked Sendable {
         if dies { crashed = true }
         lock.unlock()
         if first { connection.close() }
-        if dies { throw StorageError(code: StorageError.unavailable, message: "the process ended") }
+        if dies { throw StorageError(code: .unavailable, message: "the process ended") }
         try base.delete(key)
     }
 }

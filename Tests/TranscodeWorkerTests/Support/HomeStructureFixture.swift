@@ -28,7 +28,7 @@ enum HomeStructureFixture {
 
     static func json(_ room: String) throws -> [UInt8] {
         guard let d = FileManager.default.contents(atPath: path(room, "capturedRoom.json")) else {
-            throw LayeringError(code: "TEST_MISSING_FILE", message: room)
+            throw MissingTestFile(room)
         }
         return [UInt8](d)
     }

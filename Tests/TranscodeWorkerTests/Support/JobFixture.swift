@@ -191,7 +191,7 @@ final class JobRecordingStore: ForwardingStore, @unchecked Sendable {
     override func copy(_ source: String, to destination: String, contentType: String, cacheControl: String?) throws(StorageError) {
         if let (_, replacement) = lock.withLock({ failing.first { destination.hasSuffix("/" + $0.key) } }) {
             if let replacement { try base.put(source, bytes: replacement, contentType: contentType, cacheControl: cacheControl) }
-            throw StorageError(code: StorageError.unavailable, message: "copy refused for the test", key: destination)
+            throw StorageError(code: .unavailable, message: "copy refused for the test", key: destination)
         }
         try base.copy(source, to: destination, contentType: contentType, cacheControl: cacheControl)
         lock.withLock { copied.append((source, destination)) }
