@@ -87,21 +87,10 @@ extension JobAttempt {
     /// each. The worker copies only files it fetched and hashed itself: the manifest's own hashes
     /// were written by a child and are not taken on trust.
     static func reusableNames(_ manifest: [UInt8]) -> [String] {
-        guard let m = try? JSONReader.parse(manifest, limits: .manifest) else { return [] }
-        var names: [String] = []
-        func add(_ list: ParsedJSON?) {
-            guard case .array(let items)? = list else { return }
-            for item in items {
-                if case .string(let path)? = item.member("path"), ChildOutputs.isAllowedName(path), path != "layer_manifest.json",
-                   path != "report.html", !names.contains(path),
-                   names.count < ChildOutputs.maxFiles {
-                    names.append(path)
-                }
-            }
+        guard let m = PreviousManifest(manifest) else { return [] }
+        let names = m.fileNames.filter { path in
+            ChildOutputs.isAllowedName(path) && path != "layer_manifest.json" && path != "report.html"
         }
-        if let glb = m.member("glb") { add(.array([glb])) }
-        add(m.member("thumbnails"))
-        add(m.member("plan")?.member("files"))
-        return names
+        return Array(names.prefix(ChildOutputs.maxFiles))
     }
 }
