@@ -81,6 +81,7 @@ def functions(path: str) -> list[tuple[str, int, int]]:
     pending: tuple[str, int] | None = None
     depth = 0
     parens = 0
+    signature = 0
     codes = []
     for raw in lines:
         codes.append(code_only(raw, state))
@@ -89,6 +90,7 @@ def functions(path: str) -> list[tuple[str, int, int]]:
         if match:
             pending = (match.group(1).strip(), number)
             parens = 0
+            signature = 0  # parentheses open in the signature: a `{` inside them is a default value
         if pending is not None and "{" not in code:
             parens += code.count("(") - code.count(")")
             following = next((c.strip() for c in codes[number:] if c.strip()), "")
@@ -97,9 +99,11 @@ def functions(path: str) -> list[tuple[str, int, int]]:
                 pending = None  # a protocol requirement: no body
                 continue
         for ch in code:
+            if pending is not None and ch in "()":
+                signature += 1 if ch == "(" else -1
             if ch == "{":
                 depth += 1
-                if pending is not None:
+                if pending is not None and signature <= 0:
                     open_functions.append((pending[0], pending[1], depth))
                     pending = None
             elif ch == "}":
@@ -110,7 +114,35 @@ def functions(path: str) -> list[tuple[str, int, int]]:
     return found
 
 
+def measures_known_shapes() -> list[str]:
+    """The measurement on small Swift snippets whose answers are known: a body, a closure as a
+    default value in the signature, a signature over several lines, a protocol requirement.
+    Returns what it got wrong (nothing when right)."""
+    import tempfile
+    body = ["        let x = 1"] * 5
+    cases = [
+        (["func plain() {", *body, "}"], [("func plain", 7)]),
+        (["static func run(_ a: Int, progress: (Int) -> Void = { _ in }) throws(E) -> Int {", *body, "    return 0", "}"],
+         [("func run", 8)]),
+        (["func wide(", "    a: Int,", "    b: () -> Void = { }", ") -> Int {", *body, "    return a", "}"], [("func wide", 11)]),
+        (["protocol P {", "    func required()", "}", "func after() {", "}"], [("func after", 2)]),
+    ]
+    wrong = []
+    for lines, expected in cases:
+        with tempfile.NamedTemporaryFile("w", suffix=".swift", delete=False) as f:
+            f.write("\n".join(lines) + "\n")
+        got = [(name, length) for name, _, length in functions(f.name)]
+        os.unlink(f.name)
+        if got != expected:
+            wrong.append(f"{lines[0].strip()} measured {got}, expected {expected}")
+    return wrong
+
+
 def main() -> int:
+    wrong = measures_known_shapes()
+    if wrong:
+        print("check-sizes: the function measurement is wrong: " + "; ".join(wrong))
+        return 1
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     report = "--report" in sys.argv
     root = args[0] if args else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
