@@ -38,7 +38,7 @@ extension JobExecCommand {
                 switch try RoomInputs.readJSON(job.roomPlan, maxBytes: limits.maxInputBytes) {
                 case .success(let json): input.roomPlanJSON = json
                 case .failure(let e):
-                    Self.emit(.error(code: e.code, message: e.message, phase: e.phase, retryable: false))
+                    Self.emit(e)
                     return .failure(Unread(status: ExitStatus.invalidInput))
                 }
             }
@@ -49,11 +49,10 @@ extension JobExecCommand {
             if let previous = job.previous { input.previous = try Self.readPrevious(previous, maxBytes: limits.maxInputBytes) }
             return .success((job, input))
         } catch let f as FileReader.Failure {
-            let tooLarge = f.code == .tooLarge
-            Self.emit(.error(code: f.code.rawValue, message: f.message, phase: .reading, retryable: !tooLarge))
-            return .failure(Unread(status: tooLarge ? ExitStatus.invalidInput : ExitStatus.internalError))
+            Self.emit(PipelineError(f, phase: .reading))
+            return .failure(Unread(status: f.code == .tooLarge ? ExitStatus.invalidInput : ExitStatus.internalError))
         } catch {
-            Self.emit(.error(code: FileReader.Failure.Code.readFailed.rawValue, message: "\(error)", phase: .reading, retryable: true))
+            Self.emit(PipelineError(FileReader.Failure(code: .readFailed, message: "\(error)"), phase: .reading))
             return .failure(Unread(status: ExitStatus.internalError))
         }
     }

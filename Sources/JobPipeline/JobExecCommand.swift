@@ -164,7 +164,7 @@ public struct JobExecCommand {
     public func run() -> Int32 {
         if let parentPid { Self.watchParent(parentPid) }
         if let problem = applyLimits() {
-            Self.emit(.error(code: "CHILD_SETUP_FAILED", message: problem, phase: .reading, retryable: true))
+            Self.emit(.error(code: "CHILD_SETUP_FAILED", message: problem, phase: .reading, retryable: true, errorClass: .workFiles))
             return ExitStatus.internalError
         }
 
@@ -182,7 +182,7 @@ public struct JobExecCommand {
                 try ReportBuilder.add(to: &result)
             }
         } catch {
-            Self.emit(.error(code: error.code, message: error.message, phase: error.phase, retryable: error.isRetryable))
+            Self.emit(error)
             return error.isInputError ? ExitStatus.invalidInput : ExitStatus.internalError
         }
         do {
@@ -194,7 +194,7 @@ public struct JobExecCommand {
         } catch {
             // The worker puts the code in front of the message: send the message alone.
             let message = (error as? FileReader.Failure)?.message ?? "\(error)"
-            Self.emit(.error(code: FileReader.Failure.Code.writeFailed.rawValue, message: message, phase: .manifest, retryable: true))
+            Self.emit(PipelineError(FileReader.Failure(code: .writeFailed, message: message), phase: .manifest))
             return ExitStatus.internalError
         }
         let files = result.files.map { f in
@@ -255,5 +255,11 @@ public struct JobExecCommand {
     /// so the parent sees each phase as it starts.
     static func emit(_ message: ChildMessage) {
         RawOutput.write(message.line + "\n", to: 1)
+    }
+
+    /// The `error` line of `error`: its code, message, phase, whether to retry, and its kind.
+    static func emit(_ error: PipelineError) {
+        emit(.error(code: error.code, message: error.message, phase: error.phase, retryable: error.isRetryable,
+                    errorClass: error.errorClass))
     }
 }

@@ -7,7 +7,7 @@ import JSONCore
 /// ```
 /// {"event":"phase","phase":"parsing"}
 /// {"event":"done","files":[{"path":"model.glb","bytes":41288,"sha256":"…"},…],"summary":{…}}
-/// {"event":"error","code":"USD_TRUNCATED","message":"…","phase":"parsing","retryable":false}
+/// {"event":"error","code":"USD_TRUNCATED","message":"…","phase":"parsing","retryable":false,"class":"usd"}
 /// ```
 ///
 /// `done` or `error` is the last line; the summary is a `JobSummary`.
@@ -33,8 +33,9 @@ public enum ChildMessage: Sendable, Equatable {
     /// Every output is written; `files` in write order (the manifest last). `summary` is nil when
     /// the line's summary is not a `JobSummary` (a broken child: the daemon refuses the attempt).
     case done(files: [File], summary: JobSummary?)
-    /// The conversion failed with a pipeline error code.
-    case error(code: String, message: String, phase: JobPhase, retryable: Bool)
+    /// The conversion failed with a pipeline error code, of `errorClass` (nil when the line names
+    /// none, or one that is no `JobErrorClass`: the daemon then goes by the phase).
+    case error(code: String, message: String, phase: JobPhase, retryable: Bool, errorClass: JobErrorClass?)
 
     /// The message as one line of JSON (no newline).
     public var line: String {
@@ -47,9 +48,11 @@ public enum ChildMessage: Sendable, Equatable {
             }
             return JSONValue.object(["event": .string("done"), "files": .array(list), "summary": summary?.json ?? .null])
                 .serialized()
-        case .error(let code, let message, let phase, let retryable):
-            return JSONValue.object(["event": .string("error"), "code": .string(code), "message": .string(message),
-                                     "phase": .string(phase.rawValue), "retryable": .bool(retryable)]).serialized()
+        case .error(let code, let message, let phase, let retryable, let errorClass):
+            var fields: [String: JSONValue] = ["event": .string("error"), "code": .string(code), "message": .string(message),
+                                               "phase": .string(phase.rawValue), "retryable": .bool(retryable)]
+            if let errorClass { fields["class"] = .string(errorClass.rawValue) }
+            return JSONValue.object(fields).serialized()
         }
     }
 
@@ -75,7 +78,8 @@ public enum ChildMessage: Sendable, Equatable {
             guard let code = obj.member("code")?.stringValue else { return nil }
             self = .error(code: code, message: obj.member("message")?.stringValue ?? "",
                           phase: obj.member("phase")?.stringValue.flatMap(JobPhase.init(rawValue:)) ?? .parsing,
-                          retryable: obj.member("retryable")?.boolValue ?? false)
+                          retryable: obj.member("retryable")?.boolValue ?? false,
+                          errorClass: obj.member("class")?.stringValue.flatMap(JobErrorClass.init(rawValue:)))
         default:
             return nil
         }

@@ -200,7 +200,8 @@ import TestSupport
             guard let e = $0 as? PipelineError else { return false }
             return e.code == "REDACTION_INVALID" && !e.isRetryable && e.message.contains("matches no texture")
         }
-        let failure = FailureReason.pipeline(code: "REDACTION_INVALID", message: "x", phase: .parsing, retryable: false)
+        let failure = FailureReason.pipeline(code: "REDACTION_INVALID", message: "x", phase: .parsing, retryable: true,
+                                             errorClass: .redaction)
         #expect(failure.reason == "REDACTION_INVALID" && !failure.isRetryable && failure.isInputError)
         // By file name, an offer that two entries share is ambiguous; one that an exact path
         // already replaces is too.

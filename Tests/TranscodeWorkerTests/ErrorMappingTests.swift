@@ -29,7 +29,7 @@ import WorkerCore
             #expect(wrapped.isInputError && !wrapped.isRetryable)
             #expect(wrapped.message == error.description)
             let failure = FailureReason.pipeline(code: wrapped.code, message: wrapped.message, phase: wrapped.phase,
-                                                 retryable: wrapped.isRetryable)
+                                                 retryable: wrapped.isRetryable, errorClass: wrapped.errorClass)
             #expect(failure.reason == FailureReason.layeringFailed && !failure.isRetryable)
             #expect(failure.message.hasPrefix(code.rawValue + ": "))
         }
@@ -43,7 +43,8 @@ import WorkerCore
         #expect(layering.code == LayeringError.Code.jsonInvalid.rawValue && layering.context["json_path"] == "walls[0]")
         let glb = PipelineError.wrap(GLBWriterError(code: .tooLarge, message: "x"), phase: .writing)
         #expect(glb.code == GLBWriterError.Code.tooLarge.rawValue)
-        #expect(FailureReason.pipeline(code: glb.code, message: "x", phase: .writing, retryable: false).reason == FailureReason.layeringFailed)
+        #expect(FailureReason.pipeline(code: glb.code, message: "x", phase: .writing, retryable: false, errorClass: glb.errorClass)
+                    .reason == FailureReason.layeringFailed)
         struct Unknown: Error {}
         let other = PipelineError.wrap(Unknown(), phase: .writing)
         #expect(other.code == "INTERNAL_ERROR" && !other.isInputError)
@@ -64,8 +65,45 @@ import WorkerCore
             #expect(wrapped.code == coded.code.rawValue && wrapped.message == coded.message && !wrapped.isRetryable)
             // The classification the code text gave before the codes were typed.
             #expect(wrapped.isInputError == !wrapped.code.hasPrefix("GLB_INVALID"), "\(wrapped.code)")
+            // The failure reason the kind gives is the one the code's family gave when the daemon
+            // read it from the spelling, in every phase the code can happen in (a plan error only
+            // in the plan phase, where it counted as a preview).
+            for phase in error is FloorPlanError ? [JobPhase.plan] : [.parsing, .writing, .plan] {
+                let wrappedThere = PipelineError.wrap(error, phase: phase)
+                let reason = FailureReason.pipeline(code: wrappedThere.code, message: "x", phase: phase, retryable: false,
+                                                    errorClass: wrappedThere.errorClass).reason
+                #expect(reason == Self.reasonBySpelling(wrappedThere.code, phase), "\(wrappedThere.code) in \(phase)")
+            }
         }
         #expect(errors.count == 31)
+        for own in PipelineError.Code.allCases {
+            let phase: JobPhase = own == .reportManifestInvalid ? .report : .parsing
+            let e = PipelineError(code: own, message: "x", phase: phase)
+            let reason = FailureReason.pipeline(code: e.code, message: "x", phase: phase, retryable: false,
+                                                errorClass: e.errorClass).reason
+            #expect(reason == Self.reasonBySpelling(e.code, phase), "\(own)")
+        }
+    }
+
+    /// The reasons the daemon once derived from a code's spelling and phase, kept here to check
+    /// that the typed kinds give the same.
+    static func reasonBySpelling(_ code: String, _ phase: JobPhase) -> String {
+        if code.hasPrefix("USD_") { return FailureReason.usdzParseError }
+        if code.hasPrefix("ROOMPLAN_") { return FailureReason.roomPlanJSONInvalid }
+        if code.hasPrefix("MANIFEST_") || code.hasPrefix("GLB_") { return FailureReason.layeringFailed }
+        if code.hasPrefix("THUMB_") { return FailureReason.previewFailed }
+        switch code {
+        case "REDACTION_INVALID": return FailureReason.redactionInvalid
+        case "IO_TOO_LARGE": return FailureReason.fileTooLarge
+        case "INPUT_MISSING": return FailureReason.sourceNotFound
+        case "INTERNAL_ERROR", "IO_NOT_FOUND", "IO_READ_FAILED", "IO_WRITE_FAILED", "CHILD_SETUP_FAILED": return FailureReason.`internal`
+        default:
+            switch JobStep(phase) {
+            case .parsing: return FailureReason.usdzParseError
+            case .preview: return FailureReason.previewFailed
+            default: return FailureReason.layeringFailed
+            }
+        }
     }
 
     @Test func stepsAreTheContractsNamesAndPipelinePhasesFoldOntoThem() {
@@ -78,7 +116,7 @@ import WorkerCore
         for (phase, step) in folded {
             #expect(JobStep(phase) == step, "\(phase)")
         }
-        let f = FailureReason.pipeline(code: "THUMB_WEBP_FAILED", message: "x", phase: .manifest, retryable: false)
+        let f = FailureReason.pipeline(code: "THUMB_WEBP_FAILED", message: "x", phase: .manifest, retryable: false, errorClass: .preview)
         #expect(f.step == .preview && f.phase == "preview")
     }
 }

@@ -113,7 +113,8 @@ struct JobRunnerPieceTests {
                 phaseMilliseconds: [.parsing: 1.5], layers: 3, elements: 4, triangles: 5, vertices: 6, warnings: 0,
                 qualityGrade: nil, manifestSchemaVersion: 10, reused: [], thumbnails: [])),
             .done(files: [], summary: nil),
-            .error(code: "USD_TRUNCATED", message: "short \"read\"", phase: .parsing, retryable: false),
+            .error(code: "USD_TRUNCATED", message: "short \"read\"", phase: .parsing, retryable: false, errorClass: .usd),
+            .error(code: "X_Y", message: "", phase: .plan, retryable: true, errorClass: nil),
         ] + JobPhase.allCases.map { ChildMessage.phase($0) }
         for m in messages { #expect(ChildMessage(line: m.line) == m) }
         #expect(ChildMessage(line: "not json") == nil)
@@ -122,7 +123,10 @@ struct JobRunnerPieceTests {
         #expect(ChildMessage.phase(.plan).line == "{\"event\":\"phase\",\"phase\":\"plan\"}")
         #expect(ChildMessage(line: "{\"event\":\"phase\",\"phase\":\"downloading\"}") == nil)
         #expect(ChildMessage(line: "{\"event\":\"error\",\"code\":\"X\",\"phase\":\"elsewhere\"}")
-                == .error(code: "X", message: "", phase: .parsing, retryable: false))
+                == .error(code: "X", message: "", phase: .parsing, retryable: false, errorClass: nil))
+        // A kind the daemon does not know is no kind: the phase decides.
+        #expect(ChildMessage(line: "{\"event\":\"error\",\"code\":\"X\",\"phase\":\"preview\",\"class\":\"weather\"}")
+                == .error(code: "X", message: "", phase: .preview, retryable: false, errorClass: nil))
     }
 
     /// The child may be compromised: its lines are read under `JSONReader.Limits.smallDocument`,
@@ -148,21 +152,33 @@ struct JobRunnerPieceTests {
     }
 
     @Test func failuresAreClassifiedIntoContractReasons() {
-        let cases: [(String, JobPhase, String)] = [
-            ("USD_TRUNCATED", .parsing, "USDZ_PARSE_ERROR"),
-            ("ROOMPLAN_JSON_INVALID", .layering, "ROOMPLAN_JSON_INVALID"),
-            ("THUMB_WEBP_FAILED", .preview, "PREVIEW_FAILED"),
-            ("GLB_TOO_LARGE", .writing, "LAYERING_FAILED"),
-            ("IO_TOO_LARGE", .reading, "FILE_TOO_LARGE"),
-            ("IO_READ_FAILED", .reading, "INTERNAL"),
+        let cases: [(String, JobPhase, JobErrorClass?, String)] = [
+            ("USD_TRUNCATED", .parsing, .usd, "USDZ_PARSE_ERROR"),
+            ("ROOMPLAN_JSON_INVALID", .layering, .roomPlan, "ROOMPLAN_JSON_INVALID"),
+            ("THUMB_WEBP_FAILED", .preview, .preview, "PREVIEW_FAILED"),
+            ("GLB_TOO_LARGE", .writing, .model, "LAYERING_FAILED"),
+            ("IO_TOO_LARGE", .reading, .tooLarge, "FILE_TOO_LARGE"),
+            ("IO_READ_FAILED", .reading, .workFiles, "INTERNAL"),
+            ("REDACTION_INVALID", .parsing, .redaction, "REDACTION_INVALID"),
+            ("INPUT_MISSING", .reading, .missingInput, "SOURCE_NOT_FOUND"),
+            ("INTERNAL_ERROR", .manifest, .internal, "INTERNAL"),
+            // Without a kind (a broken child), the phase decides, whatever the code says.
+            ("USD_TRUNCATED", .preview, nil, "PREVIEW_FAILED"),
+            ("THUMB_WEBP_FAILED", .parsing, nil, "USDZ_PARSE_ERROR"),
+            ("X", .writing, nil, "LAYERING_FAILED"),
         ]
-        for (code, phase, reason) in cases {
-            let f = FailureReason.pipeline(code: code, message: "m", phase: phase, retryable: false)
+        for (code, phase, kind, reason) in cases {
+            let f = FailureReason.pipeline(code: code, message: "m", phase: phase, retryable: false, errorClass: kind)
             #expect(f.reason == reason, "\(code)")
             #expect(f.message == "\(code): m")
         }
-        #expect(FailureReason.pipeline(code: "GLB_TOO_LARGE", message: "m", phase: .writing, retryable: false).phase == "layering")
-        #expect(FailureReason.pipeline(code: "IO_READ_FAILED", message: "m", phase: .reading, retryable: false).isRetryable)
+        #expect(JobErrorClass.allCases.count == 9)
+        #expect(FailureReason.pipeline(code: "GLB_TOO_LARGE", message: "m", phase: .writing, retryable: false, errorClass: .model)
+                    .phase == "layering")
+        #expect(FailureReason.pipeline(code: "IO_READ_FAILED", message: "m", phase: .reading, retryable: false, errorClass: .workFiles)
+                    .isRetryable)
+        #expect(!FailureReason.pipeline(code: "REDACTION_INVALID", message: "m", phase: .parsing, retryable: true, errorClass: .redaction)
+                    .isRetryable)
         #expect(FailureReason.download(StorageError(code: .notFound, message: "x"), what: "s").reason == "SOURCE_NOT_FOUND")
         #expect(FailureReason.download(StorageError(code: .tooLarge, message: "x"), what: "s").reason == "FILE_TOO_LARGE")
         let unavailable = FailureReason.download(StorageError(code: .unavailable, message: "x"), what: "s")

@@ -220,9 +220,9 @@ public struct ConvertCommand {
             }
             if let redacted { pipelineInput.redactedTextures = try FileReader.readRedactions(redacted, maxBytes: limits.maxInputBytes) }
         } catch let f as FileReader.Failure {
-            return report(PipelineError(code: f.code.rawValue, message: f.message, phase: .reading), status: ExitStatus.invalidInput)
+            return report(PipelineError(f, phase: .reading), status: ExitStatus.invalidInput)
         } catch {
-            return report(PipelineError(code: FileReader.Failure.Code.readFailed.rawValue, message: "\(error)", phase: .reading),
+            return report(PipelineError(FileReader.Failure(code: .readFailed, message: "\(error)"), phase: .reading),
                           status: ExitStatus.invalidInput)
         }
         var result: PipelineResult
@@ -244,7 +244,7 @@ public struct ConvertCommand {
             try OutputDirectory.write(result.files, into: out)
         } catch {
             let message = (error as? FileReader.Failure)?.message ?? "\(error)"
-            return report(PipelineError(code: FileReader.Failure.Code.writeFailed.rawValue, message: message, phase: .writing),
+            return report(PipelineError(FileReader.Failure(code: .writeFailed, message: message), phase: .writing),
                           status: ExitStatus.internalError)
         }
         printSummary(result, totalMs: Clock.ms(t0, Clock.now()))

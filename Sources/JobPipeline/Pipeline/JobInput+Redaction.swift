@@ -10,7 +10,7 @@ extension JobInput.Redaction {
     public func box() throws(PipelineError) -> (x: Double, y: Double, w: Double, h: Double)? {
         guard let text = regionJSON else { return nil }
         func invalid(_ why: String) -> PipelineError {
-            PipelineError(code: "REDACTION_INVALID", message: "redaction \(id): \(why)", phase: .parsing)
+            PipelineError(code: PipelineError.Code.redactionInvalid, message: "redaction \(id): \(why)", phase: .parsing)
         }
         guard let parsed = try? JSONReader.parse(Array(text.utf8), limits: .smallDocument), case .object(let m) = parsed else {
             throw invalid("its region is not a JSON object")

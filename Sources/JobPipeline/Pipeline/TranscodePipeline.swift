@@ -23,7 +23,7 @@ public enum TranscodePipeline {
     ///   than one, `INTERNAL_ERROR`).
     public static func run(_ input: PipelineInput, progress: @escaping (JobPhase) -> Void = { _ in }) throws(PipelineError) -> PipelineResult {
         guard input.usd != nil || input.roomPlanJSON != nil else {
-            throw PipelineError(code: "INPUT_MISSING", message: "a USD file, a RoomPlan JSON or both are needed",
+            throw PipelineError(code: PipelineError.Code.inputMissing, message: "a USD file, a RoomPlan JSON or both are needed",
                                 phase: .reading)
         }
         var run = PipelineRun(progress: progress)

@@ -37,11 +37,11 @@ public enum ReportBuilder {
 
     public static func build(result: PipelineResult) throws(PipelineError) -> [UInt8] {
         guard let manifestBytes = result.files.last(where: { $0.path == "layer_manifest.json" })?.bytes else {
-            throw PipelineError(code: "REPORT_MANIFEST_INVALID", message: "the result has no layer_manifest.json",
+            throw PipelineError(code: PipelineError.Code.reportManifestInvalid, message: "the result has no layer_manifest.json",
                                 phase: .report)
         }
         guard let manifest = try? JSONReader.parse(manifestBytes, limits: .manifest), case .object = manifest else {
-            throw PipelineError(code: "REPORT_MANIFEST_INVALID", message: "layer_manifest.json is not a JSON object",
+            throw PipelineError(code: PipelineError.Code.reportManifestInvalid, message: "layer_manifest.json is not a JSON object",
                                 phase: .report)
         }
         var files: [String: [UInt8]] = [:]

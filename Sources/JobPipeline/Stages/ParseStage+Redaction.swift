@@ -29,7 +29,7 @@ extension ParseStage {
     static func redact(_ input: PipelineInput, entries: [String],
                        data: (String) -> [UInt8]?) throws(PipelineError) -> RedactionPlan {
         func invalid(_ message: String) -> PipelineError {
-            PipelineError(code: "REDACTION_INVALID", message: message, phase: .parsing)
+            PipelineError(code: PipelineError.Code.redactionInvalid, message: message, phase: .parsing)
         }
         let offers = input.redactedTextures.map { RedactingAssetProvider.Offer(relativePath: $0.relativePath, bytes: $0.bytes) }
         let (matched, unmatched, ambiguous) = RedactingAssetProvider.match(offers, entries: entries)

@@ -8,7 +8,7 @@ extension ParseStage {
     ///   apply to one USD); the reader's errors.
     static func mergedScene(_ sources: [PipelineInput.USDSource], input: PipelineInput) throws -> Scene {
         guard input.redactedTextures.isEmpty else {
-            throw PipelineError(code: "REDACTION_INVALID",
+            throw PipelineError(code: PipelineError.Code.redactionInvalid,
                                 message: "redacted textures apply to one USD file; \(sources.count) were given", phase: .parsing)
         }
         var scenes: [Scene] = []

@@ -66,40 +66,37 @@ public struct FailureReason: Error, Sendable, Equatable, CustomStringConvertible
 
     // MARK: Classification
 
-    /// Classifies a pipeline error reported by the child process: by code family first (`USD_*`,
-    /// `ROOMPLAN_*`, `THUMB_*`), then by the phase it happened in. The detailed code leads the message.
-    static func pipeline(code: String, message: String, phase: JobPhase, retryable: Bool) -> FailureReason {
+    /// Classifies a pipeline error reported by the child process by the kind it names
+    /// (`JobErrorClass`, one exhaustive switch); an error line that names none (a broken child)
+    /// is classified by the phase it happened in. The detailed code leads the message.
+    static func pipeline(code: String, message: String, phase: JobPhase, retryable: Bool,
+                         errorClass: JobErrorClass?) -> FailureReason {
         let detail = "\(code): \(message)"
         let step = JobStep(phase)
-        switch code {
-        case _ where code.hasPrefix("USD_"):
-            return FailureReason(reason: usdzParseError, message: detail, phase: step, isRetryable: retryable)
-        case _ where code.hasPrefix("ROOMPLAN_"):
-            return FailureReason(reason: roomPlanJSONInvalid, message: detail, phase: step, isRetryable: retryable)
-        case _ where code.hasPrefix("MANIFEST_") || code.hasPrefix("GLB_"):
-            return FailureReason(reason: layeringFailed, message: detail, phase: step, isRetryable: retryable)
-        case _ where code.hasPrefix("THUMB_"):
-            return FailureReason(reason: previewFailed, message: detail, phase: step, isRetryable: retryable)
-        case "REDACTION_INVALID":
-            return FailureReason(reason: redactionInvalid, message: detail, phase: step, isRetryable: false)
-        case "IO_TOO_LARGE":
-            return FailureReason(reason: fileTooLarge, message: detail, phase: step, isRetryable: false)
-        case "INPUT_MISSING":
-            return FailureReason(reason: sourceNotFound, message: detail, phase: step, isRetryable: false)
-        case "INTERNAL_ERROR":
-            // An unexpected error inside the pipeline: the pipeline says whether the same input
-            // would fail the same way.
-            return FailureReason(reason: `internal`, message: detail, phase: step, isRetryable: retryable)
-        case "IO_NOT_FOUND", "IO_READ_FAILED", "IO_WRITE_FAILED", "CHILD_SETUP_FAILED":
-            // The child could not read or write its own work files or set itself up: the
-            // worker's fault, worth another attempt.
-            return FailureReason(reason: `internal`, message: detail, phase: step, isRetryable: true)
-        default:
+        func reason(_ reason: String, retryable: Bool) -> FailureReason {
+            FailureReason(reason: reason, message: detail, phase: step, isRetryable: retryable)
+        }
+        guard let errorClass else {
             switch step {
-            case .parsing: return FailureReason(reason: usdzParseError, message: detail, phase: step, isRetryable: retryable)
-            case .preview: return FailureReason(reason: previewFailed, message: detail, phase: step, isRetryable: retryable)
-            default: return FailureReason(reason: layeringFailed, message: detail, phase: step, isRetryable: retryable)
+            case .parsing: return reason(usdzParseError, retryable: retryable)
+            case .preview: return reason(previewFailed, retryable: retryable)
+            default: return reason(layeringFailed, retryable: retryable)
             }
+        }
+        switch errorClass {
+        case .usd: return reason(usdzParseError, retryable: retryable)
+        case .roomPlan: return reason(roomPlanJSONInvalid, retryable: retryable)
+        case .model: return reason(layeringFailed, retryable: retryable)
+        case .preview: return reason(previewFailed, retryable: retryable)
+        case .redaction: return reason(redactionInvalid, retryable: false)
+        case .tooLarge: return reason(fileTooLarge, retryable: false)
+        case .missingInput: return reason(sourceNotFound, retryable: false)
+        // An unexpected error inside the pipeline: the pipeline says whether the same input
+        // would fail the same way.
+        case .internal: return reason(`internal`, retryable: retryable)
+        // The child could not read or write its own work files or set itself up: the worker's
+        // fault, worth another attempt.
+        case .workFiles: return reason(`internal`, retryable: true)
         }
     }
 

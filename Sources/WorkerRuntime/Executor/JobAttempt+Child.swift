@@ -65,8 +65,9 @@ extension JobAttempt {
                 phase: currentStep, isRetryable: true))
         }
         switch (seen.final, termination) {
-        case (.error(let code, let message, let phase, let retryable)?, _):
-            throw .failed(FailureReason.pipeline(code: code, message: ws.scrub(message), phase: phase, retryable: retryable))
+        case (.error(let code, let message, let phase, let retryable, let errorClass)?, _):
+            throw .failed(FailureReason.pipeline(code: code, message: ws.scrub(message), phase: phase, retryable: retryable,
+                                                 errorClass: errorClass))
         case (.done(let files, let summary)?, .exited(0)):
             timings.merge(Self.stepTimings(summary?.phaseMilliseconds ?? [:])) { _, b in b }
             return try readReport(ws, files: files, summary: summary, previous: previous)
