@@ -63,7 +63,7 @@ extension JobExecCommand {
     static func readPrevious(_ path: String, maxBytes: Int) throws -> PreviousOutputs? {
         let bytes = try FileReader.read(path, maxBytes: maxBytes)
         guard var entries = bytes.withUnsafeBytes({ PreviousPack.decode($0, maxEntryBytes: maxBytes) }),
-              let manifest = entries.removeValue(forKey: "layer_manifest.json") else { return nil }
+              let manifest = entries.removeValue(forKey: OutputName.manifest) else { return nil }
         return PreviousOutputs(manifest: manifest, files: entries)
     }
 }

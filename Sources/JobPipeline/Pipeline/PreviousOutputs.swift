@@ -35,7 +35,7 @@ public struct PreviousOutputs: Sendable {
     /// their group is made again). Nil when there is no readable manifest.
     public static func read(directory: String, maxBytes: Int) -> PreviousOutputs? {
         let root = URL(fileURLWithPath: directory)
-        guard let manifest = try? FileReader.read(root.appendingPathComponent("layer_manifest.json").path, maxBytes: maxBytes),
+        guard let manifest = try? FileReader.read(root.appendingPathComponent(OutputName.manifest).path, maxBytes: maxBytes),
               let m = PreviousManifest(manifest) else { return nil }
         var files: [String: [UInt8]] = [:]
         for name in m.thumbnails.map(\.file.path) + m.planFiles.map(\.path) where OutputDirectory.isPlainRelativePath(name) {
@@ -81,17 +81,17 @@ public struct PreviousOutputs: Sendable {
         }
         if var paths = group("plan", key: keys.plan) {
             var thumbnail: ThumbnailView?
-            let wantsThumbnail = paths.contains(Self.planThumbnailPath)
+            let wantsThumbnail = paths.contains(OutputName.planThumbnail)
             if wantsThumbnail {
-                paths.removeAll { $0 == Self.planThumbnailPath }
-                thumbnail = m.thumbnails.first { $0.file.path == Self.planThumbnailPath }.flatMap(view)
+                paths.removeAll { $0 == OutputName.planThumbnail }
+                thumbnail = m.thumbnails.first { $0.file.path == OutputName.planThumbnail }.flatMap(view)
             }
             var reused: [(path: String, bytes: [UInt8])] = []
             for f in m.planFiles {
                 guard let data = verified(f) else { reused = []; break }
                 reused.append((f.path, data))
             }
-            let order = ["plan.svg", "plan.pdf", "plan.dxf"]
+            let order = [OutputName.planSVG, OutputName.planPDF, OutputName.planDXF]
             reused.sort { (order.firstIndex(of: $0.path) ?? order.count, $0.path) < (order.firstIndex(of: $1.path) ?? order.count, $1.path) }
             if Set(reused.map(\.path)) == Set(paths), !paths.isEmpty, !wantsThumbnail || thumbnail != nil {
                 out.planFiles = reused
@@ -101,6 +101,4 @@ public struct PreviousOutputs: Sendable {
         return out
     }
 
-    /// Where a room's plan thumbnail is (in the plan group).
-    static let planThumbnailPath = "thumbs/plan.webp"
 }

@@ -9,9 +9,6 @@ public enum TranscodePipeline {
     public static let generatorName = "crowdroom-transcode-worker"
     public static var generatorVersion: String { WorkerVersion.string }
 
-    /// The folder of the privacy crops among the outputs; the worker stores them privately.
-    public static let privacyFolder = "privacy/"
-
     /// Runs the conversion.
     ///
     /// - Parameter progress: called with each phase (`parsing`, `layering`, `writing`, `plan`,
@@ -35,7 +32,7 @@ public enum TranscodePipeline {
         let parsed = try ParseStage.run(input, in: &run)
         let layered = try LayerStage.run(parsed, input: input, in: &run)
         let model = try ModelStage.run(layered, input: input, in: &run)
-        if reusable.modelSHA256 == model.sha256 { run.reused.append("model.glb") }
+        if reusable.modelSHA256 == model.sha256 { run.reused.append(OutputName.model) }
         let plan = try PlanStage.run(layered, input: input, reusable: reusable, in: &run)
         let previews = try PreviewStage.run(layered, input: input, plan: plan, reusable: reusable, in: &run)
         let manifest = try ManifestStage.run(ManifestStage.Input(
@@ -43,9 +40,9 @@ public enum TranscodePipeline {
             plan: plan, previews: previews), in: &run)
 
         let files: [(path: String, bytes: [UInt8])] =
-            [("model.glb", model.glb.bytes)] + previews.views.map { ($0.path, $0.webp) } + plan.files
-            + parsed.redaction.crops.map { (privacyFolder + $0.redactionId + ".webp", $0.webp) }
-            + [("layer_manifest.json", manifest.bytes)]
+            [(OutputName.model, model.glb.bytes)] + previews.views.map { ($0.path, $0.webp) } + plan.files
+            + parsed.redaction.crops.map { (OutputName.privacyFolder + $0.redactionId + ".webp", $0.webp) }
+            + [(OutputName.manifest, manifest.bytes)]
         return PipelineResult(files: files, summary: PipelineSummary(run: run, layered: layered, model: model, manifest: manifest),
                               reused: Set(run.reused), digests: manifest.digests)
     }

@@ -1,3 +1,4 @@
+import WorkerCore
 import FoundationEssentials
 
 /// The report's floor-plan section: the vector plan (the SVG shown as an image, so nothing in it
@@ -10,7 +11,7 @@ extension ReportBuilder {
             h += "<p class=\"empty\">No plan: \(e(note)).</p>\n</section>\n"
             return
         }
-        if let svg = files["plan.svg"] {
+        if let svg = files[OutputName.planSVG] {
             h += "<figure class=\"shot shot-vector-plan\"><img src=\"\(HTML.dataURI(mimeType: "image/svg+xml", bytes: svg))\""
             h += " alt=\"Dimensioned floor plan\" data-path=\"plan.svg\" style=\"width:100%;height:auto\" />"
             h += "<figcaption><span>Floor plan (plan.svg; also plan.pdf and plan.dxf)</span>"

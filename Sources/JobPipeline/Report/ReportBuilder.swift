@@ -8,8 +8,6 @@ import WorkerCore
 /// images (embedded as `data:` URIs). The page loads nothing and runs no script; a
 /// Content-Security-Policy forbids both. All text from the inputs is HTML-escaped.
 public enum ReportBuilder {
-    /// The report's path in the output directory.
-    public static let fileName = "report.html"
 
     /// A manifest object as parsed (`JSONReader`, the manifest's own limits).
     typealias Object = ParsedJSON
@@ -30,13 +28,13 @@ public enum ReportBuilder {
     public static func add(to result: inout PipelineResult) throws(PipelineError) {
         let t0 = Clock.now()
         let page = try build(result: result)
-        let at = result.files.lastIndex { $0.path == "layer_manifest.json" } ?? result.files.endIndex
-        result.files.insert((fileName, page), at: at)
+        let at = result.files.lastIndex { $0.path == OutputName.manifest } ?? result.files.endIndex
+        result.files.insert((OutputName.report, page), at: at)
         result.summary.phaseMilliseconds.append((JobPhase.report, Clock.ms(t0, Clock.now())))
     }
 
     public static func build(result: PipelineResult) throws(PipelineError) -> [UInt8] {
-        guard let manifestBytes = result.files.last(where: { $0.path == "layer_manifest.json" })?.bytes else {
+        guard let manifestBytes = result.files.last(where: { $0.path == OutputName.manifest })?.bytes else {
             throw PipelineError(code: PipelineError.Code.reportManifestInvalid, message: "the result has no layer_manifest.json",
                                 phase: .report)
         }
@@ -333,11 +331,11 @@ public enum ReportBuilder {
             total += f.bytes.count
             h += "<tr><td class=\"mono\">\(e(f.path))</td><td class=\"num\">\(HTML.byteSize(f.bytes.count))</td></tr>\n"
         }
-        h += "<tr><td class=\"mono\">\(e(fileName))</td><td class=\"num muted\">this page</td></tr>\n"
+        h += "<tr><td class=\"mono\">\(e(OutputName.report))</td><td class=\"num muted\">this page</td></tr>\n"
         h += "<tr class=\"total\"><td>Total (without this page)</td><td class=\"num\">\(HTML.byteSize(total))</td></tr>\n"
         h += "</tbody>\n</table>\n"
         if let glb = obj(m, "glb"), let sha = str(glb, "sha256") {
-            h += "<p class=\"muted\">\(e(str(glb, "path") ?? "model.glb")) SHA-256 <span class=\"mono\">\(e(sha))</span></p>\n"
+            h += "<p class=\"muted\">\(e(str(glb, "path") ?? OutputName.model)) SHA-256 <span class=\"mono\">\(e(sha))</span></p>\n"
         }
         h += "</section>\n"
     }

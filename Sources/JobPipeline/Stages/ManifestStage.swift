@@ -35,7 +35,7 @@ enum ManifestStage {
             Thumbnail(kind: v.kind.rawValue, path: v.path, width: v.width, height: v.height, bytes: v.webp.count,
                       sha256: Digest.hex(Digest.sha256(v.webp)), camera: v.camera, room: v.room)
         }
-        var digests = ["model.glb": m.model.sha256]
+        var digests = [OutputName.model: m.model.sha256]
         for t in thumbnails { digests[t.path] = t.sha256 }
         for f in m.plan.files { digests[f.path] = Digest.hex(Digest.sha256(f.bytes)) }
         let glb = m.model.glb
@@ -73,7 +73,7 @@ enum ManifestStage {
 
     /// The model's record.
     static func artifact(_ model: ModelStage.Output) -> Artifact {
-        Artifact(path: "model.glb", bytes: model.glb.bytes.count, sha256: model.sha256,
+        Artifact(path: OutputName.model, bytes: model.glb.bytes.count, sha256: model.sha256,
                  compression: model.glb.compression.rawValue, extensionsRequired: model.glb.extensionsRequired)
     }
 
@@ -81,7 +81,7 @@ enum ManifestStage {
     static func artifacts(_ m: Input) -> [ArtifactRecord] {
         let planThumbnail = m.plan.thumbnail?.path
         var out = [ArtifactRecord(name: "model", key: m.keys.model, stageVersion: ArtifactStages.model,
-                                  files: ["model.glb"], warnings: m.model.glb.warnings)]
+                                  files: [OutputName.model], warnings: m.model.glb.warnings)]
         if m.pipeline.thumbnails != nil {
             out.append(ArtifactRecord(name: "thumbnails", key: m.keys.thumbnails, stageVersion: ArtifactStages.render,
                                       files: m.previews.views.map(\.path).filter { $0 != planThumbnail },

@@ -1,3 +1,4 @@
+import WorkerCore
 import FloorPlan
 import SceneModel
 import Thumbnailer
@@ -38,7 +39,7 @@ enum PlanStage {
         }
         if reusable.planFiles != nil { run.reused += out.files.map(\.path) }
         if let previous = reusable.planThumbnail, let size, !out.files.isEmpty {
-            out.thumbnail = ThumbnailView(kind: .plan, path: PreviousOutputs.planThumbnailPath, width: size.width,
+            out.thumbnail = ThumbnailView(kind: .plan, path: OutputName.planThumbnail, width: size.width,
                                           height: size.height, webp: previous.webp, camera: previous.camera)
             run.reused.append(previous.path)
         }
@@ -68,8 +69,8 @@ enum PlanStage {
             if let previous {
                 out.files = previous
             } else {
-                out.files = [("plan.svg", SVGPlanWriter.write(plan)), ("plan.pdf", try CairoPlanRenderer.pdf(plan)),
-                             ("plan.dxf", DXFPlanWriter.write(plan))]
+                out.files = [(OutputName.planSVG, SVGPlanWriter.write(plan)), (OutputName.planPDF, try CairoPlanRenderer.pdf(plan)),
+                             (OutputName.planDXF, DXFPlanWriter.write(plan))]
             }
             if let t = thumbnail {
                 let r = try CairoPlanRenderer.raster(first, locale: options.locale, width: t.width, height: t.height)
@@ -78,7 +79,7 @@ enum PlanStage {
                 let camera = first.topDownCamera(
                     pixelsPerMillimetre: r.pixelsPerMillimetre, offset: r.offset, width: t.width, height: t.height,
                     layered: layered)
-                out.thumbnail = ThumbnailView(kind: .plan, path: PreviousOutputs.planThumbnailPath, width: t.width,
+                out.thumbnail = ThumbnailView(kind: .plan, path: OutputName.planThumbnail, width: t.width,
                                               height: t.height, webp: webp, camera: camera)
             }
         } catch let e as FloorPlanError {

@@ -1,3 +1,4 @@
+import WorkerCore
 import Foundation
 import JSONCore
 import ObjectStorage
@@ -66,8 +67,8 @@ extension WorkerAPI {
         var files = ""
         do throws(StorageError) {
             let objects = try store.listObjects(prefix: dir).filter { JobAttempt.ChildOutputs.isAllowedName(String($0.key.dropFirst(dir.count))) }
-            if objects.contains(where: { $0.key == dir + "report.html" }) {
-                files += "<p><a class=\"button secondary\" href=\"\(esc(base + "report.html"))\">Open the conversion report</a></p>"
+            if objects.contains(where: { $0.key == dir + OutputName.report }) {
+                files += "<p><a class=\"button secondary\" href=\"\(esc(base + OutputName.report))\">Open the conversion report</a></p>"
             }
             files += ConsolePage.table(["File", "#Bytes"], objects.filter { !$0.key.contains("/thumbs/") }.map { o in
                 let rel = String(o.key.dropFirst(dir.count))

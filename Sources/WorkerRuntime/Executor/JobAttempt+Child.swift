@@ -143,12 +143,12 @@ extension JobAttempt {
     /// Checks the child's files and reads what the report needs from the manifest.
     func readReport(_ ws: JobWorkspace, files: [ChildMessage.File], summary: JobSummary?,
                     previous: Previous? = nil) throws(Interruption) -> ChildReport {
-        guard files.contains(where: { $0.path == "model.glb" }), files.contains(where: { $0.path == "layer_manifest.json" }) else {
+        guard files.contains(where: { $0.path == OutputName.model }), files.contains(where: { $0.path == OutputName.manifest }) else {
             throw .failed(.internalFault("CHILD_PROTOCOL: the child reported no model.glb or layer_manifest.json", phase: .preview))
         }
         let reported = Set(files.map(\.path))
         // Files the child says it took unchanged from the previous revision.
-        let reused = Set((summary?.reused ?? []).filter { reported.contains($0) && $0 != "layer_manifest.json" })
+        let reused = Set((summary?.reused ?? []).filter { reported.contains($0) && $0 != OutputName.manifest })
         // Every reported file is checked and taken in before anything is uploaded (names, links,
         // types, sizes, hashes, content), except reused ones with the hash of what the worker
         // downloaded: they are copied from there.

@@ -61,16 +61,16 @@ extension JobAttempt {
 
         /// True when `path` is a name the pipeline writes.
         static func isAllowedName(_ path: String) -> Bool {
-            if ["model.glb", "layer_manifest.json", "plan.svg", "plan.pdf", "plan.dxf", "report.html"].contains(path) { return true }
+            if [OutputName.model, OutputName.manifest, OutputName.planSVG, OutputName.planPDF, OutputName.planDXF, OutputName.report].contains(path) { return true }
             // A privacy crop: `privacy/<redaction id>.webp`, the id a lower-case UUID.
-            if path.hasPrefix("privacy/"), path.hasSuffix(".webp") {
-                let stem = path.utf8.dropFirst("privacy/".count).dropLast(".webp".count)
+            if path.hasPrefix(OutputName.privacyFolder), path.hasSuffix(".webp") {
+                let stem = path.utf8.dropFirst(OutputName.privacyFolder.count).dropLast(".webp".count)
                 return stem.count == 36 && stem.enumerated().allSatisfy { i, c in
                     [8, 13, 18, 23].contains(i) ? c == UInt8(ascii: "-") : (97...102).contains(c) || (48...57).contains(c)
                 }
             }
-            guard path.hasPrefix("thumbs/"), path.hasSuffix(".webp") else { return false }
-            let stem = path.utf8.dropFirst("thumbs/".count).dropLast(".webp".count)
+            guard path.hasPrefix(OutputName.thumbnailFolder), path.hasSuffix(".webp") else { return false }
+            let stem = path.utf8.dropFirst(OutputName.thumbnailFolder.count).dropLast(".webp".count)
             return (1...64).contains(stem.count) && stem.first != UInt8(ascii: "-")
                 && stem.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == UInt8(ascii: "-") }
         }
@@ -131,7 +131,7 @@ extension JobAttempt {
         }
 
         /// The outputs whose content is checked as text documents read whole.
-        static let contentChecked: Set<String> = ["plan.svg", "plan.pdf", "plan.dxf", "layer_manifest.json"]
+        static let contentChecked: Set<String> = [OutputName.planSVG, OutputName.planPDF, OutputName.planDXF, OutputName.manifest]
 
         /// Why the held output `path` may not be published; nil when it may. Browsers run what an
         /// SVG may hold, a PDF can carry scripts and actions, a DXF is text; the glb, the images
@@ -147,7 +147,7 @@ extension JobAttempt {
             guard let bytes = intake.bytes(path, maxBytes: OutputStructure.maxCheckedDocumentBytes) else {
                 return "\(path) is larger than the \(OutputStructure.maxCheckedDocumentBytes) bytes checked"
             }
-            if path == "layer_manifest.json" { return OutputStructure.manifestProblem(bytes, expected: expected) }
+            if path == OutputName.manifest { return OutputStructure.manifestProblem(bytes, expected: expected) }
             return contentProblem(path, bytes)
         }
 
@@ -155,9 +155,9 @@ extension JobAttempt {
         /// every other output).
         static func contentProblem(_ path: String, _ bytes: [UInt8]) -> String? {
             switch path {
-            case "plan.svg": return SVGSafety.problem(bytes).map { "plan.svg is not a plain drawing (\($0))" }
-            case "plan.pdf": return PDFSafety.problem(bytes).map { "plan.pdf is not a plain drawing (\($0))" }
-            case "plan.dxf": return DXFSafety.problem(bytes).map { "plan.dxf is not DXF text (\($0))" }
+            case OutputName.planSVG: return SVGSafety.problem(bytes).map { "plan.svg is not a plain drawing (\($0))" }
+            case OutputName.planPDF: return PDFSafety.problem(bytes).map { "plan.pdf is not a plain drawing (\($0))" }
+            case OutputName.planDXF: return DXFSafety.problem(bytes).map { "plan.dxf is not DXF text (\($0))" }
             default: return nil
             }
         }

@@ -1,3 +1,4 @@
+import WorkerCore
 import JSONCore
 import PGQueue
 
@@ -7,7 +8,7 @@ extension JobAttempt {
     /// `superseded` mode). Best effort: what fails here is left to the periodic sweep.
     func collectSuperseded(runner: JobRunner, job: ClaimedJob) {
         let target = OutputCollector.Target(versionId: job.versionId, roomId: job.roomId,
-                                            glbPath: job.outputPrefix + "model.glb", leaseId: nil)
+                                            glbPath: job.outputPrefix + OutputName.model, leaseId: nil)
         do {
             let outcome = try OutputCollector(storage: runner.outputStorage).collect(target, mode: .superseded)
             guard outcome.objects > 0 || outcome.failures > 0 else { return }

@@ -37,7 +37,7 @@ extension JobAttempt {
         let prefix = String(manifestKey[...slash])
         let root = StorageConfinement.outputRoot(roomId: job.roomId, versionId: job.versionId)
         guard (try? ObjectKey.validate(manifestKey)) != nil, prefix.hasPrefix(root), prefix.count > root.count,
-              manifestKey == prefix + "layer_manifest.json", job.previousOutputBucket.map({ $0 == outputStore.bucket }) ?? true
+              manifestKey == prefix + OutputName.manifest, job.previousOutputBucket.map({ $0 == outputStore.bucket }) ?? true
         else {
             logger.warn("reprocess: the published outputs are not this version's; making everything again",
                         logFields(["manifest_path": .string(String(manifestKey.prefix(200)))]))
@@ -50,7 +50,7 @@ extension JobAttempt {
         var entries: [(name: String, bytes: [UInt8])] = []
         do {
             let manifest = try outputStore.get(manifestKey, maxBytes: Self.maxPreviousManifestBytes)
-            entries.append(("layer_manifest.json", manifest))
+            entries.append((OutputName.manifest, manifest))
             var total = 0
             for name in Self.reusableNames(manifest) {
                 let bytes = try outputStore.get(prefix + name, maxBytes: limits.file)
@@ -64,7 +64,7 @@ extension JobAttempt {
                 }
                 previous.sha256[name] = Digest.hex(Digest.sha256(bytes))
                 previous.bytes[name] = bytes.count
-                if name != "model.glb" { entries.append((name, bytes)) }
+                if name != OutputName.model { entries.append((name, bytes)) }
             }
         } catch {
             logger.warn("reprocess: the published outputs could not all be read; making the rest again",
@@ -89,7 +89,7 @@ extension JobAttempt {
     static func reusableNames(_ manifest: [UInt8]) -> [String] {
         guard let m = PreviousManifest(manifest) else { return [] }
         let names = m.fileNames.filter { path in
-            ChildOutputs.isAllowedName(path) && path != "layer_manifest.json" && path != "report.html"
+            ChildOutputs.isAllowedName(path) && path != OutputName.manifest && path != OutputName.report
         }
         return Array(names.prefix(ChildOutputs.maxFiles))
     }

@@ -8,16 +8,15 @@ import WorkerCore
 /// published texture around each blurred area, stored beside the upload in the private source
 /// store (never in the public output bucket; the app shows it through a signed URL).
 extension JobAttempt {
-    /// The folder of the crops among the child's outputs, and below the version's source prefix.
-    static let privacyFolder = "privacy/"
-    /// The largest crop stored, bytes.
+    /// The largest crop stored, bytes. (The crops are the child's outputs in
+    /// `OutputName.privacyFolder`, stored in that folder below the version's source prefix.)
     static let maxCropBytes = 1 << 20
 
     /// Whether `path` is a crop the child may write: `privacy/<id>.webp` for the id of one of the
     /// version's rows with an area.
     static func cropRow(_ path: String, rows: [RedactionRow]) -> RedactionRow? {
-        guard path.hasPrefix(privacyFolder), path.hasSuffix(".webp") else { return nil }
-        let id = String(path.dropFirst(privacyFolder.count).dropLast(".webp".count))
+        guard path.hasPrefix(OutputName.privacyFolder), path.hasSuffix(".webp") else { return nil }
+        let id = String(path.dropFirst(OutputName.privacyFolder.count).dropLast(".webp".count))
         return rows.first { $0.id == id && $0.regionJSON != nil }
     }
 
@@ -28,7 +27,7 @@ extension JobAttempt {
         guard !rows.isEmpty else { return }
         let prefix = StorageConfinement.prefix(config.sourcePrefixTemplate, roomId: job.roomId, versionId: job.versionId)
         var crops: [String: String] = [:]
-        for file in report.files where file.path.hasPrefix(Self.privacyFolder) {
+        for file in report.files where file.path.hasPrefix(OutputName.privacyFolder) {
             try checkStop()
             guard let row = Self.cropRow(file.path, rows: rows) else {
                 throw .failed(.internalFault("CHILD_PROTOCOL: the output \(file.path) is no crop of this version's redactions",

@@ -15,9 +15,9 @@ extension JobAttempt {
         // The terminal event comes from the finalize: no progress after it.
         progress.close()
         enter(.completing)
-        let glbPath = job.outputPrefix + "model.glb"
-        let manifestPath = job.outputPrefix + "layer_manifest.json"
-        let glb = report.files.first { $0.path == "model.glb" }!
+        let glbPath = job.outputPrefix + OutputName.model
+        let manifestPath = job.outputPrefix + OutputName.manifest
+        let glb = report.files.first { $0.path == OutputName.model }!
         if let url = config.completionURL {
             let client = completionClient(url)
             let outputs = CompletionClient.Outputs(

@@ -36,8 +36,8 @@ extension JobAttempt {
         let t0 = Clock.now()
         defer { timings["upload"] = Clock.ms(t0, Clock.now()) }
         // Privacy crops go to the private source store (`storePrivacyDetail`), never to the outputs.
-        let published = report.files.filter { !$0.path.hasPrefix(Self.privacyFolder) }
-        let ordered = published.filter { $0.path != "layer_manifest.json" } + published.filter { $0.path == "layer_manifest.json" }
+        let published = report.files.filter { !$0.path.hasPrefix(OutputName.privacyFolder) }
+        let ordered = published.filter { $0.path != OutputName.manifest } + published.filter { $0.path == OutputName.manifest }
         let limits = ChildOutputs.limits(config)
         // Reused files first, copied together; a failed copy is uploaded from the previous object.
         var copies: [ObjectCopy] = []

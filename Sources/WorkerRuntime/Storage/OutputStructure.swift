@@ -1,3 +1,4 @@
+import WorkerCore
 import JSONCore
 
 /// Structure checks of the outputs the daemon publishes besides the plan files (`SVGSafety`,
@@ -24,7 +25,7 @@ enum OutputStructure {
     /// Why the output `path` of `size` bytes may not be published (nil: it may, or its kind has
     /// no check here). `dimensions` are the width and height the child reported for an image.
     static func problem(_ path: String, size: Int, dimensions: (Int, Int)?, read: Reader) -> String? {
-        if path == "model.glb" { return glbProblem(size: size, read: read).map { "model.glb is not a well-formed glb (\($0))" } }
+        if path == OutputName.model { return glbProblem(size: size, read: read).map { "model.glb is not a well-formed glb (\($0))" } }
         if path.hasSuffix(".webp") {
             return webpProblem(size: size, dimensions: dimensions, read: read).map { "\(path) is not a well-formed WebP (\($0))" }
         }
