@@ -16,6 +16,10 @@ public struct GLBOptions: Sendable {
     /// keep 23 significant bits instead.
     /// Non-finite or non-positive values fall back to 0.001 (1 mm).
     public var positionError: Double
+    /// True when the caller already ran `GLBWriter.checkValid` on the scene (or on the scene this
+    /// one was derived from by adding valid meshes and materials): the writer trusts it instead of
+    /// validating it again. Default false: the writer validates.
+    public var sceneValidated = false
     /// With `.meshopt`: texture coordinates are rounded to multiples of 2⁻¹² (each moves by at most
     /// 2⁻¹³, an eighth of a texel of a 1024-pixel texture) and written with the `EXPONENTIAL`
     /// filter, like positions.

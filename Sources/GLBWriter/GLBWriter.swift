@@ -27,7 +27,8 @@ import SceneModel
 public enum GLBWriter {
     /// Writes the layered scene as one `.glb`. Deterministic: same input → same bytes.
     ///
-    /// The scene is checked with `SceneValidator` first. Cost is linear in the size of the scene's
+    /// The scene is checked with `SceneValidator` first (`checkValid`), unless
+    /// `options.sceneValidated` says the caller did. Cost is linear in the size of the scene's
     /// streams (normal generation adds a term quadratic in the faces around positions whose faces
     /// spread wider than half the smoothing angle); memory is the output plus, for meshes without
     /// normals, the split vertex data.
@@ -40,5 +41,19 @@ public enum GLBWriter {
     ///   layout contract) or `GLB_TOO_LARGE` (binary buffer over 2 GiB).
     public static func write(_ layered: LayeredScene, options: GLBOptions) throws -> GLBOutput {
         try GLTFDocumentBuilder(layered: layered, options: options).build()
+    }
+
+    /// Runs `SceneValidator` on `scene`: the one check every consumer of a scene may trust (the
+    /// pipeline runs it once, before the model, the plan and the pictures read the scene). Cost is
+    /// linear in the size of the scene.
+    /// - Throws: `GLBWriterError` `GLB_INVALID_SCENE` when the validator reports errors (up to
+    ///   three are quoted): a fault of the scene built, permanent.
+    public static func checkValid(_ scene: Scene) throws(GLBWriterError) {
+        let errors = SceneValidator.validate(scene).filter { $0.severity == .error }
+        guard errors.isEmpty else {
+            let quoted = errors.prefix(3).map(\.description).joined(separator: "; ")
+            throw GLBWriterError.invalidScene(
+                "scene has \(errors.count) validation error(s): \(quoted)\(errors.count > 3 ? "; …" : "")")
+        }
     }
 }

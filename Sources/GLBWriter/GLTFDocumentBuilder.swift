@@ -9,7 +9,7 @@ struct GLTFDocumentBuilder {
     let options: GLBOptions
 
     func build() throws -> GLBOutput {
-        try validate()
+        if !options.sceneValidated { try GLBWriter.checkValid(layered.scene) }
         let scene = layered.scene
         var warnings: [SceneWarning] = []
 
@@ -172,16 +172,6 @@ struct GLTFDocumentBuilder {
             out.append(MeshPreparer.prepare(mesh, materials: layered.scene.materials, options: options, positionExponent: exponent))
         }
         return out
-    }
-
-    /// Throws `GLB_INVALID_SCENE` when the validator reports errors (up to three are quoted).
-    private func validate() throws {
-        let errors = SceneValidator.validate(layered.scene).filter { $0.severity == .error }
-        guard errors.isEmpty else {
-            let quoted = errors.prefix(3).map(\.description).joined(separator: "; ")
-            throw GLBWriterError.invalidScene(
-                "scene has \(errors.count) validation error(s): \(quoted)\(errors.count > 3 ? "; …" : "")")
-        }
     }
 
     private func nodeJSON(_ node: PlannedNode, meshIndex: [Int]) -> JSONValue {

@@ -186,6 +186,15 @@ import Testing
             #expect(error.code == .invalidScene)
             #expect(error.description.contains("SCENE_MESH_INDEX_RANGE"))
         }
+        // The same check on its own, as the pipeline runs it once before every consumer: the same
+        // code and words as the writer's, and nothing for a valid scene.
+        #expect(throws: GLBWriterError.self) { try GLBWriter.checkValid(singleMeshRoom(mesh).scene) }
+        do {
+            try GLBWriter.checkValid(singleMeshRoom(mesh).scene)
+        } catch {
+            #expect(error.code == .invalidScene && error.message.hasPrefix("scene has 1 validation error(s): "))
+        }
+        try GLBWriter.checkValid(singleMeshRoom(Meshes.triangle()).scene)
     }
 
     @Test func decompositionRuleAcceptsRotationsAndScalesOnly() {

@@ -26,16 +26,19 @@ enum ModelStage {
         var palette: [LayerID: UInt32] = [:]
         var textureWarnings: [SceneWarning] = []
         let glb = try run.phase(.writing) {
+            // The scene is validated once, here, before its first consumer; the model's copy
+            // below only gains valid meshes and materials, and the plan and the pictures read it
+            // after this check.
+            try GLBWriter.checkValid(layered.scene)
             var forGLB = layered
             if input.materials == .palette { palette = forGLB.applyCategoryPalette() }
             if input.textureFormat == .webp {
                 textureWarnings = reencodeTextures(&forGLB.scene, maxSide: input.maxTextureSize)
             }
-            return try GLBWriter.write(
-                forGLB,
-                options: GLBOptions(
-                    generator: "CrowdRoom transcode-worker \(TranscodePipeline.generatorVersion)",
-                    compression: input.glbCompression))
+            var options = GLBOptions(
+                generator: "CrowdRoom transcode-worker \(TranscodePipeline.generatorVersion)", compression: input.glbCompression)
+            options.sceneValidated = true
+            return try GLBWriter.write(forGLB, options: options)
         }
         run.warnings += textureWarnings + glb.warnings
         return Output(glb: glb, sha256: Digest.hex(Digest.sha256(glb.bytes)), palette: palette)
