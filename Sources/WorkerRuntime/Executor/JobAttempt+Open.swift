@@ -29,7 +29,7 @@ extension JobAttempt {
     static func open(_ o: Opening) -> JobOutcome {
         let config = o.runner.config, job = o.job
         o.log.logger.info("job claimed", o.log.fields([
-            "max_attempts": .int(Int64(min(job.maxAttempts, config.maxAttempts))), "reprocess": .bool(job.isReprocess),
+            "max_attempts": .int(Int64(maxAttempts(job, config))), "reprocess": .bool(job.isReprocess),
             "output_prefix": .string(job.outputPrefix),
         ]))
         guard let url = config.databaseURL else {
@@ -57,7 +57,7 @@ extension JobAttempt {
         let block = Int64(SchemaCatalog.eventSeqBlock)
         let progress = ProgressReporter(
             versionId: job.versionId, roomId: job.roomId, attempt: job.attempt,
-            maxAttempts: min(job.maxAttempts, config.maxAttempts), minInterval: config.progressIntervalSeconds,
+            maxAttempts: maxAttempts(job, config), minInterval: config.progressIntervalSeconds,
             firstSeq: job.eventSeq > 0 ? job.eventSeq - block + 1 : 1, lastSeq: job.eventSeq > 0 ? job.eventSeq : .max,
             status: job.isReprocess ? "ready" : "transcoding",
             logger: o.log.logger, asynchronous: true, send: progressSender(o, store: store, storeLock: storeLock))

@@ -81,7 +81,10 @@ final class JobAttempt {
     }
 
     /// The attempt limit in force: the row's, capped by the worker's.
-    var maxAttempts: Int { min(job.maxAttempts, config.maxAttempts) }
+    var maxAttempts: Int { Self.maxAttempts(job, config) }
+
+    /// The attempt limit in force for `job` under `config`.
+    static func maxAttempts(_ job: ClaimedJob, _ config: WorkerConfig) -> Int { min(job.maxAttempts, config.maxAttempts) }
 
     /// The attempt's identity on every log line: version, room and attempt number.
     var ids: [String: JSONValue] { log.ids }
