@@ -104,8 +104,44 @@ import TestSupport
         var scene = Scene()
         scene.addTexture(Texture(bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3], mimeType: "image/png",
                                  sourcePath: "broken.png"))
-        let warnings = ModelStage.reencodeTextures(&scene, maxSide: 2048)
+        var sharing = SharedTextureDecodes(capacity: 1 << 20)
+        let warnings = ModelStage.reencodeTextures(&scene, maxSide: 2048, sharing: &sharing)
         #expect(warnings.map(\.code) == ["GLB_TEXTURE_KEPT"])
         #expect(scene.textures[0].mimeType == "image/png")
+        #expect(sharing.count == 0)
+    }
+
+    /// The textures the model stage decodes go to the renderer when it will draw from the same
+    /// decode, and the pictures are the bytes an unshared run gives.
+    @Test func theModelsDecodesReachTheRenderer() throws {
+        let path = TestPaths.path(Self.sample)
+        var input = PipelineInput(thumbnails: ThumbnailOptions())
+        input.usd = .init(name: "textured_box.usdz", bytes: try FileReader.map(path, maxBytes: 1 << 28), siblings: nil)
+        let none = PreviousOutputs.Reusable()
+        #expect(PreviewStage.sharedDecodeCapacity(input, reusable: none) == ThumbnailOptions().textureMemoryBudget)
+        var run = PipelineRun(progress: { _ in })
+        let layered = try LayerStage.run(try ParseStage.run(input, in: &run), input: input, in: &run)
+        var model = try ModelStage.run(
+            layered, input: input, shareDecodes: PreviewStage.sharedDecodeCapacity(input, reusable: none), in: &run)
+        #expect(model.decodes.count == layered.scene.textures.count && model.decodes.count > 0)
+        let sharing = model.takeDecodes()
+        #expect(model.decodes.count == 0)
+        var options = ThumbnailOptions()
+        options.views = [.hero]
+        options.sizes.hero = ThumbnailSize(width: 160, height: 120)
+        let shared = try Thumbnailer.render(layered, options: options, sharing: sharing)
+        let alone = try Thumbnailer.render(layered, options: options)
+        #expect(shared.views.map(\.webp) == alone.views.map(\.webp))
+
+        // Nothing is kept when the renderer will not draw, or decodes for another size.
+        var noPictures = input
+        noPictures.thumbnails = nil
+        #expect(PreviewStage.sharedDecodeCapacity(noPictures, reusable: none) == 0)
+        var otherSize = input
+        otherSize.maxTextureSize = 1024
+        #expect(PreviewStage.sharedDecodeCapacity(otherSize, reusable: none) == 0)
+        var original = input
+        original.textureFormat = .original
+        #expect(PreviewStage.sharedDecodeCapacity(original, reusable: none) == 0)
     }
 }

@@ -31,10 +31,13 @@ public enum TranscodePipeline {
 
         let parsed = try ParseStage.run(input, in: &run)
         let layered = try LayerStage.run(parsed, input: input, in: &run)
-        let model = try ModelStage.run(layered, input: input, in: &run)
+        // Textures decoded for the model are decoded once: the renderer takes them.
+        var model = try ModelStage.run(
+            layered, input: input, shareDecodes: PreviewStage.sharedDecodeCapacity(input, reusable: reusable), in: &run)
         if reusable.modelSHA256 == model.sha256 { run.reused.append(OutputName.model) }
         let plan = try PlanStage.run(layered, input: input, reusable: reusable, in: &run)
-        let previews = try PreviewStage.run(layered, input: input, plan: plan, reusable: reusable, in: &run)
+        let previews = try PreviewStage.run(
+            layered, input: input, plan: plan, reusable: reusable, sharing: model.takeDecodes(), in: &run)
         let manifest = try ManifestStage.run(ManifestStage.Input(
             pipeline: input, digests: digests, keys: keys, parsed: parsed, layered: layered, model: model,
             plan: plan, previews: previews), in: &run)

@@ -9,14 +9,16 @@ extension ModelStage {
     /// Re-encodes every PNG or JPEG texture of `scene` as WebP whose longest side is at most
     /// `maxSide` (redaction already happened: what is re-encoded is the texture the outputs may
     /// show). A texture that does not decode is kept as it is and reported with `GLB_TEXTURE_KEPT`.
-    static func reencodeTextures(_ scene: inout Scene, maxSide: Int) -> [SceneWarning] {
+    /// The decoded images go to `sharing` (as far as its capacity allows).
+    static func reencodeTextures(_ scene: inout Scene, maxSide: Int, sharing: inout SharedTextureDecodes) -> [SceneWarning] {
         var warnings: [SceneWarning] = []
         for i in scene.textures.indices {
             let texture = scene.textures[i]
             let type = Texture.sniffMIMEType(texture.bytes)
             guard type == "image/png" || type == "image/jpeg" else { continue }
             do {
-                let webp = try TextureTranscoder.webp(texture.bytes, maxSide: maxSide, quality: textureWebPQuality)
+                let webp = try TextureTranscoder.webp(
+                    texture.bytes, maxSide: maxSide, quality: textureWebPQuality, texture: i, sharing: &sharing)
                 scene.textures[i].bytes = webp.bytes
                 scene.textures[i].mimeType = "image/webp"
             } catch {

@@ -17,8 +17,20 @@ enum PreviewStage {
     /// warnings to `run`'s.
     /// - Throws: `PipelineError` with the renderer's `THUMB_*` codes (an empty scene is not an
     ///   error: it gets no views and a `THUMB_SKIPPED` warning).
+    /// Bytes of decoded textures the model stage keeps for the renderer: the renderer's texture
+    /// budget when it will draw views and decodes textures for the same longest side as the
+    /// model's WebP re-encoding; 0 otherwise (nothing to share).
+    static func sharedDecodeCapacity(_ input: PipelineInput, reusable: PreviousOutputs.Reusable) -> Int {
+        guard reusable.thumbnails == nil, let options = input.thumbnails, !options.views.isEmpty,
+              input.textureFormat == .webp, input.maxTextureSize == options.maxWorkingTextureSize
+        else { return 0 }
+        return options.textureMemoryBudget
+    }
+
+    /// `sharing`: the textures the model stage decoded (dropped when the stage ends).
     static func run(_ layered: LayeredScene, input: PipelineInput, plan: PlanStage.Output,
-                    reusable: PreviousOutputs.Reusable, in run: inout PipelineRun) throws(PipelineError) -> Output {
+                    reusable: PreviousOutputs.Reusable, sharing: SharedTextureDecodes = SharedTextureDecodes(capacity: 0),
+                    in run: inout PipelineRun) throws(PipelineError) -> Output {
         var out = Output()
         if let previous = reusable.thumbnails {
             out = Output(views: previous.views, warnings: previous.warnings)
@@ -26,7 +38,7 @@ enum PreviewStage {
         } else if var options = input.thumbnails, !options.views.isEmpty {
             if plan.thumbnail != nil { options.views.remove(.plan) }
             if !options.views.isEmpty {
-                out = try run.phase(.preview) { () throws -> Output in try render(layered, options: options) }
+                out = try run.phase(.preview) { () throws -> Output in try render(layered, options: options, sharing: sharing) }
             }
         }
         run.warnings += out.warnings
@@ -36,9 +48,11 @@ enum PreviewStage {
 
     /// The views `options` ask for, rendered. Throws the renderer's errors as `PipelineError`s;
     /// anything else is left to the phase (`INTERNAL_ERROR`).
-    static func render(_ layered: LayeredScene, options: ThumbnailOptions) throws -> Output {
+    static func render(
+        _ layered: LayeredScene, options: ThumbnailOptions, sharing: SharedTextureDecodes = SharedTextureDecodes(capacity: 0)
+    ) throws -> Output {
         do {
-            let rendered = try Thumbnailer.render(layered, options: options)
+            let rendered = try Thumbnailer.render(layered, options: options, sharing: sharing)
             return Output(views: rendered.views, warnings: rendered.warnings)
         } catch let e as ThumbnailerError where e.code == .emptyScene {
             return Output(warnings: [SceneWarning(code: "THUMB_SKIPPED", message: e.message)])

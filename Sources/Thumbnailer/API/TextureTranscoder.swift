@@ -20,8 +20,24 @@ public enum TextureTranscoder {
     /// - Throws: `ThumbnailerError` with the decode codes of `TextureDecoder.decode`, or
     ///   `THUMB_WEBP_FAILED` when libwebp refuses.
     public static func webp(_ bytes: [UInt8], maxSide: Int, quality: Float) throws(ThumbnailerError) -> Result {
+        var none = SharedTextureDecodes(capacity: 0)
+        return try webp(bytes, maxSide: maxSide, quality: quality, texture: 0, sharing: &none)
+    }
+
+    /// Re-encodes `bytes`, the scene's texture at index `texture`, and keeps the decoded image in
+    /// `sharing` (when it fits) for the renderer of the same scene. Output and throws as
+    /// `webp(_:maxSide:quality:)`.
+    public static func webp(
+        _ bytes: [UInt8], maxSide: Int, quality: Float, texture: Int, sharing: inout SharedTextureDecodes
+    ) throws(ThumbnailerError) -> Result {
         let side = min(max(maxSide, 1), 16383)
-        let image = try TextureDecoder.decode(bytes, targetSide: side)
+        let limits = ImageDecodeLimits(targetSide: side)
+        let image: DecodedImage
+        switch TextureDecoder.decode(bytes, limits: limits) {
+        case .failure(let f): throw ThumbnailerError(code: f.code, message: f.message)
+        case .success(let decoded): image = decoded
+        }
+        sharing.keep(image, texture: texture, bytes: bytes, limits: limits)
         let longest = max(image.width, image.height)
         var size = (width: image.width, height: image.height)
         if longest > side {

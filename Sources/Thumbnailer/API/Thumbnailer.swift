@@ -10,6 +10,8 @@ public enum Thumbnailer {
     /// - Parameters:
     ///   - layered: the room (or any model) to draw; not retained.
     ///   - options: views, sizes, supersampling and WebP settings.
+    ///   - sharing: textures of `layered` another consumer already decoded (`TextureTranscoder`);
+    ///     the images are the same with or without it.
     /// - Returns: the images in the order hero, card, small card, orbit-00 … orbit-07, plan, the room cards
     ///   (those requested; room cards only for a home),
     ///   and warnings (textures that could not be used, invalid geometry, limits).
@@ -17,14 +19,15 @@ public enum Thumbnailer {
     ///   `THUMB_WEBP_FAILED` (libwebp refused a frame), `THUMB_INVALID_OPTIONS` (no view).
     /// Deterministic: the same input and options give the same bytes.
     public static func render(
-        _ layered: LayeredScene, options: ThumbnailOptions = ThumbnailOptions()
+        _ layered: LayeredScene, options: ThumbnailOptions = ThumbnailOptions(),
+        sharing: SharedTextureDecodes = SharedTextureDecodes(capacity: 0)
     ) throws
         -> (views: [ThumbnailView], warnings: [SceneWarning])
     {
         guard !options.views.isEmpty else {
             throw ThumbnailerError(code: .invalidOptions, message: "no view requested")
         }
-        let context = try RenderContext(layered, options: options)
+        let context = try RenderContext(layered, options: options, sharing: sharing)
         var frames: [RenderedFrame] = []
         let views = options.views
         if views.contains(.hero) || views.contains(.card) || views.contains(.cardSmall) {

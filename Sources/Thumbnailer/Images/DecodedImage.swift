@@ -3,6 +3,16 @@ struct DecodedImage: Sendable {
     var width: Int
     var height: Int
     var rgba: [UInt8]
+    /// Bytes the decode needed (the RGBA output plus the decoder's working memory): the smallest
+    /// `ImageDecodeLimits.maxBytes` under which the same decode succeeds.
+    var cost: Int
+
+    init(width: Int, height: Int, rgba: [UInt8], cost: Int? = nil) {
+        self.width = width
+        self.height = height
+        self.rgba = rgba
+        self.cost = cost ?? rgba.count
+    }
 }
 
 /// Why an encoded image could not be decoded; `code` is also the warning `render` gives.

@@ -29,10 +29,11 @@ enum JPEGDecoder {
             }
         }
         var denom = 1
+        var cost = 0
         if validate {
             while denom < 8 && max(info.width, info.height) / (denom * 2) >= limits.targetSide { denom *= 2 }
             let outW = (info.width + denom - 1) / denom, outH = (info.height + denom - 1) / denom
-            var cost = outW * outH * 4 + info.width * 4 * 16
+            cost = outW * outH * 4 + info.width * 4 * 16
             // Progressive streams keep every coefficient of the image in memory.
             if info.progressive {
                 cost += ((info.width + 15) / 8) * ((info.height + 15) / 8) * 64 * 2 * info.components
@@ -52,7 +53,8 @@ enum JPEGDecoder {
             return .failure(
                 ImageDecodeFailure(code: .textureDecodeFailed, message: "JPEG: no image"))
         }
-        return .success(DecodedImage(width: job.width, height: job.height, rgba: job.pixels))
+        return .success(DecodedImage(
+            width: job.width, height: job.height, rgba: job.pixels, cost: max(cost, job.width * job.height * 4)))
     }
 
     /// One decode: libjpeg state in manually managed memory that outlives the decode thread.

@@ -2,24 +2,38 @@ import SceneModel
 
 /// Decodes the textures materials use, within a memory budget, and resamples each to the
 /// working size. Failures become warnings; the material then renders with its colour factor.
+/// An image another consumer already decoded under the same limits is taken from `sharing`
+/// instead of being decoded again (the result is the same).
 enum TextureLoader {
     struct Result {
         var sampler: TextureSampler
         /// Scene texture index → sampler entry.
         var entryOfTexture: [Int: Int]
         var warnings: [SceneWarning]
+        /// Textures decoded here (not taken from `sharing`).
+        var decoded = 0
     }
 
-    static func load(_ textures: [Texture], used: [Int], budget: Int, maxWorkingSize: Int) -> Result {
+    static func load(
+        _ textures: [Texture], used: [Int], budget: Int, maxWorkingSize: Int,
+        sharing: inout SharedTextureDecodes
+    ) -> Result {
         var images: [DecodedImage] = []
         var map: [Int: Int] = [:]
         var warnings: [SceneWarning] = []
+        var decodedHere = 0
         var remaining = max(budget, 0)
         let working = min(max(maxWorkingSize, 1), 8192)
         for t in used.sorted() where t >= 0 && t < textures.count {
             let tex = textures[t]
             let limits = ImageDecodeLimits(maxSide: 16384, maxBytes: remaining, targetSide: working)
-            let decoded = TextureDecoder.decode(tex.bytes, limits: limits)
+            let decoded: Swift.Result<DecodedImage, ImageDecodeFailure>
+            if let shared = sharing.image(texture: t, bytes: tex.bytes, limits: limits) {
+                decoded = .success(shared)
+            } else {
+                decoded = TextureDecoder.decode(tex.bytes, limits: limits)
+                decodedHere += 1
+            }
             switch decoded {
             case .failure(let f):
                 warnings.append(
@@ -37,7 +51,8 @@ enum TextureLoader {
                 images.append(image)
             }
         }
-        return Result(sampler: TextureSampler(images: images), entryOfTexture: map, warnings: warnings)
+        return Result(
+            sampler: TextureSampler(images: images), entryOfTexture: map, warnings: warnings, decoded: decodedHere)
     }
 
     /// Halves an image with a 2×2 box filter in linear space (odd edges repeat).

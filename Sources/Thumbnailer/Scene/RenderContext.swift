@@ -16,7 +16,11 @@ struct RenderContext {
 
     /// - Parameter roomColours: test renders only: each room's floor drawn over in its colour
     ///   (linear RGB, by room index), see `Thumbnailer.roomVisibility`.
-    init(_ layered: LayeredScene, options: ThumbnailOptions, roomColours: [SIMD3<Float>] = []) throws {
+    ///   `sharing`: textures already decoded by another consumer of the scene.
+    init(
+        _ layered: LayeredScene, options: ThumbnailOptions, roomColours: [SIMD3<Float>] = [],
+        sharing: SharedTextureDecodes = SharedTextureDecodes(capacity: 0)
+    ) throws {
         self.layered = layered
         self.options = options
         home = HomeLayout(layered)
@@ -28,7 +32,8 @@ struct RenderContext {
             if !roomColours.isEmpty { RoomMask.addFloors(home, colours: roomColours, to: &source) }
         }
         scene = RenderScene(
-            source, textureBudget: options.textureMemoryBudget, maxTextureSize: options.maxWorkingTextureSize)
+            source, textureBudget: options.textureMemoryBudget, maxTextureSize: options.maxWorkingTextureSize,
+            sharing: sharing)
         warnings = scene.warnings
         guard scene.triangleCount > 0, !scene.bounds.isEmpty else {
             throw ThumbnailerError(code: .emptyScene, message: "the scene has no drawable triangles")

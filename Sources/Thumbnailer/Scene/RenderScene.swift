@@ -43,6 +43,8 @@ final class RenderScene: @unchecked Sendable {
     let materials: [ShadeMaterial]
     let sampler: TextureSampler
     let warnings: [SceneWarning]
+    /// Textures decoded for this scene (those taken from a `SharedTextureDecodes` not counted).
+    let texturesDecoded: Int
 
     deinit {
         positions.deallocate()
@@ -68,14 +70,21 @@ final class RenderScene: @unchecked Sendable {
         var roomOfAddedNode: [Int: Int] = [:]
     }
 
-    init(_ src: Source, textureBudget: Int, maxTextureSize: Int) {
+    /// - Parameter sharing: images other consumers of the scene already decoded (see
+    ///   `SharedTextureDecodes`); the default shares nothing.
+    init(
+        _ src: Source, textureBudget: Int, maxTextureSize: Int,
+        sharing: SharedTextureDecodes = SharedTextureDecodes(capacity: 0)
+    ) {
         let scene = src.scene
         var warnings: [SceneWarning] = []
         // Textures used by any base colour.
         let usedTextures = Set(scene.materials.compactMap { $0.baseColorTexture?.texture.rawValue })
+        var shared = sharing
         let loaded = TextureLoader.load(
             scene.textures, used: Array(usedTextures), budget: textureBudget,
-            maxWorkingSize: maxTextureSize)
+            maxWorkingSize: maxTextureSize, sharing: &shared)
+        texturesDecoded = loaded.decoded
         warnings += loaded.warnings
         sampler = loaded.sampler
         var mats = scene.materials.map {

@@ -1,0 +1,52 @@
+/// Textures decoded once for every consumer of one scene. The model's WebP re-encoding
+/// (`TextureTranscoder.webp(_:maxSide:quality:texture:sharing:)`) keeps what it decoded here, and
+/// the renderer (`Thumbnailer.render(_:options:sharing:)`) takes a kept image instead of decoding
+/// the same bytes again.
+///
+/// A kept image is used only where decoding again would give the same result: the texture's
+/// bytes are the same, the decode asked for the same longest side and target side, and the
+/// decode's cost (output plus working memory) fits the budget the consumer has left. Otherwise
+/// the consumer decodes as it would without sharing, so outputs do not depend on sharing.
+///
+/// Memory: the images kept are at most `capacity` bytes of RGBA in all; the caller owns the value
+/// and drops it once the last consumer has run.
+public struct SharedTextureDecodes: Sendable {
+    struct Entry: Sendable {
+        var bytes: [UInt8]
+        var maxSide: Int
+        var targetSide: Int
+        var image: DecodedImage
+    }
+
+    /// Most bytes of decoded RGBA kept.
+    public let capacity: Int
+    /// Bytes of decoded RGBA kept now.
+    public private(set) var keptBytes = 0
+    /// Decoded images handed out instead of a decode (counted for tests and logs).
+    public private(set) var reused = 0
+    private var entries: [Int: Entry] = [:]
+
+    /// - Parameter capacity: most bytes of decoded RGBA to keep (values below 0 keep nothing).
+    public init(capacity: Int) { self.capacity = max(capacity, 0) }
+
+    /// Images kept now.
+    public var count: Int { entries.count }
+
+    /// Keeps `image`, decoded from `bytes` (the scene's texture at index `texture`) under
+    /// `limits`, when it fits the capacity left; an earlier image of that texture is replaced.
+    mutating func keep(_ image: DecodedImage, texture: Int, bytes: [UInt8], limits: ImageDecodeLimits) {
+        if let old = entries.removeValue(forKey: texture) { keptBytes -= old.image.rgba.count }
+        guard keptBytes + image.rgba.count <= capacity else { return }
+        entries[texture] = Entry(bytes: bytes, maxSide: limits.maxSide, targetSide: limits.targetSide, image: image)
+        keptBytes += image.rgba.count
+    }
+
+    /// The image kept for texture `texture` when decoding `bytes` under `limits` would give it.
+    mutating func image(texture: Int, bytes: [UInt8], limits: ImageDecodeLimits) -> DecodedImage? {
+        guard let e = entries[texture], e.maxSide == limits.maxSide, e.targetSide == limits.targetSide,
+              e.image.cost <= limits.maxBytes, e.bytes == bytes
+        else { return nil }
+        reused += 1
+        return e.image
+    }
+}
