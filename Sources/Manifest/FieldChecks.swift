@@ -41,9 +41,9 @@ enum FieldChecks {
     }
 
     /// An optional value from a closed list.
-    static func oneOf(_ s: String?, _ allowed: [String], field: String) throws -> JSONValue {
-        guard let s else { return .null }
-        return .string(try oneOf(s, allowed, field: field))
+    static func oneOfIfPresent(_ s: String?, _ allowed: [String], field: String) throws -> String? {
+        guard let s else { return nil }
+        return try oneOf(s, allowed, field: field)
     }
 
     /// At least one character.
@@ -104,27 +104,27 @@ enum FieldChecks {
     }
 
     /// A count or size: ≥ 0.
-    static func count(_ n: Int, field: String) throws -> JSONValue {
+    static func count(_ n: Int, field: String) throws -> Int {
         guard n >= 0 else { throw ManifestError.invalidValue(field: field, value: String(n), expected: "an integer ≥ 0") }
-        return .int(n)
+        return n
     }
 
     /// A pixel size: ≥ 1.
-    static func positive(_ n: Int, field: String) throws -> JSONValue {
+    static func positive(_ n: Int, field: String) throws -> Int {
         guard n >= 1 else { throw ManifestError.invalidValue(field: field, value: String(n), expected: "an integer ≥ 1") }
-        return .int(n)
+        return n
     }
 
     /// A required vector; throws when a component is not finite.
-    static func vector(_ v: SIMD3<Double>, field: String) throws -> JSONValue {
+    static func vector(_ v: SIMD3<Double>, field: String) throws -> SIMD3<Double> {
         guard ManifestNumbers.isFinite(v) else { throw ManifestError.nonFinite(field: field) }
-        return ManifestNumbers.vector(v)
+        return v
     }
 
     /// A required matrix; throws when an element is not finite or the count is not 16.
-    static func matrix(_ m: Matrix4, field: String) throws -> JSONValue {
+    static func matrix(_ m: Matrix4, field: String) throws -> Matrix4 {
         guard m.m.count == 16, m.m.allSatisfy(\.isFinite) else { throw ManifestError.nonFinite(field: field) }
-        return ManifestNumbers.matrix(m)
+        return m
     }
 
     private static func isLowerHex(_ c: UInt8) -> Bool {

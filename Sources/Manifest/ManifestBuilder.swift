@@ -29,11 +29,14 @@ public enum ManifestBuilder {
     ///   is not 64 hex digits, an unknown thumbnail kind, an index out of range, a non-finite
     ///   transform, a duplicate identifier, …).
     public static func build(_ input: ManifestInput) throws -> [UInt8] {
-        ManifestJSON.serialize(try document(input))
+        try document(input).bytes
     }
 
-    /// The manifest as a JSON tree (the bytes before serialisation).
-    static func document(_ input: ManifestInput) throws -> JSONValue {
+    /// The manifest as typed values, every value checked as `build` checks it; its `bytes` are what
+    /// `build` returns.
+    ///
+    /// - Throws: `ManifestError`, as `build`.
+    public static func document(_ input: ManifestInput) throws -> ManifestDocument {
         let layered = input.layered
         let geometry = SubtreeGeometry(scene: layered.scene)
         let room = try RoomContent(
@@ -51,99 +54,84 @@ public enum ManifestBuilder {
                 message: "\(room.unmappedNodes.count) layer/element node(s) have no glTF node index "
                     + "(first: \(room.unmappedNodes[0])); their \"node\" is null"))
         }
-        return .object([
-            "schema_version": .int(schemaVersion),
-            "generator": .object([
-                "name": .string(try FieldChecks.nonEmpty(input.generator, field: "generator.name")),
-                "version": .string(try FieldChecks.nonEmpty(input.generatorVersion, field: "generator.version")),
-            ]),
-            "version_id": .string(try input.versionId.map { try FieldChecks.uuid($0, field: "version_id") }),
-            "room_id": .string(try input.roomId.map { try FieldChecks.uuid($0, field: "room_id") }),
-            "source": room.source,
-            "inputs": .array(try inputs(input.inputs)),
-            "units": .object([
-                "source_up_axis": .string(metadata.sourceUpAxis.rawValue),
-                "source_meters_per_unit": .double(metadata.sourceMetersPerUnit),
-                "output": .string(outputUnits),
-            ]),
-            "glb": .object([
-                "path": .string(try FieldChecks.relativePath(input.glb.path, field: "glb.path")),
-                "bytes": try FieldChecks.count(input.glb.bytes, field: "glb.bytes"),
-                "sha256": .string(try FieldChecks.sha256(input.glb.sha256, field: "glb.sha256")),
-                "compression": .string(
-                    try FieldChecks.oneOf(input.glb.compression, ["meshopt", "none"], field: "glb.compression")),
-                "extensions_required": .array(
-                    try input.glb.extensionsRequired.sorted().map {
-                        .string(try FieldChecks.nonEmpty($0, field: "glb.extensions_required"))
-                    }),
-            ]),
-            "bounds": ManifestNumbers.bounds(geometry.sceneBounds),
-            "stories": room.stories,
-            "layers": room.layers,
-            "elements": room.elements,
-            "sections": room.sections,
-            "metrics": room.metrics,
-            "quality": room.quality,
-            "thumbnails": .array(try thumbnails(input.thumbnails)),
-            "plan": try PlanContent.plan(input.plan),
-            "rooms": try PlanContent.rooms(input.plan),
-            "redactions": .array(try redactions(input.redactions)),
-            "artifacts": try artifacts(input.artifacts),
-            "warnings": .array(warnings.map { w in
-                .object(["code": .string(w.code), "message": .string(w.message), "prim_path": .string(w.primPath)])
-            }),
-            "stats": .object([
-                "meshes": try FieldChecks.count(input.stats.meshes, field: "stats.meshes"),
-                "triangles": try FieldChecks.count(input.stats.triangles, field: "stats.triangles"),
-                "vertices": try FieldChecks.count(input.stats.vertices, field: "stats.vertices"),
-                "materials": try FieldChecks.count(input.stats.materials, field: "stats.materials"),
-                "textures": try FieldChecks.count(input.stats.textures, field: "stats.textures"),
-                "glb_bytes": try FieldChecks.count(input.stats.glbBytes, field: "stats.glb_bytes"),
-            ]),
-        ])
+        let generator = ManifestDocument.Generator(
+            name: try FieldChecks.nonEmpty(input.generator, field: "generator.name"),
+            version: try FieldChecks.nonEmpty(input.generatorVersion, field: "generator.version"))
+        let versionId = try input.versionId.map { try FieldChecks.uuid($0, field: "version_id") }
+        let roomId = try input.roomId.map { try FieldChecks.uuid($0, field: "room_id") }
+        let inputFiles = try inputs(input.inputs)
+        let glb = try checked(input.glb)
+        let thumbnails = try thumbnails(input.thumbnails)
+        let plan = try PlanContent.checked(input.plan)
+        let redactions = try redactions(input.redactions)
+        let artifacts = try artifacts(input.artifacts)
+        let stats = input.stats
+        for (value, field) in [(stats.meshes, "meshes"), (stats.triangles, "triangles"), (stats.vertices, "vertices"),
+                               (stats.materials, "materials"), (stats.textures, "textures"), (stats.glbBytes, "glb_bytes")] {
+            _ = try FieldChecks.count(value, field: "stats.\(field)")
+        }
+        return ManifestDocument(
+            schemaVersion: schemaVersion, generator: generator, versionId: versionId, roomId: roomId, source: room.source,
+            inputs: inputFiles,
+            units: ManifestDocument.Units(
+                sourceUpAxis: metadata.sourceUpAxis, sourceMetersPerUnit: metadata.sourceMetersPerUnit, output: outputUnits),
+            glb: glb, bounds: geometry.sceneBounds, stories: room.stories, layers: room.layers, elements: room.elements,
+            sections: layered.sections, metrics: layered.metrics, quality: layered.quality, thumbnails: thumbnails,
+            plan: plan, redactions: redactions, artifacts: artifacts, warnings: warnings, stats: stats)
     }
 
-    /// Inputs sorted by role (`InputFile.roles` order), then name, then hash.
-    private static func inputs(_ files: [InputFile]) throws -> [JSONValue] {
-        var rows: [(role: Int, name: String, sha: String, value: JSONValue)] = []
+    /// The model's record checked, its hash lowercase and its extensions sorted.
+    private static func checked(_ glb: Artifact) throws -> Artifact {
+        var out = glb
+        out.path = try FieldChecks.relativePath(glb.path, field: "glb.path")
+        _ = try FieldChecks.count(glb.bytes, field: "glb.bytes")
+        out.sha256 = try FieldChecks.sha256(glb.sha256, field: "glb.sha256")
+        out.compression = try FieldChecks.oneOf(glb.compression, ["meshopt", "none"], field: "glb.compression")
+        out.extensionsRequired = try glb.extensionsRequired.sorted().map {
+            try FieldChecks.nonEmpty($0, field: "glb.extensions_required")
+        }
+        return out
+    }
+
+    /// Inputs checked, sorted by role (`InputFile.roles` order), then name, then hash.
+    private static func inputs(_ files: [InputFile]) throws -> [InputFile] {
+        var rows: [(role: Int, file: InputFile)] = []
         for (i, f) in files.enumerated() {
             let field = "inputs[\(i)]"
+            var file = f
             let role = try FieldChecks.oneOf(f.role, InputFile.roles, field: "\(field).role")
-            let sha = try FieldChecks.sha256(f.sha256, field: "\(field).sha256")
-            rows.append((InputFile.roles.firstIndex(of: role)!, f.name, sha, .object([
-                "role": .string(role),
-                "name": .string(try FieldChecks.nonEmpty(f.name, field: "\(field).name")),
-                "format": .string(try FieldChecks.nonEmpty(f.format, field: "\(field).format")),
-                "bytes": try FieldChecks.count(f.bytes, field: "\(field).bytes"),
-                "sha256": .string(sha),
-            ])))
+            file.sha256 = try FieldChecks.sha256(f.sha256, field: "\(field).sha256")
+            _ = try FieldChecks.nonEmpty(f.name, field: "\(field).name")
+            _ = try FieldChecks.nonEmpty(f.format, field: "\(field).format")
+            _ = try FieldChecks.count(f.bytes, field: "\(field).bytes")
+            rows.append((InputFile.roles.firstIndex(of: role)!, file))
         }
         return rows.sorted {
             if $0.role != $1.role { return $0.role < $1.role }
-            if $0.name != $1.name { return precedes($0.name, $1.name) }
-            return $0.sha < $1.sha
-        }.map(\.value)
+            if $0.file.name != $1.file.name { return precedes($0.file.name, $1.file.name) }
+            return $0.file.sha256 < $1.file.sha256
+        }.map(\.file)
     }
 
-    /// Thumbnails sorted by kind (`Thumbnail.kinds` order), then path.
-    private static func thumbnails(_ thumbs: [Thumbnail]) throws -> [JSONValue] {
-        var rows: [(kind: Int, path: String, value: JSONValue)] = []
+    /// Thumbnails checked, sorted by kind (`Thumbnail.kinds` order), then path.
+    private static func thumbnails(_ thumbs: [Thumbnail]) throws -> [Thumbnail] {
+        var rows: [(kind: Int, thumbnail: Thumbnail)] = []
         for (i, t) in thumbs.enumerated() {
             let field = "thumbnails[\(i)]"
+            var thumbnail = t
             let kind = try FieldChecks.oneOf(t.kind, Thumbnail.kinds, field: "\(field).kind")
-            let path = try FieldChecks.relativePath(t.path, field: "\(field).path")
-            rows.append((Thumbnail.kinds.firstIndex(of: kind)!, path, .object([
-                "kind": .string(kind),
-                "path": .string(path),
-                "width": try FieldChecks.positive(t.width, field: "\(field).width"),
-                "height": try FieldChecks.positive(t.height, field: "\(field).height"),
-                "bytes": try FieldChecks.count(t.bytes, field: "\(field).bytes"),
-                "sha256": .string(try t.sha256.map { try FieldChecks.sha256($0, field: "\(field).sha256") }),
-                "camera": try camera(t.camera, field: "\(field).camera"),
-                "room": .string(try roomOfThumbnail(t, kind: kind, field: "\(field).room")),
-            ])))
+            _ = try FieldChecks.relativePath(t.path, field: "\(field).path")
+            _ = try FieldChecks.positive(t.width, field: "\(field).width")
+            _ = try FieldChecks.positive(t.height, field: "\(field).height")
+            _ = try FieldChecks.count(t.bytes, field: "\(field).bytes")
+            thumbnail.sha256 = try t.sha256.map { try FieldChecks.sha256($0, field: "\(field).sha256") }
+            try check(t.camera, field: "\(field).camera")
+            _ = try roomOfThumbnail(t, kind: kind, field: "\(field).room")
+            rows.append((Thumbnail.kinds.firstIndex(of: kind)!, thumbnail))
         }
-        return rows.sorted { $0.kind != $1.kind ? $0.kind < $1.kind : precedes($0.path, $1.path) }.map(\.value)
+        return rows.sorted {
+            $0.kind != $1.kind ? $0.kind < $1.kind : precedes($0.thumbnail.path, $1.thumbnail.path)
+        }.map(\.thumbnail)
     }
 
     /// The room a room card names (a non-empty name); nil for the other kinds, which name none.
@@ -158,76 +146,62 @@ public enum ManifestBuilder {
     }
 
     /// A camera: perspective (`fov_degrees` in (0, 180), `ortho_half_extent` null) or orthographic
-    /// (`ortho_half_extent` > 0, `fov_degrees` null).
-    private static func camera(_ c: Camera, field: String) throws -> JSONValue {
-        let fov = ManifestNumbers.measure(c.fovDegrees)
-        let ortho = ManifestNumbers.measure(c.orthoHalfExtent)
-        switch (fov, ortho) {
-        case (.double(let f), .null) where f > 0 && f < 180: break
-        case (.null, .double(let h)) where h > 0: break
+    /// (`ortho_half_extent` > 0, `fov_degrees` null), as written (rounded).
+    private static func check(_ c: Camera, field: String) throws {
+        switch (ManifestDocument.written(c.fovDegrees), ManifestDocument.written(c.orthoHalfExtent)) {
+        case (.some(let f), nil) where f > 0 && f < 180: break
+        case (nil, .some(let h)) where h > 0: break
         default:
             throw ManifestError.invalidValue(
                 field: field, value: "fov_degrees \(String(describing: c.fovDegrees)), "
                     + "ortho_half_extent \(String(describing: c.orthoHalfExtent))",
                 expected: "either a field of view in (0, 180) degrees or an orthographic half extent > 0")
         }
-        return .object([
-            "position": try FieldChecks.vector(c.position, field: "\(field).position"),
-            "target": try FieldChecks.vector(c.target, field: "\(field).target"),
-            "up": try FieldChecks.vector(c.up, field: "\(field).up"),
-            "fov_degrees": fov,
-            "ortho_half_extent": ortho,
-        ])
+        _ = try FieldChecks.vector(c.position, field: "\(field).position")
+        _ = try FieldChecks.vector(c.target, field: "\(field).target")
+        _ = try FieldChecks.vector(c.up, field: "\(field).up")
     }
 
-    /// The output groups by name, each with its key, stage version, sorted files and warnings;
-    /// null for a group that was not made.
-    private static func artifacts(_ records: [ArtifactRecord]) throws -> JSONValue {
-        var out: [String: JSONValue] = Dictionary(uniqueKeysWithValues: ArtifactRecord.names.map { ($0, JSONValue.null) })
-        for r in records {
+    /// The output groups checked (a known name, once each), keys lowercase.
+    private static func artifacts(_ records: [ArtifactRecord]) throws -> [ArtifactRecord] {
+        var seen = Set<String>()
+        return try records.map { r in
             let field = "artifacts.\(r.name)"
             let name = try FieldChecks.oneOf(r.name, ArtifactRecord.names, field: "\(field)")
-            guard out[name] == .null else {
+            guard seen.insert(name).inserted else {
                 throw ManifestError.invalidValue(field: field, value: name, expected: "one record per group")
             }
-            out[name] = .object([
-                "key": .string(try FieldChecks.sha256(r.key, field: "\(field).key")),
-                "stage_version": try FieldChecks.positive(r.stageVersion, field: "\(field).stage_version"),
-                "files": .array(try r.files.sorted().map { .string(try FieldChecks.relativePath($0, field: "\(field).files")) }),
-                "warnings": .array(r.warnings.map { w in
-                    .object(["code": .string(w.code), "message": .string(w.message), "prim_path": .string(w.primPath)])
-                }),
-            ])
+            var out = r
+            out.key = try FieldChecks.sha256(r.key, field: "\(field).key")
+            _ = try FieldChecks.positive(r.stageVersion, field: "\(field).stage_version")
+            out.files = try r.files.sorted().map { try FieldChecks.relativePath($0, field: "\(field).files") }
+            return out
         }
-        return .object(out)
     }
 
-    /// Redactions sorted by texture path, then replacement name.
-    private static func redactions(_ subs: [TextureSubstitution]) throws -> [JSONValue] {
-        var rows: [(path: String, name: String, value: JSONValue)] = []
+    /// Redactions checked, sorted by texture path, then replacement name; each one's `applied` by
+    /// redaction id.
+    private static func redactions(_ subs: [TextureSubstitution]) throws -> [TextureSubstitution] {
+        var rows: [TextureSubstitution] = []
         for (i, r) in subs.enumerated() {
             let field = "redactions[\(i)]"
-            let applied: [JSONValue] = try r.applied.sorted { precedes($0.redactionId, $1.redactionId) }.map { a in
-                .object([
-                    "redaction_id": .string(try FieldChecks.uuid(a.redactionId, field: "\(field).applied.redaction_id")),
-                    "methods": .array(a.methods.map { .string($0.rawValue) }),
-                ])
-            }
-            rows.append((r.texturePath, r.replacementName ?? "", .object([
-                "texture_path": .string(try FieldChecks.nonEmpty(r.texturePath, field: "\(field).texture_path")),
-                "replacement_name": try r.replacementName.map { .string(try FieldChecks.nonEmpty($0, field: "\(field).replacement_name")) }
-                    ?? .null,
-                "replacement_sha256": try r.replacementSHA256.map { .string(try FieldChecks.sha256($0, field: "\(field).replacement_sha256")) }
-                    ?? .null,
-                "regions": try FieldChecks.count(r.regions, field: "\(field).regions"),
-                "applied": .array(applied),
-            ])))
+            var row = r
+            row.applied = r.applied.sorted { precedes($0.redactionId, $1.redactionId) }
+            for a in row.applied { _ = try FieldChecks.uuid(a.redactionId, field: "\(field).applied.redaction_id") }
+            _ = try FieldChecks.nonEmpty(r.texturePath, field: "\(field).texture_path")
+            if let name = r.replacementName { _ = try FieldChecks.nonEmpty(name, field: "\(field).replacement_name") }
+            row.replacementSHA256 = try r.replacementSHA256.map { try FieldChecks.sha256($0, field: "\(field).replacement_sha256") }
+            _ = try FieldChecks.count(r.regions, field: "\(field).regions")
+            rows.append(row)
         }
-        return rows.sorted { $0.path != $1.path ? precedes($0.path, $1.path) : precedes($0.name, $1.name) }.map(\.value)
+        return rows.sorted {
+            $0.texturePath != $1.texturePath
+                ? precedes($0.texturePath, $1.texturePath) : precedes($0.replacementName ?? "", $1.replacementName ?? "")
+        }
     }
 
     /// Code-point order, independent of Unicode normalisation and locale.
-    private static func precedes(_ a: String, _ b: String) -> Bool {
+    static func precedes(_ a: String, _ b: String) -> Bool {
         a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars)
     }
 }

@@ -1,16 +1,13 @@
 import SceneModel
-import JSONCore
 
-/// The room part of the manifest, built from a `LayeredScene`: `layers`, `elements`, `sections`,
-/// `stories`, `metrics`, `quality` and `source`. Checks the scene's indices and values on the way.
+/// The room part of the manifest, checked and derived from a `LayeredScene`: `layers`, `elements`,
+/// `sections`, `stories`, `metrics`, `quality` and `source`. Checks the scene's indices and values
+/// on the way (`ManifestError`, naming each value by its place in the layered scene).
 struct RoomContent {
-    var layers: JSONValue = .array([])
-    var elements: JSONValue = .array([])
-    var sections: JSONValue = .array([])
-    var stories: JSONValue = .array([])
-    var metrics: JSONValue = .null
-    var quality: JSONValue = .null
-    var source: JSONValue = .null
+    var layers: [ManifestDocument.Layer] = []
+    var elements: [ManifestDocument.Element] = []
+    var stories: [Int] = []
+    var source: ManifestDocument.Source
     /// Layers and elements whose node has no glTF node index, as `layer walls` / `element <id>`.
     private(set) var unmappedNodes: [String] = []
 
@@ -36,31 +33,26 @@ struct RoomContent {
         self.geometry = geometry
         self.glbNodeIndex = glbNodeIndex
         self.nodeNames = layered.nodeNames()
+        source = ManifestDocument.Source(format: nil, isRoomPlan: layered.isRoomPlan, referenceOriginTransform: nil)
         var layerIds = Set<LayerID>()
         for (i, l) in layered.layers.enumerated() where !layerIds.insert(l.id).inserted {
             throw ManifestError.duplicate(field: "layers[\(i)].id", value: l.id.rawValue)
         }
-        layers = .array(try layered.layers.enumerated().map { try layer($1, field: "layers[\($0)]") })
-        elements = .array(try elementOrder().map { try element(layered.elements[$0], field: "elements[\($0)]") })
-        sections = .array(try layered.sections.enumerated().map { i, s in
-            .object([
-                "label": .string(try FieldChecks.nonEmpty(s.label, field: "sections[\(i)].label")),
-                "center": try FieldChecks.vector(s.center, field: "sections[\(i)].center"),
-                "story": .int(s.story),
-            ])
-        })
+        layers = try layered.layers.enumerated().map { try layer($1, field: "layers[\($0)]") }
+        elements = try elementOrder().map { try element(layered.elements[$0], field: "elements[\($0)]") }
+        for (i, s) in layered.sections.enumerated() {
+            _ = try FieldChecks.nonEmpty(s.label, field: "sections[\(i)].label")
+            _ = try FieldChecks.vector(s.center, field: "sections[\(i)].center")
+        }
         let storySet = Set(layered.elements.compactMap(\.story) + layered.sections.compactMap(\.story))
-        stories = .array(storySet.sorted().map { .int($0) })
-        metrics = try metricsObject(layered.metrics)
-        quality = try qualityObject(layered.quality)
+        stories = storySet.sorted()
+        try Self.checkMetrics(layered.metrics)
+        try Self.checkQuality(layered.quality)
         let meta = layered.scene.metadata
-        source = .object([
-            "format": .string(meta.sourceFormat.isEmpty ? nil : meta.sourceFormat),
-            "is_roomplan": .bool(layered.isRoomPlan),
-            "reference_origin_transform": try layered.referenceOriginTransform.map {
-                try FieldChecks.matrix($0, field: "source.reference_origin_transform")
-            } ?? .null,
-        ])
+        source.format = meta.sourceFormat.isEmpty ? nil : meta.sourceFormat
+        source.referenceOriginTransform = try layered.referenceOriginTransform.map {
+            try FieldChecks.matrix($0, field: "source.reference_origin_transform")
+        }
     }
 
     /// Elements in layer order, then in each layer's order; elements no layer lists follow in
@@ -85,110 +77,66 @@ struct RoomContent {
         return order
     }
 
-    private mutating func layer(_ layer: RoomLayer, field: String) throws -> JSONValue {
+    private mutating func layer(_ layer: RoomLayer, field: String) throws -> ManifestDocument.Layer {
         let node = try checkedNode(layer.node, field: "\(field).node")
         let summary = geometry.summary(of: layer.node)
-        return .object([
-            "id": .string(try FieldChecks.layerId(layer.id, field: "\(field).id")),
-            "kind": .string(try FieldChecks.oneOf(layer.kind.rawValue, Self.layerKinds, field: "\(field).kind")),
-            "category": .string(layer.category?.rawValue),
-            "node": try glbIndex(node, label: "layer \(layer.id)", field: "\(field).node"),
-            "node_name": .string(nodeNames[node]),
-            "element_count": .int(layer.elements.count),
-            "triangles": .int(summary.triangles),
-            "bounds": ManifestNumbers.bounds(summary.bounds),
-            "default_visible": .bool(layer.defaultVisible),
-            "palette": .string(layerPalette[layer.id].map { CategoryPalette.hex($0 & 0xFF_FFFF) }),
-        ])
+        _ = try FieldChecks.layerId(layer.id, field: "\(field).id")
+        _ = try FieldChecks.oneOf(layer.kind.rawValue, Self.layerKinds, field: "\(field).kind")
+        return ManifestDocument.Layer(
+            layer: layer, node: try glbIndex(node, label: "layer \(layer.id)", field: "\(field).node"),
+            nodeName: nodeNames[node], triangles: summary.triangles, bounds: summary.bounds,
+            palette: layerPalette[layer.id].map { CategoryPalette.hex($0 & 0xFF_FFFF) })
     }
 
-    private mutating func element(_ e: RoomElement, field: String) throws -> JSONValue {
+    private mutating func element(_ e: RoomElement, field: String) throws -> ManifestDocument.Element {
         let node = try checkedNode(e.node, field: "\(field).node")
         guard layered.layers.contains(where: { $0.id == e.layer }) else {
             throw ManifestError.invalidValue(field: "\(field).layer", value: e.layer.rawValue, expected: "the id of a layer")
         }
-        var dimensions = JSONValue.null
-        if let d = e.dimensions { dimensions = try FieldChecks.vector(d, field: "\(field).dimensions") }
-        var attributes: [String: JSONValue] = [:]
-        for (key, value) in e.attributes {
-            attributes[try FieldChecks.nonEmpty(key, field: "\(field).attributes")] = .string(value)
-        }
-        let corners = try e.polygonCorners.enumerated().map { i, c in
-            try FieldChecks.vector(c, field: "\(field).polygon_corners[\(i)]")
-        }
-        return .object([
-            "identifier": .string(try FieldChecks.identifier(e.identifier, field: "\(field).identifier")),
-            "category": .string(try FieldChecks.nonEmpty(e.category.rawValue, field: "\(field).category")),
-            "layer": .string(e.layer.rawValue),
-            "confidence": try FieldChecks.oneOf(e.confidence, Self.confidences, field: "\(field).confidence"),
-            "dimensions": dimensions,
-            "transform": try FieldChecks.matrix(e.transform, field: "\(field).transform"),
-            "parent": .string(try e.parentIdentifier.map { try FieldChecks.identifier($0, field: "\(field).parent") }),
-            "story": .int(e.story),
-            "attributes": .object(attributes),
-            "is_open": .bool(e.isOpen),
-            "source_prim_path": .string(e.sourcePrimPath),
-            "geometry": .string(e.geometry.rawValue),
-            "polygon_corners": .array(corners),
-            "node": try glbIndex(node, label: "element \(e.identifier)", field: "\(field).node"),
-            "node_name": .string(nodeNames[node]),
-            "bounds": ManifestNumbers.bounds(geometry.summary(of: node).bounds),
-        ])
+        if let d = e.dimensions { _ = try FieldChecks.vector(d, field: "\(field).dimensions") }
+        for key in e.attributes.keys { _ = try FieldChecks.nonEmpty(key, field: "\(field).attributes") }
+        for (i, c) in e.polygonCorners.enumerated() { _ = try FieldChecks.vector(c, field: "\(field).polygon_corners[\(i)]") }
+        _ = try FieldChecks.identifier(e.identifier, field: "\(field).identifier")
+        _ = try FieldChecks.nonEmpty(e.category.rawValue, field: "\(field).category")
+        _ = try FieldChecks.oneOfIfPresent(e.confidence, Self.confidences, field: "\(field).confidence")
+        _ = try FieldChecks.matrix(e.transform, field: "\(field).transform")
+        if let parent = e.parentIdentifier { _ = try FieldChecks.identifier(parent, field: "\(field).parent") }
+        return ManifestDocument.Element(
+            element: e, node: try glbIndex(node, label: "element \(e.identifier)", field: "\(field).node"),
+            nodeName: nodeNames[node], bounds: geometry.summary(of: node).bounds)
     }
 
-    private func metricsObject(_ m: RoomMetrics) throws -> JSONValue {
-        var perLayer: [String: JSONValue] = [:]
+    private static func checkMetrics(_ m: RoomMetrics) throws {
         for (id, n) in m.countsPerLayer {
-            let key = try FieldChecks.layerId(id, field: "metrics.counts_per_layer")
-            perLayer[key] = try FieldChecks.count(n, field: "metrics.counts_per_layer.\(id)")
+            _ = try FieldChecks.layerId(id, field: "metrics.counts_per_layer")
+            _ = try FieldChecks.count(n, field: "metrics.counts_per_layer.\(id)")
         }
-        var perStory: [String: JSONValue] = [:]
-        for (story, n) in m.countsPerStory {
-            perStory[String(story)] = try FieldChecks.count(n, field: "metrics.counts_per_story.\(story)")
-        }
-        return .object([
-            "floor_area": ManifestNumbers.measure(m.floorArea),
-            "floor_area_source": try FieldChecks.oneOf(
-                m.floorAreaSource, Self.floorAreaSources, field: "metrics.floor_area_source"),
-            "perimeter": ManifestNumbers.measure(m.perimeter),
-            "wall_count": try FieldChecks.count(m.wallCount, field: "metrics.wall_count"),
-            "wall_length": ManifestNumbers.measure(m.wallLength),
-            "ceiling_height": ManifestNumbers.measure(m.ceilingHeight),
-            "counts_per_layer": .object(perLayer),
-            "counts_per_story": .object(perStory),
-            "shared_walls": try HomeContent.sharedWalls(m.sharedWalls),
-            "floor_levels": try HomeContent.floorLevels(m.floorLevels),
-        ])
+        for (story, n) in m.countsPerStory { _ = try FieldChecks.count(n, field: "metrics.counts_per_story.\(story)") }
+        _ = try FieldChecks.oneOfIfPresent(m.floorAreaSource, Self.floorAreaSources, field: "metrics.floor_area_source")
+        _ = try FieldChecks.count(m.wallCount, field: "metrics.wall_count")
+        try HomeContent.check(sharedWalls: m.sharedWalls)
+        try HomeContent.check(floorLevels: m.floorLevels)
     }
 
-    /// The grade object; `field` names it in errors (`quality`, `quality.rooms[2]`). A home's
-    /// grade also lists its rooms' (`rooms`, empty for a single room; a room's object has `room`
-    /// instead).
-    private func qualityObject(_ q: QualityGrade, field: String = "quality", room: String? = nil) throws -> JSONValue {
-        let share = ManifestNumbers.measure(q.highConfidenceWallShare)
-        if case .double(let s) = share, !(0...1).contains(s) {
+    /// Checks a grade; `field` names it in errors (`quality`, `quality.rooms[2]`). A room's grade
+    /// (`room` set) has no rooms of its own.
+    private static func checkQuality(_ q: QualityGrade, field: String = "quality", room: String? = nil) throws {
+        if let s = ManifestDocument.written(q.highConfidenceWallShare), !(0...1).contains(s) {
             throw ManifestError.invalidValue(
                 field: "\(field).high_confidence_wall_share", value: String(s), expected: "a share in 0…1")
         }
-        var out: [String: JSONValue] = [
-            "grade": try FieldChecks.oneOf(q.grade, Self.grades, field: "\(field).grade"),
-            "high_confidence_wall_share": share,
-            "wall_confidence_grade": try FieldChecks.oneOf(
-                q.wallConfidenceGrade, Self.grades, field: "\(field).wall_confidence_grade"),
-            "furniture_count": try FieldChecks.count(q.furnitureCount, field: "\(field).furniture_count"),
-            "furniture_grade": try FieldChecks.oneOf(q.furnitureGrade, Self.grades, field: "\(field).furniture_grade"),
-            "walls_closed": .bool(q.wallsClosed),
-            "closure_grade": try FieldChecks.oneOf(q.closureGrade, Self.grades, field: "\(field).closure_grade"),
-            "notes": .array(q.notes.map { .string($0) }),
-        ]
+        _ = try FieldChecks.oneOfIfPresent(q.grade, Self.grades, field: "\(field).grade")
+        _ = try FieldChecks.oneOfIfPresent(q.wallConfidenceGrade, Self.grades, field: "\(field).wall_confidence_grade")
+        _ = try FieldChecks.count(q.furnitureCount, field: "\(field).furniture_count")
+        _ = try FieldChecks.oneOfIfPresent(q.furnitureGrade, Self.grades, field: "\(field).furniture_grade")
+        _ = try FieldChecks.oneOfIfPresent(q.closureGrade, Self.grades, field: "\(field).closure_grade")
         if let room {
-            out["room"] = .string(try FieldChecks.nonEmpty(room, field: "\(field).room"))
+            _ = try FieldChecks.nonEmpty(room, field: "\(field).room")
         } else {
-            out["rooms"] = .array(try q.rooms.enumerated().map { i, r in
-                try qualityObject(r.quality, field: "\(field).rooms[\(i)]", room: r.room)
-            })
+            for (i, r) in q.rooms.enumerated() {
+                try checkQuality(r.quality, field: "\(field).rooms[\(i)]", room: r.room)
+            }
         }
-        return .object(out)
     }
 
     private func checkedNode(_ node: NodeIndex, field: String) throws -> NodeIndex {
@@ -198,12 +146,12 @@ struct RoomContent {
         return node
     }
 
-    /// The glTF node index of `node`, or `null` (remembered for the warning) when the GLB writer
+    /// The glTF node index of `node`, or nil (remembered for the warning) when the GLB writer
     /// reported none.
-    private mutating func glbIndex(_ node: NodeIndex, label: String, field: String) throws -> JSONValue {
+    private mutating func glbIndex(_ node: NodeIndex, label: String, field: String) throws -> Int? {
         guard let i = glbNodeIndex[node] else {
             unmappedNodes.append(label)
-            return .null
+            return nil
         }
         return try FieldChecks.count(i, field: field)
     }

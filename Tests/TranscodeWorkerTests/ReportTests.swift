@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import Manifest
+import SceneModel
 
 @testable import TranscodeWorker
 @testable import WorkerRuntime
@@ -30,14 +32,12 @@ import Testing
     }
 
     /// The page of `r` with its manifest's elements changed by `edit`.
-    func html(_ r: PipelineResult, editingElements edit: (inout [[String: Any]]) -> Void) throws -> String {
-        var m = try manifest(r)
-        var elements = try #require(m["elements"] as? [[String: Any]])
-        edit(&elements)
-        m["elements"] = elements
-        var files = r.files
-        files[files.count - 1].bytes = [UInt8](try JSONSerialization.data(withJSONObject: m, options: [.sortedKeys]))
-        return try html(PipelineResult(files: files, summary: r.summary))
+    func html(_ r: PipelineResult, editingElements edit: (inout [ManifestDocument.Element]) -> Void) throws -> String {
+        var r = r
+        var document = try #require(r.manifest)
+        edit(&document.elements)
+        r.manifest = document
+        return try html(r)
     }
 
     /// Every `<img>` of the page: its `data-path` and the bytes of its `data:image/webp;base64,` (or,
@@ -160,22 +160,17 @@ import Testing
     }
 
     @Test func textFromTheInputsIsEscaped() throws {
-        let r = try convert()
-        var m = try manifest(r)
-        var elements = try #require(m["elements"] as? [[String: Any]])
-        elements[0]["identifier"] = "<script>document.write('x')</script>"
-        elements[1]["category"] = "</td></tr></table><b>chair</b>"
-        elements[2]["attributes"] = ["Type\"><svg onload=alert(1)>": "a&b"]
-        m["elements"] = elements
-        var inputs = try #require(m["inputs"] as? [[String: Any]])
-        inputs[0]["name"] = "\"><img src=x onerror=alert(1)>.usdz"
-        m["inputs"] = inputs
-        m["warnings"] = [["code": "<script>alert(\"x\")</script>",
-                          "message": "Tom & Jerry's \"room\" </td><iframe src=javascript:alert(1)>\u{1}",
-                          "prim_path": "/World/<b>Sofa</b>"]]
-        var files = r.files
-        files[files.count - 1].bytes = [UInt8](try JSONSerialization.data(withJSONObject: m, options: [.sortedKeys]))
-        let page = try html(PipelineResult(files: files, summary: r.summary))
+        var r = try convert()
+        var m = try #require(r.manifest)
+        m.elements[0].element.identifier = "<script>document.write('x')</script>"
+        m.elements[1].element.category = ElementCategory(rawValue: "</td></tr></table><b>chair</b>")
+        m.elements[2].element.attributes = ["Type\"><svg onload=alert(1)>": "a&b"]
+        m.inputs[0].name = "\"><img src=x onerror=alert(1)>.usdz"
+        m.warnings = [SceneWarning(code: "<script>alert(\"x\")</script>",
+                                   message: "Tom & Jerry's \"room\" </td><iframe src=javascript:alert(1)>\u{1}",
+                                   primPath: "/World/<b>Sofa</b>")]
+        r.manifest = m
+        let page = try html(r)
 
         for raw in ["<script", "<svg", "<iframe", "<b>", "<img src=x", "</td></tr></table>"] {
             #expect(!page.lowercased().contains(raw), "\(raw) reached the page unescaped")
@@ -194,8 +189,8 @@ import Testing
     /// its node has, the one the manifest gives.
     @Test func anElementNodeNamedOtherwiseShowsItsNodeName() throws {
         let page = try html(try convert()) { elements in
-            elements[0]["identifier"] = "usd:/World/Sofa 1"
-            elements[0]["node_name"] = "usd__World_Sofa_1"
+            elements[0].element.identifier = "usd:/World/Sofa 1"
+            elements[0].nodeName = "usd__World_Sofa_1"
         }
         #expect(page.contains("usd:/World/Sofa 1<div class=\"attrs\">node usd__World_Sofa_1</div></td>"))
         #expect(page.components(separatedBy: "<div class=\"attrs\">node ").count == 2, "only where the names differ")
@@ -241,10 +236,27 @@ import Testing
 
     @Test func aResultWithoutAManifestIsAnError() throws {
         var r = try convert(thumbnails: false)
-        r.files.removeAll { $0.path == "layer_manifest.json" }
+        r.manifest = nil
         #expect { try ReportBuilder.build(result: r) } throws: { ($0 as? PipelineError)?.code == "REPORT_MANIFEST_INVALID" }
-        r.files.append(("layer_manifest.json", Array("[1, 2]".utf8)))
-        #expect { try ReportBuilder.build(result: r) } throws: { ($0 as? PipelineError)?.code == "REPORT_MANIFEST_INVALID" }
+    }
+
+    /// The page is made from the typed manifest the pipeline wrote from, not from the file's bytes:
+    /// the document writes exactly the file, and a page made with the file's bytes replaced is the
+    /// same page (less the file's size in the outputs table).
+    @Test func thePageReadsTheTypedManifestNotItsBytes() throws {
+        var r = try convert()
+        let document = try #require(r.manifest)
+        #expect(document.bytes == r.files.last?.bytes)
+        #expect(r.files.last?.path == "layer_manifest.json")
+        let before = try html(r)
+        let size = r.files[r.files.count - 1].bytes.count
+        r.files[r.files.count - 1].bytes = [UInt8](repeating: UInt8(ascii: "x"), count: size)
+        #expect(try html(r) == before)
+        // And what the page shows follows the document.
+        var renamed = document
+        renamed.generator.version = "9.9.9-test"
+        r.manifest = renamed
+        #expect(try html(r).contains("crowdroom-transcode-worker 9.9.9-test"))
     }
 
     @Test func convertWithReportWritesThePageBeforeTheManifest() throws {

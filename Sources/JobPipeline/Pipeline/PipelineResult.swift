@@ -14,6 +14,9 @@ public struct PipelineResult: Sendable {
     /// The lowercase hexadecimal SHA-256 of the files already hashed for the manifest, by path
     /// (the model, the thumbnails, the plan files), so that no output is hashed twice.
     public var digests: [String: String] = [:]
+    /// The manifest as typed values (`layer_manifest.json`'s bytes are `manifest.bytes`); nil for a
+    /// result put together by other means, which then has no report.
+    public var manifest: ManifestDocument?
 }
 
 /// Counts, sizes, timings and warnings of one conversion.

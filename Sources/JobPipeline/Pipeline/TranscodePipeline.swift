@@ -47,6 +47,6 @@ public enum TranscodePipeline {
             + parsed.redaction.crops.map { (OutputName.privacyFolder + $0.redactionId + ".webp", $0.webp) }
             + [(OutputName.manifest, manifest.bytes)]
         return PipelineResult(files: files, summary: PipelineSummary(run: run, layered: layered, model: model, manifest: manifest),
-                              reused: Set(run.reused), digests: manifest.digests)
+                              reused: Set(run.reused), digests: manifest.digests, manifest: manifest.document)
     }
 }

@@ -20,7 +20,9 @@ enum ManifestStage {
 
     /// What the manifest stage hands on.
     struct Output {
-        /// `layer_manifest.json`.
+        /// The manifest as typed values.
+        var document: ManifestDocument
+        /// `layer_manifest.json`: `document.bytes`.
         var bytes: [UInt8]
         /// The thumbnails as listed.
         var thumbnails: [Thumbnail]
@@ -40,8 +42,8 @@ enum ManifestStage {
         for f in m.plan.files { digests[f.path] = Digest.hex(Digest.sha256(f.bytes)) }
         let glb = m.model.glb
         let warnings = run.warnings
-        let bytes = try run.phase(.manifest) {
-            try ManifestBuilder.build(ManifestInput(
+        let (document, bytes) = try run.phase(.manifest) { () throws -> (ManifestDocument, [UInt8]) in
+            let document = try ManifestBuilder.document(ManifestInput(
                 layered: m.layered, generator: TranscodePipeline.generatorName,
                 generatorVersion: TranscodePipeline.generatorVersion, versionId: m.pipeline.versionId,
                 roomId: m.pipeline.roomId, inputs: inputFiles(m), glb: artifact(m.model),
@@ -50,8 +52,9 @@ enum ManifestStage {
                              materials: glb.materialCount, textures: glb.textureCount, glbBytes: glb.bytes.count),
                 warnings: warnings, layerPalette: m.model.palette, plan: planRecord(m, digests: digests),
                 artifacts: artifacts(m)))
+            return (document, document.bytes)
         }
-        return Output(bytes: bytes, thumbnails: thumbnails, digests: digests)
+        return Output(document: document, bytes: bytes, thumbnails: thumbnails, digests: digests)
     }
 
     /// The manifest's `inputs`: each USD file, the RoomPlan JSON, the app's replacement textures.
