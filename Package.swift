@@ -151,7 +151,7 @@ let package = Package(
         .testTarget(name: "ThumbnailerTests", dependencies: ["TestSupport", "Thumbnailer", "SceneModel", "USDParse"], swiftSettings: strict),
         .testTarget(
             name: "TranscodeWorkerTests",
-            dependencies: ["TestSupport", "TranscodeWorker", "JobPipeline", "SourceFiles", "USDInspect", "WorkerCore", "WorkerRuntime", "PGQueue", "ObjectStorage",
+            dependencies: ["TestSupport", "TranscodeWorker", "JobPipeline", "SourceFiles", "USDInspect", "WorkerCore", "WorkerRuntime", "PGQueue", "ObjectStorage", "CommandCore",
                            "WorkerHTTP", "JSONCore", "CSandbox",
                            "USDParse", "SceneModel", "Thumbnailer", "FloorPlan", "Layering", "GLBWriter", "Manifest"],
             exclude: ["Support/edge/serve.ts", "Support/edge/same_secret_test.ts", "Support/hostile"],

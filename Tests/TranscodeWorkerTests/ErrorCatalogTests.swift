@@ -1,3 +1,4 @@
+import CommandCore
 import FloorPlan
 import Foundation
 import GLBWriter
@@ -82,6 +83,8 @@ import WorkerHTTP
             #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)")
         }
         #expect(rows[DatabaseError.Code.queryFailed.rawValue]?.hasPrefix("only for") == true)
+        #expect(errorCodeProblems(ProcessGuardError.Code.self, prefix: "PROCESS_") == [])
+        for c in ProcessGuardError.Code.allCases { #expect(rows[c.rawValue] == (c.isRetryable ? "yes" : "no"), "\(c)") }
     }
 
     /// Codes in error constructors, error constants and message prefixes across Sources. Warning
@@ -105,7 +108,8 @@ import WorkerHTTP
             for p in patterns {
                 for m in p.matches(in: text, range: range) { raised[String(text[Range(m.range(at: 1), in: text)!]), default: file] = file }
             }
-            if file.hasSuffix("Error.swift") || file.hasSuffix("FailureReason.swift") {
+            // Files of error types, and files that declare one beside other code (`ProcessGuardError`).
+            if file.hasSuffix("Error.swift") || file.hasSuffix("FailureReason.swift") || text.contains("Error: Error") {
                 for m in errorConstant.matches(in: text, range: range) where !text[Range(m.range(at: 1), in: text)!].hasSuffix("WarningCode") {
                     raised[String(text[Range(m.range(at: 2), in: text)!]), default: file] = file
                 }
