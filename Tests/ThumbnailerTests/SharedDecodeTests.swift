@@ -64,6 +64,18 @@ struct SharedDecodeTests {
         #expect(alone.warnings.map(\.code) == shared.warnings.map(\.code))
     }
 
+    /// The loader takes each image out as it uses it: nothing is left held once the renderer has
+    /// its own copies.
+    @Test func theLoaderTakesTheImagesOut() throws {
+        let scene = Self.scene()
+        var sharing = try Self.decodes(scene)
+        #expect(sharing.keptBytes == 64 * 64 * 4 + 16 * 8 * 4)
+        let loaded = TextureLoader.load(
+            scene.textures, used: [0, 1], budget: 256 << 20, maxWorkingSize: 2048, sharing: &sharing)
+        #expect(loaded.decoded == 0 && loaded.entryOfTexture.count == 2)
+        #expect(sharing.count == 0 && sharing.keptBytes == 0 && sharing.reused == 2)
+    }
+
     @Test func anImageOverTheBudgetLeftIsDecodedAgainAndRefusedAsBefore() throws {
         let scene = Self.scene()
         let sharing = try Self.decodes(scene)

@@ -118,7 +118,7 @@ import TestSupport
         var input = PipelineInput(thumbnails: ThumbnailOptions())
         input.usd = .init(name: "textured_box.usdz", bytes: try FileReader.map(path, maxBytes: 1 << 28), siblings: nil)
         let none = PreviousOutputs.Reusable()
-        #expect(PreviewStage.sharedDecodeCapacity(input, reusable: none) == ThumbnailOptions().textureMemoryBudget)
+        #expect(PreviewStage.sharedDecodeCapacity(input, reusable: none) == PreviewStage.maxSharedDecodeBytes)
         var run = PipelineRun(progress: { _ in })
         let layered = try LayerStage.run(try ParseStage.run(input, in: &run), input: input, in: &run)
         var model = try ModelStage.run(

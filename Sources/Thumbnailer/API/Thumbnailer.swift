@@ -20,14 +20,14 @@ public enum Thumbnailer {
     /// Deterministic: the same input and options give the same bytes.
     public static func render(
         _ layered: LayeredScene, options: ThumbnailOptions = ThumbnailOptions(),
-        sharing: SharedTextureDecodes = SharedTextureDecodes(capacity: 0)
+        sharing: consuming SharedTextureDecodes = SharedTextureDecodes(capacity: 0)
     ) throws
         -> (views: [ThumbnailView], warnings: [SceneWarning])
     {
         guard !options.views.isEmpty else {
             throw ThumbnailerError(code: .invalidOptions, message: "no view requested")
         }
-        let context = try RenderContext(layered, options: options, sharing: sharing)
+        let context = try RenderContext(layered, options: options, sharing: consume sharing)
         var frames: [RenderedFrame] = []
         let views = options.views
         if views.contains(.hero) || views.contains(.card) || views.contains(.cardSmall) {

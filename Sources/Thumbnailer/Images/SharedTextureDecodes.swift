@@ -8,8 +8,9 @@
 /// decode's cost (output plus working memory) fits the budget the consumer has left. Otherwise
 /// the consumer decodes as it would without sharing, so outputs do not depend on sharing.
 ///
-/// Memory: the images kept are at most `capacity` bytes of RGBA in all; the caller owns the value
-/// and drops it once the last consumer has run.
+/// Memory: the images kept are at most `capacity` bytes of RGBA in all. The renderer takes the
+/// value (`consuming`) and each image out of it as it uses one, so an image lives until the
+/// renderer has made its own copy (its mip chain), not until the views are drawn.
 public struct SharedTextureDecodes: Sendable {
     struct Entry: Sendable {
         var bytes: [UInt8]
@@ -41,10 +42,13 @@ public struct SharedTextureDecodes: Sendable {
         keptBytes += image.rgba.count
     }
 
-    /// The image kept for texture `texture` when decoding `bytes` under `limits` would give it.
-    mutating func image(texture: Int, bytes: [UInt8], limits: ImageDecodeLimits) -> DecodedImage? {
-        guard let e = entries[texture], e.maxSide == limits.maxSide, e.targetSide == limits.targetSide,
-              e.image.cost <= limits.maxBytes, e.bytes == bytes
+    /// Takes out the image kept for texture `texture`, and returns it when decoding `bytes` under
+    /// `limits` would give it (nil otherwise: the caller decodes).
+    mutating func take(texture: Int, bytes: [UInt8], limits: ImageDecodeLimits) -> DecodedImage? {
+        guard let e = entries.removeValue(forKey: texture) else { return nil }
+        keptBytes -= e.image.rgba.count
+        guard e.maxSide == limits.maxSide, e.targetSide == limits.targetSide, e.image.cost <= limits.maxBytes,
+              e.bytes == bytes
         else { return nil }
         reused += 1
         return e.image

@@ -28,7 +28,7 @@ enum TextureLoader {
             let tex = textures[t]
             let limits = ImageDecodeLimits(maxSide: 16384, maxBytes: remaining, targetSide: working)
             let decoded: Swift.Result<DecodedImage, ImageDecodeFailure>
-            if let shared = sharing.image(texture: t, bytes: tex.bytes, limits: limits) {
+            if let shared = sharing.take(texture: t, bytes: tex.bytes, limits: limits) {
                 decoded = .success(shared)
             } else {
                 decoded = TextureDecoder.decode(tex.bytes, limits: limits)

@@ -19,7 +19,7 @@ struct RenderContext {
     ///   `sharing`: textures already decoded by another consumer of the scene.
     init(
         _ layered: LayeredScene, options: ThumbnailOptions, roomColours: [SIMD3<Float>] = [],
-        sharing: SharedTextureDecodes = SharedTextureDecodes(capacity: 0)
+        sharing: consuming SharedTextureDecodes = SharedTextureDecodes(capacity: 0)
     ) throws {
         self.layered = layered
         self.options = options
@@ -33,7 +33,7 @@ struct RenderContext {
         }
         scene = RenderScene(
             source, textureBudget: options.textureMemoryBudget, maxTextureSize: options.maxWorkingTextureSize,
-            sharing: sharing)
+            sharing: consume sharing)
         warnings = scene.warnings
         guard scene.triangleCount > 0, !scene.bounds.isEmpty else {
             throw ThumbnailerError(code: .emptyScene, message: "the scene has no drawable triangles")

@@ -74,13 +74,13 @@ final class RenderScene: @unchecked Sendable {
     ///   `SharedTextureDecodes`); the default shares nothing.
     init(
         _ src: Source, textureBudget: Int, maxTextureSize: Int,
-        sharing: SharedTextureDecodes = SharedTextureDecodes(capacity: 0)
+        sharing: consuming SharedTextureDecodes = SharedTextureDecodes(capacity: 0)
     ) {
         let scene = src.scene
         var warnings: [SceneWarning] = []
         // Textures used by any base colour.
         let usedTextures = Set(scene.materials.compactMap { $0.baseColorTexture?.texture.rawValue })
-        var shared = sharing
+        var shared = consume sharing
         let loaded = TextureLoader.load(
             scene.textures, used: Array(usedTextures), budget: textureBudget,
             maxWorkingSize: maxTextureSize, sharing: &shared)
