@@ -7,6 +7,8 @@ import Glibc
 @testable import ObjectStorage
 @testable import WorkerRuntime
 @testable import WorkerCore
+@testable import JobPipeline
+import Thumbnailer
 
 /// What the worker accepts from a job child's `done` report: a hostile child's tricks are refused
 /// with `CHILD_PROTOCOL` (permanent) before anything is read for upload.
@@ -168,6 +170,30 @@ struct ChildOutputValidationTests {
         }
         for bad in ["thumbs/hero.png", "thumbs/-x.webp", "thumbs/a/b.webp", "report.htm", "reports/report.html", "model.glb.partial-1"] {
             #expect(!Outputs.isAllowedName(bad))
+        }
+    }
+
+    /// The renderer names its files in Thumbnailer, which cannot see `OutputName`; the daemon
+    /// admits them by `OutputName`'s folder and pattern. Every name it writes is admitted, and its
+    /// plan thumbnail is the one the plan stage writes.
+    @Test("every thumbnail the renderer names is one the daemon admits")
+    func rendererNamesAreAdmitted() throws {
+        var input = try ConvertTests().input(usd: "samples/roomplan/parametric_two_sections.usdz",
+                                             json: "samples/roomplan/parametric_two_sections.json")
+        var options = ThumbnailOptions()
+        options.sizes.hero = ThumbnailSize(width: 64, height: 48)
+        options.sizes.card = ThumbnailSize(width: 64, height: 48)
+        options.sizes.cardSmall = ThumbnailSize(width: 32, height: 24)
+        options.sizes.orbit = ThumbnailSize(width: 64, height: 48)
+        options.sizes.plan = ThumbnailSize(width: 64, height: 64)
+        input.thumbnails = options
+        input.plan = nil
+        let paths = try TranscodePipeline.run(input).files.map(\.path).filter { $0.hasSuffix(".webp") }
+        #expect(paths.count == 12)
+        #expect(paths.contains(OutputName.planThumbnail))
+        let rooms = (0..<16).map(Thumbnailer.roomCardPath)
+        for path in paths + rooms {
+            #expect(path.hasPrefix(OutputName.thumbnailFolder) && Outputs.isAllowedName(path), "\(path)")
         }
     }
 
