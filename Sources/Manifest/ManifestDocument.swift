@@ -100,8 +100,5 @@ public struct ManifestDocument: Hashable, Sendable {
 
     /// `x` as the file writes an optional measurement: nil when the file writes `null` (nil or
     /// not finite).
-    public static func written(_ x: Double?) -> Double? {
-        guard let x, x.isFinite else { return nil }
-        return ManifestNumbers.round(x)
-    }
+    public static func written(_ x: Double?) -> Double? { ManifestNumbers.rounded(x) }
 }

@@ -24,11 +24,14 @@ enum ManifestNumbers {
         return r == 0 ? 0 : r
     }
 
-    /// A rounded number, or `null` when `x` is nil or not finite.
-    static func measure(_ x: Double?) -> JSONValue {
-        guard let x, x.isFinite else { return .null }
-        return .double(round(x))
+    /// `x` rounded, or nil when `x` is nil or not finite (what the file writes as `null`).
+    static func rounded(_ x: Double?) -> Double? {
+        guard let x, x.isFinite else { return nil }
+        return round(x)
     }
+
+    /// A rounded number, or `null` when `x` is nil or not finite.
+    static func measure(_ x: Double?) -> JSONValue { rounded(x).map { .double($0) } ?? .null }
 
     /// `[x, y, z]`, rounded. The caller checks finiteness first.
     static func vector(_ v: SIMD3<Double>) -> JSONValue {
