@@ -30,28 +30,14 @@ public enum Thumbnailer {
         let context = try RenderContext(layered, options: options, sharing: consume sharing)
         var frames: [RenderedFrame] = []
         let views = options.views
+        // Images already encoded, whose memory the orbit frames draw into.
+        var spare: [[UInt8]] = []
         if views.contains(.hero) || views.contains(.card) || views.contains(.cardSmall) {
-            // `sameAs` counts within the group: shift it to the whole list.
-            let first = frames.count
-            frames += heroAndCard(context, options: options).map { f in
-                var f = f
-                f.sameAs = f.sameAs.map { $0 + first }
-                return f
-            }
+            var group = heroAndCard(context, options: options)
+            spare = try encodeNow(&group, options: options)
+            frames += group
         }
-        if views.contains(.orbit) {
-            let size = options.sizes.orbit.clamped
-            let cameras = context.planner.orbitCameras(width: size.width, height: size.height)
-            for k in 0..<8 {
-                let cam = cameras[k]
-                let out = context.renderScene(camera: cam, width: size.width, height: size.height, cutaway: true)
-                let name = k < 10 ? "0\(k)" : "\(k)"
-                frames.append(
-                    RenderedFrame(
-                        kind: .orbit, path: "thumbs/orbit-\(name).webp", width: size.width,
-                        height: size.height, rgba: out.rgba, camera: cam))
-            }
-        }
+        if views.contains(.orbit) { frames += try orbitFrames(context, options: options, spare: spare) }
         if views.contains(.plan) {
             let size = options.sizes.plan.clamped
             let cam = context.planner.planCamera(width: size.width, height: size.height)
@@ -63,21 +49,11 @@ public enum Thumbnailer {
         }
         if views.contains(.roomCard) { frames += roomCards(context, size: options.sizes.roomCard.clamped) }
         // Encode in parallel; each encode is single-threaded and deterministic.
-        final class Slot: @unchecked Sendable { var bytes: [UInt8]? }
-        let slots = frames.map { _ in Slot() }
-        let quality = options.webpQuality, method = options.webpMethod, segments = options.webpSegments
-        frames.withUnsafeBufferPointer { fs in
-            Parallel.forEach(fs.count) { i in
-                // A frame that is another's image takes its bytes below.
-                guard fs[i].sameAs == nil else { return }
-                slots[i].bytes = WebPCodec.encode(
-                    rgba: fs[i].rgba, width: fs[i].width, height: fs[i].height,
-                    quality: quality, method: method, segments: segments)
-            }
-        }
+        // A frame that is another's image takes its bytes below; the orbit frames come encoded.
+        let encoded = encode(frames.map { $0.sameAs == nil && $0.webp == nil ? $0 : nil }, options: options)
         var out: [ThumbnailView] = []
         for (i, f) in frames.enumerated() {
-            guard let bytes = slots[f.sameAs ?? i].bytes else {
+            guard let bytes = f.webp ?? encoded[f.sameAs ?? i] else {
                 throw ThumbnailerError(code: .webpFailed, message: "libwebp could not encode \(f.path)")
             }
             out.append(
@@ -253,4 +229,6 @@ struct RenderedFrame {
     var room: String? = nil
     /// The index of an earlier frame with the same pixels, whose encoding this one shares.
     var sameAs: Int? = nil
+    /// The frame's WebP bytes when it was encoded as soon as it was drawn (its `rgba` is then empty).
+    var webp: [UInt8]? = nil
 }

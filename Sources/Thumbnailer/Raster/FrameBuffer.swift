@@ -224,53 +224,59 @@ final class FrameBuffer: @unchecked Sendable {
     }
 
     /// Halves an RGBA8 sRGB image with a separable [1 3 3 1]/8 filter in linear space (less
-    /// aliasing than a 2×2 box); odd trailing rows/columns are dropped.
+    /// aliasing than a 2×2 box); odd trailing rows/columns are dropped. The horizontal pass is
+    /// kept for the four source rows an output row reads (a ring of four rows, not the image).
     static func downsample2x(_ rgba: [UInt8], width: Int, height: Int) -> (rgba: [UInt8], width: Int, height: Int) {
         let w = max(1, width / 2), h = max(1, height / 2)
         var out = [UInt8](repeating: 255, count: w * h * 4)
         guard rgba.count >= width * height * 4 else { return (out, w, h) }
-        // Horizontal pass into linear floats, then the vertical pass; taps (−1, 0, 1, 2) weigh
-        // 1, 3, 3, 1, edges clamped.
-        let tmp = UnsafeMutablePointer<SIMD3<Float>>.allocate(capacity: w * height)
-        defer { tmp.deallocate() }
+        // Taps (−1, 0, 1, 2) weigh 1, 3, 3, 1, edges clamped: horizontally into linear floats
+        // (row r in ring slot r mod 4), then vertically.
+        let ring = UnsafeMutablePointer<SIMD3<Float>>.allocate(capacity: 4 * w)
+        defer { ring.deallocate() }
+        var slotRow = [Int](repeating: -1, count: 4)
         ColorSpace.srgbToLinear.withUnsafeBufferPointer { linBuf in
-            rgba.withUnsafeBufferPointer { srcBuf in
-                let lin = linBuf.baseAddress!, src = srcBuf.baseAddress!
-                @inline(__always) func texel(_ o: Int) -> SIMD3<Float> {
-                    SIMD3(lin[Int(src[o])], lin[Int(src[o + 1])], lin[Int(src[o + 2])])
-                }
-                for y in 0..<height {
-                    let row = y * width
-                    for x in 0..<w {
-                        let xm = max(2 * x - 1, 0), x0 = min(2 * x, width - 1)
-                        let x1 = min(2 * x + 1, width - 1), x2 = min(2 * x + 2, width - 1)
-                        var acc = SIMD3<Float>.zero
-                        acc += texel((row + xm) * 4) * 1
-                        acc += texel((row + x0) * 4) * 3
-                        acc += texel((row + x1) * 4) * 3
-                        acc += texel((row + x2) * 4) * 1
-                        tmp[y * w + x] = acc * 0.125
-                    }
-                }
-            }
-        }
-        ColorSpace.linearToSRGBTable.withUnsafeBufferPointer { enc in
-            out.withUnsafeMutableBufferPointer { dst in
-                let table = enc.baseAddress!
-                for y in 0..<h {
-                    let ym = max(2 * y - 1, 0), y0 = min(2 * y, height - 1)
-                    let y1 = min(2 * y + 1, height - 1), y2 = min(2 * y + 2, height - 1)
-                    for x in 0..<w {
-                        var acc = SIMD3<Float>.zero
-                        acc += tmp[ym * w + x] * 1
-                        acc += tmp[y0 * w + x] * 3
-                        acc += tmp[y1 * w + x] * 3
-                        acc += tmp[y2 * w + x] * 1
-                        acc *= 0.125
-                        let o = (y * w + x) * 4
-                        dst[o] = ColorSpace.encode(acc.x, table: table)
-                        dst[o + 1] = ColorSpace.encode(acc.y, table: table)
-                        dst[o + 2] = ColorSpace.encode(acc.z, table: table)
+            ColorSpace.linearToSRGBTable.withUnsafeBufferPointer { enc in
+                rgba.withUnsafeBufferPointer { srcBuf in
+                    out.withUnsafeMutableBufferPointer { dst in
+                        let lin = linBuf.baseAddress!, src = srcBuf.baseAddress!, table = enc.baseAddress!
+                        @inline(__always) func texel(_ o: Int) -> SIMD3<Float> {
+                            SIMD3(lin[Int(src[o])], lin[Int(src[o + 1])], lin[Int(src[o + 2])])
+                        }
+                        func row(_ y: Int) -> UnsafeMutablePointer<SIMD3<Float>> {
+                            let slot = ring + (y & 3) * w
+                            guard slotRow[y & 3] != y else { return slot }
+                            slotRow[y & 3] = y
+                            let base = y * width
+                            for x in 0..<w {
+                                let xm = max(2 * x - 1, 0), x0 = min(2 * x, width - 1)
+                                let x1 = min(2 * x + 1, width - 1), x2 = min(2 * x + 2, width - 1)
+                                var acc = SIMD3<Float>.zero
+                                acc += texel((base + xm) * 4) * 1
+                                acc += texel((base + x0) * 4) * 3
+                                acc += texel((base + x1) * 4) * 3
+                                acc += texel((base + x2) * 4) * 1
+                                slot[x] = acc * 0.125
+                            }
+                            return slot
+                        }
+                        for y in 0..<h {
+                            // Rows 2y − 1 … 2y + 2 (clamped) are four rows in a row, so their slots differ.
+                            let rm = row(max(2 * y - 1, 0)), r0 = row(min(2 * y, height - 1))
+                            let r1 = row(min(2 * y + 1, height - 1)), r2 = row(min(2 * y + 2, height - 1))
+                            for x in 0..<w {
+                                var acc = SIMD3<Float>.zero
+                                acc += rm[x] * 1
+                                acc += r0[x] * 3
+                                acc += r1[x] * 3
+                                acc += r2[x] * 1
+                                acc *= 0.125
+                                let o = (y * w + x) * 4
+                                dst[o] = ColorSpace.encode(acc.x, table: table)
+                                dst[o + 1] = ColorSpace.encode(acc.y, table: table)
+                                dst[o + 2] = ColorSpace.encode(acc.z, table: table)
+                            }
+                        }
                     }
                 }
             }

@@ -155,10 +155,11 @@ struct RenderContext {
 
     /// Renders a perspective (or orthographic mesh) view of the scene with the room styling;
     /// `flat` draws every surface in its base colour, one sample per pixel, no edges (masks);
-    /// `onlyRoom` draws a home's room alone (its elements, floor and wall caps).
+    /// `onlyRoom` draws a home's room alone (its elements, floor and wall caps); `storage`: an
+    /// image buffer to draw into (`ViewRenderer.render`).
     func renderScene(
         camera: ThumbnailCamera, width: Int, height: Int, cutaway: Bool, cullBackFaces: Bool = true, flat: Bool = false,
-        onlyRoom: Int? = nil
+        onlyRoom: Int? = nil, reusing storage: consuming [UInt8] = []
     )
         -> ViewRenderer.Output
     {
@@ -183,7 +184,7 @@ struct RenderContext {
         }
         return ViewRenderer.render(
             scene: scene, camera: cam, hiddenInstance: hidden, settings: settings,
-            sceneRadius: analysis.radius)
+            sceneRadius: analysis.radius, reusing: storage)
     }
 
     /// Renders the plan view: a top view of the meshes (both faces drawn), or an oblique

@@ -37,8 +37,13 @@ enum ViewRenderer {
         var fullRate = 0
     }
 
+    /// - Parameter storage: an image buffer to draw into instead of a new one (its pixels are
+    ///   all overwritten; any count: it is replaced when it is not `width × height × 4`). A buffer
+    ///   passed here without another reference is reused in place, which spares the memory a new
+    ///   image costs to allocate and fault in.
     static func render(
-        scene: RenderScene, camera: RenderCamera, hiddenInstance: [Bool], settings: RenderSettings, sceneRadius: Double
+        scene: RenderScene, camera: RenderCamera, hiddenInstance: [Bool], settings: RenderSettings, sceneRadius: Double,
+        reusing storage: consuming [UInt8] = []
     ) -> Output {
         let ss = min(max(settings.supersampling, 1), 4)
         let grid = TileGrid(
@@ -86,8 +91,11 @@ enum ViewRenderer {
         }
         let maxCols = grid.tilePixels * ss + 2 * grid.apron
         let adaptive = settings.adaptive && ss > 1
-        // The tiles write the image into the array that is returned (no copy).
-        var rgba = [UInt8](repeating: 255, count: camera.width * camera.height * 4)
+        // The tiles write every pixel of the image into the array that is returned (no copy).
+        var rgba = storage
+        if rgba.count != camera.width * camera.height * 4 {
+            rgba = [UInt8](repeating: 255, count: camera.width * camera.height * 4)
+        }
         var covered = 0, nonFinite = 0, fullRate = 0
         rgba.withUnsafeMutableBufferPointer { image in
             let frame = FrameBuffer(
