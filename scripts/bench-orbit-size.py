@@ -13,6 +13,11 @@ its --roomplan) and each orbit size of --sizes:
              and PSNR over RGB;
   bytes      the eight orbit frames' WebP bytes.
 
+With --card, the card and the hero are rendered at each size too (and the small card at half of
+it), so a row is every view at that size. With --base-worker, another build's conversion with its
+own default sizes is timed in the same rounds (its orbit frames scored the same way): the "vs
+base" column is the budget that build sets.
+
 A size may carry a WebP quality, WxH@Q (every view encoded at Q instead of the default 75), to
 weigh fewer pixels at a higher quality against today's frames. The first size is the reference
 of the "CPU vs first" column. Only figures from one run compare: the machine's speed moves
@@ -27,7 +32,7 @@ images are PNG files next to the page; the captions carry this run's CPU, SSIM a
 Usage:
   scripts/bench-orbit-size.py [INPUT ...] [--sizes 768x576,640x480,512x384] [--display 1170]
                               [--runs 9] [--worker .build/release/transcode-worker]
-                              [--compare DIR]
+                              [--card] [--base-worker PATH] [--compare DIR]
 
 INPUT defaults to samples/roomplan/parametric_two_sections.usdz. Build the worker first
 (`swift build -c release --static-swift-stdlib`). Needs numpy and Pillow with WebP
@@ -61,9 +66,10 @@ class Setting(NamedTuple):
     def label(self) -> str:
         return f"{self.width}x{self.height}" + ("" if self.quality is None else f"@{self.quality}")
 
-    def options(self) -> list[str]:
+    def options(self, card: bool = False) -> list[str]:
         extra = [] if self.quality is None else ["--webp-quality", str(self.quality)]
-        return ["--orbit-size", f"{self.width}x{self.height}"] + extra
+        size = f"{self.width}x{self.height}"
+        return ["--orbit-size", size] + (["--card-size", size] if card else []) + extra
 
 
 def parse_size(text: str) -> Setting:
@@ -191,6 +197,8 @@ def main() -> None:
     ap.add_argument("--display", type=int, default=1170, help="display width in pixels (default 1170)")
     ap.add_argument("--runs", type=int, default=9, help="rounds of CPU timing (default 9)")
     ap.add_argument("--worker", default=os.path.join(ROOT, ".build/release/transcode-worker"))
+    ap.add_argument("--card", action="store_true", help="render the card and hero at each size too")
+    ap.add_argument("--base-worker", metavar="PATH", help="another build, timed at its default sizes")
     ap.add_argument("--compare", metavar="DIR", help="also write DIR/index.html and its images to compare by eye")
     args = ap.parse_args()
     try:
@@ -199,6 +207,8 @@ def main() -> None:
         ap.error(str(e))
     if args.runs < 1 or args.display < 16:
         ap.error("--runs must be at least 1 and --display at least 16")
+    if args.base_worker and not os.access(args.base_worker, os.X_OK):
+        sys.exit(f"bench-orbit-size: no worker at {args.base_worker}")
     if not os.access(args.worker, os.X_OK):
         sys.exit(f"bench-orbit-size: no worker at {args.worker}; build it first")
     if args.compare:
@@ -208,16 +218,21 @@ def main() -> None:
     sections = []
     with tempfile.TemporaryDirectory() as work:
         for input_path in args.inputs:
-            convert = [args.worker, "convert", input_path]
+            inputs = [input_path]
             side = os.path.splitext(input_path)[0] + ".json"
             if input_path.endswith(".usdz") and os.path.exists(side):
-                convert += ["--roomplan", side]
+                inputs += ["--roomplan", side]
+            convert = [args.worker, "convert"] + inputs
             base = convert + ["--out", os.path.join(work, "none"), "--no-thumbnails"]
-            runs = {s: convert + ["--out", os.path.join(work, s.label)] + s.options() for s in sizes}
-            times: dict[object, list[float]] = {"none": []} | {s: [] for s in sizes}
+            runs = {s: convert + ["--out", os.path.join(work, s.label)] + s.options(args.card) for s in sizes}
+            if args.base_worker:
+                other = [args.base_worker, "convert"] + inputs
+                runs["base"] = other + ["--out", os.path.join(work, "base")]
+                runs["base-none"] = other + ["--out", os.path.join(work, "base-none"), "--no-thumbnails"]
+            times: dict[object, list[float]] = {"none": []} | {s: [] for s in runs}
             for _ in range(args.runs):
                 times["none"].append(cpu_seconds(base))
-                for s in sizes:
+                for s in runs:
                     times[s].append(cpu_seconds(runs[s]))
             ref_dir = os.path.join(work, "reference")
             cpu_seconds(convert + ["--out", ref_dir, "--views", "orbit", "--webp-quality", "100",
@@ -226,24 +241,31 @@ def main() -> None:
             reference = [np.asarray(f, dtype=np.float64) for f in ref_frames]
             floor = statistics.median(times["none"])
             first = statistics.median(times[sizes[0]]) - floor
-            print(f"{os.path.basename(input_path)}: eleven views' CPU (median of {args.runs}) and the "
+            budget = None
+            if args.base_worker:
+                budget = statistics.median(times["base"]) - statistics.median(times["base-none"])
+            print(f"{os.path.basename(input_path)}: every view's CPU (median of {args.runs}) and the "
                   f"orbit frames shown {display[0]} x {display[1]}")
-            print("  orbit size  | pixels  | CPU s | vs first | SSIM mean (worst) | PSNR dB | orbit kB")
+            print("  orbit size  | pixels  | CPU s | vs first | vs base | SSIM mean (worst) | PSNR dB | orbit kB")
             shown = []
-            for s in sizes:
-                cpu = statistics.median(times[s]) - floor
+            rows = [(s, s.label, s.width * s.height) for s in sizes]
+            if budget is not None:
+                rows.append(("base", "base", 0))
+            for s, label, pixels in rows:
+                cpu = statistics.median(times[s]) - (floor if s != "base" else statistics.median(times["base-none"]))
                 scores, peaks, enlarged = [], [], []
-                orbit_bytes = sum(os.path.getsize(os.path.join(work, s.label, "thumbs", f"orbit-0{k}.webp"))
+                orbit_bytes = sum(os.path.getsize(os.path.join(work, label, "thumbs", f"orbit-0{k}.webp"))
                                   for k in range(8))
-                for ref, frame in zip(reference, frames(os.path.join(work, s.label))):
+                for ref, frame in zip(reference, frames(os.path.join(work, label))):
                     enlarged.append(frame.resize(display, Image.BICUBIC))
                     big = np.asarray(enlarged[-1], dtype=np.float64)
                     scores.append(ssim(ref, big))
                     peaks.append(psnr(ref, big))
-                print(f"  {s.label:<12}| {s.width * s.height:>7,} | {cpu:.3f} | {cpu / first:8.2f} | "
+                versus = f"{cpu / budget:7.2f}" if budget else "      -"
+                print(f"  {label:<12}| {pixels:>7,} | {cpu:.3f} | {cpu / first:8.2f} | {versus} | "
                       f"{statistics.mean(scores):.4f} ({min(scores):.4f})  | {statistics.mean(peaks):6.2f}  | "
                       f"{orbit_bytes / 1000:7.1f}")
-                shown.append((s.label, enlarged, scores, f"eleven views {cpu:.3f} CPU-s, {orbit_bytes / 8000:.1f} kB a frame"))
+                shown.append((label, enlarged, scores, f"eleven views {cpu:.3f} CPU-s, {orbit_bytes / 8000:.1f} kB a frame"))
             if args.compare:
                 k = int(np.argmin(shown[-1][2]))
                 stem = f"{os.path.splitext(os.path.basename(input_path))[0]}-orbit-0{k}"
