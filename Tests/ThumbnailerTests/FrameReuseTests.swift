@@ -53,9 +53,13 @@ struct FrameReuseTests {
         var stale = context.renderScene(camera: camera[6], width: 160, height: 120, cutaway: true).rgba
         #expect(stale != fresh)
         for i in stride(from: 0, to: stale.count, by: 7) { stale[i] = UInt8(truncatingIfNeeded: i * 31) }
+        // A capacity no new image has marks the buffer (an address alone could be handed out
+        // again by the allocator).
+        stale.reserveCapacity(2 * stale.count)
         let address = stale.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
         let drawn = context.renderScene(camera: camera[3], width: 160, height: 120, cutaway: true, reusing: consume stale)
         #expect(drawn.rgba == fresh)
+        #expect(drawn.rgba.capacity >= 2 * fresh.count)
         #expect(drawn.rgba.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == address)
         let small = [UInt8](repeating: 0, count: 40)
         let replaced = context.renderScene(camera: camera[3], width: 160, height: 120, cutaway: true, reusing: small)
