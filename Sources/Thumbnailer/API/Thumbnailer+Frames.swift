@@ -1,10 +1,10 @@
 extension Thumbnailer {
     /// The eight orbit frames, drawn and encoded in groups of as many frames as there are
     /// workers: a group's images are drawn one after another into buffers that every group
-    /// reuses (starting with those of `spare`, images already encoded, of the frames' size), then encoded in parallel. At most
-    /// a group's images are held at once, and their memory is allocated (and faulted in by the
-    /// kernel) once rather than for every frame. The bytes are those of drawing and encoding each
-    /// frame on its own.
+    /// reuses (first those of `spare`, images already encoded, that have the frames' size), then
+    /// encoded in parallel. At most a group's images are held at once, and their memory is
+    /// allocated (and faulted in by the kernel) once rather than for every frame. The bytes are
+    /// those of drawing and encoding each frame on its own.
     /// - Throws: `ThumbnailerError` `THUMB_WEBP_FAILED` when libwebp refuses a frame.
     static func orbitFrames(
         _ context: RenderContext, options: ThumbnailOptions, spare: [[UInt8]] = []

@@ -48,8 +48,8 @@ public enum Thumbnailer {
                     rgba: out.output.rgba, camera: out.camera))
         }
         if views.contains(.roomCard) { frames += roomCards(context, size: options.sizes.roomCard.clamped) }
-        // Encode in parallel; each encode is single-threaded and deterministic.
-        // A frame that is another's image takes its bytes below; the orbit frames come encoded.
+        // The rest, encoded in parallel (each encoding single-threaded and deterministic); a frame
+        // that is another's image takes its bytes below, and the frames above come encoded.
         let encoded = encode(frames.map { $0.sameAs == nil && $0.webp == nil ? $0 : nil }, options: options)
         var out: [ThumbnailView] = []
         for (i, f) in frames.enumerated() {
