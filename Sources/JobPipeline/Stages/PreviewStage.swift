@@ -13,10 +13,6 @@ enum PreviewStage {
         var warnings: [SceneWarning] = []
     }
 
-    /// Runs the stage, as the `preview` phase when the renderer draws views; adds the renderer's
-    /// warnings to `run`'s.
-    /// - Throws: `PipelineError` with the renderer's `THUMB_*` codes (an empty scene is not an
-    ///   error: it gets no views and a `THUMB_SKIPPED` warning).
     /// Most bytes of decoded textures kept between the model stage and the renderer (64 MiB: four
     /// 2048² images, or one 4096²): a scan's few textures are decoded once; a model with more
     /// decodes the rest twice rather than hold them through writing and the plan.
@@ -32,7 +28,11 @@ enum PreviewStage {
         return min(options.textureMemoryBudget, maxSharedDecodeBytes)
     }
 
-    /// `sharing`: the textures the model stage decoded, moved on to the renderer.
+    /// Runs the stage, as the `preview` phase when the renderer draws views; adds the renderer's
+    /// warnings to `run`'s.
+    /// - Parameter sharing: the textures the model stage decoded, moved on to the renderer.
+    /// - Throws: `PipelineError` with the renderer's `THUMB_*` codes (an empty scene is not an
+    ///   error: it gets no views and a `THUMB_SKIPPED` warning).
     static func run(_ layered: LayeredScene, input: PipelineInput, plan: PlanStage.Output,
                     reusable: PreviousOutputs.Reusable, sharing: consuming SharedTextureDecodes = SharedTextureDecodes(capacity: 0),
                     in run: inout PipelineRun) throws(PipelineError) -> Output {

@@ -6,15 +6,15 @@ extension Thumbnailer {
     /// allocated (and faulted in by the kernel) once rather than for every frame. The bytes are
     /// those of drawing and encoding each frame on its own.
     /// - Throws: `ThumbnailerError` `THUMB_WEBP_FAILED` when libwebp refuses a frame.
-    static func orbitFrames(
+    static func orbitViews(
         _ context: RenderContext, options: ThumbnailOptions, spare: [[UInt8]] = []
-    ) throws -> [RenderedFrame] {
+    ) throws -> [ThumbnailView] {
         let size = options.sizes.orbit.clamped
         let cameras = context.planner.orbitCameras(width: size.width, height: size.height)
         let group = max(1, min(Parallel.workers, cameras.count))
         var buffers = Array(spare.filter { $0.count == size.width * size.height * 4 }.prefix(group))
         buffers += [[UInt8]](repeating: [], count: group - buffers.count)
-        var frames: [RenderedFrame] = []
+        var views: [ThumbnailView] = []
         var first = 0
         while first < cameras.count {
             let count = min(group, cameras.count - first)
@@ -30,34 +30,40 @@ extension Thumbnailer {
                         kind: .orbit, path: "thumbs/orbit-0\(k).webp", width: size.width, height: size.height,
                         rgba: out.rgba, camera: camera))
             }
-            for (j, image) in try encodeNow(&drawn, options: options).enumerated() { buffers[j] = image }
-            frames += drawn
+            let encoded = try encodeNow(consume drawn, options: options)
+            for (j, image) in encoded.images.enumerated() { buffers[j] = image }
+            views += encoded.views
             first += count
         }
-        return frames
+        return views
     }
 
     /// Encodes `frames` in parallel (a frame with `sameAs`, an index into `frames`, takes that
-    /// frame's bytes) into their `webp`, and moves their images out: returned once each, in the
+    /// frame's bytes) and returns them as views, with their images moved out: once each, in the
     /// order of the frames that own them, for the next frames to draw into.
     /// - Throws: `ThumbnailerError` `THUMB_WEBP_FAILED` when libwebp refuses a frame.
-    static func encodeNow(_ frames: inout [RenderedFrame], options: ThumbnailOptions) throws -> [[UInt8]] {
+    static func encodeNow(
+        _ frames: consuming [RenderedFrame], options: ThumbnailOptions
+    ) throws -> (views: [ThumbnailView], images: [[UInt8]]) {
         let encoded = encode(frames.map { $0.sameAs == nil ? $0 : nil }, options: options)
-        var images: [[UInt8]] = []
-        for i in frames.indices {
-            guard let bytes = encoded[frames[i].sameAs ?? i] else {
-                throw ThumbnailerError(code: .webpFailed, message: "libwebp could not encode \(frames[i].path)")
+        var views: [ThumbnailView] = []
+        for (i, f) in frames.enumerated() {
+            guard let bytes = encoded[f.sameAs ?? i] else {
+                throw ThumbnailerError(code: .webpFailed, message: "libwebp could not encode \(f.path)")
             }
-            frames[i].webp = bytes
+            views.append(
+                ThumbnailView(
+                    kind: f.kind, path: f.path, width: f.width, height: f.height, webp: bytes, camera: f.camera,
+                    room: f.room))
         }
-        // Emptied only after every frame is encoded, so each image is left with one reference.
+        // Moved out only after every frame is encoded, so each image is left with one reference.
+        var images: [[UInt8]] = []
         for i in frames.indices {
             var image: [UInt8] = []
             swap(&image, &frames[i].rgba)
             if frames[i].sameAs == nil { images.append(image) }
-            frames[i].sameAs = nil
         }
-        return images
+        return (views, images)
     }
 
     /// The WebP bytes of each frame given (nil where no frame is given or libwebp refused it),

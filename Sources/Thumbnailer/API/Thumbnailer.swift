@@ -28,39 +28,28 @@ public enum Thumbnailer {
             throw ThumbnailerError(code: .invalidOptions, message: "no view requested")
         }
         let context = try RenderContext(layered, options: options, sharing: consume sharing)
-        var frames: [RenderedFrame] = []
+        var out: [ThumbnailView] = []
         let views = options.views
         // Images already encoded, whose memory the orbit frames draw into.
         var spare: [[UInt8]] = []
         if views.contains(.hero) || views.contains(.card) || views.contains(.cardSmall) {
-            var group = heroAndCard(context, options: options)
-            spare = try encodeNow(&group, options: options)
-            frames += group
+            let group = try encodeNow(heroAndCard(context, options: options), options: options)
+            out += group.views
+            spare = group.images
         }
-        if views.contains(.orbit) { frames += try orbitFrames(context, options: options, spare: spare) }
+        if views.contains(.orbit) { out += try orbitViews(context, options: options, spare: spare) }
+        var rest: [RenderedFrame] = []
         if views.contains(.plan) {
             let size = options.sizes.plan.clamped
             let cam = context.planner.planCamera(width: size.width, height: size.height)
-            let out = context.renderPlan(camera: cam, width: size.width, height: size.height)
-            frames.append(
+            let plan = context.renderPlan(camera: cam, width: size.width, height: size.height)
+            rest.append(
                 RenderedFrame(
                     kind: .plan, path: "thumbs/plan.webp", width: size.width, height: size.height,
-                    rgba: out.output.rgba, camera: out.camera))
+                    rgba: plan.output.rgba, camera: plan.camera))
         }
-        if views.contains(.roomCard) { frames += roomCards(context, size: options.sizes.roomCard.clamped) }
-        // The rest, encoded in parallel (each encoding single-threaded and deterministic); a frame
-        // that is another's image takes its bytes below, and the frames above come encoded.
-        let encoded = encode(frames.map { $0.sameAs == nil && $0.webp == nil ? $0 : nil }, options: options)
-        var out: [ThumbnailView] = []
-        for (i, f) in frames.enumerated() {
-            guard let bytes = f.webp ?? encoded[f.sameAs ?? i] else {
-                throw ThumbnailerError(code: .webpFailed, message: "libwebp could not encode \(f.path)")
-            }
-            out.append(
-                ThumbnailView(
-                    kind: f.kind, path: f.path, width: f.width, height: f.height, webp: bytes, camera: f.camera,
-                    room: f.room))
-        }
+        if views.contains(.roomCard) { rest += roomCards(context, size: options.sizes.roomCard.clamped) }
+        out += try encodeNow(rest, options: options).views
         return (out, context.warnings)
     }
 
@@ -227,8 +216,7 @@ struct RenderedFrame {
     var rgba: [UInt8]
     var camera: ThumbnailCamera
     var room: String? = nil
-    /// The index of an earlier frame with the same pixels, whose encoding this one shares.
+    /// The index of an earlier frame of its group with the same pixels, whose encoding this one
+    /// shares.
     var sameAs: Int? = nil
-    /// The frame's WebP bytes when it was encoded as soon as it was drawn (its `rgba` is then empty).
-    var webp: [UInt8]? = nil
 }
